@@ -1,0 +1,228 @@
+/// Writes `JSONValue`s as JSON text: compact (no whitespace at all, so the output never holds a raw newline
+/// and can be framed by newlines), members in their order, number literals exactly as stored, strings
+/// escaped minimally (`"`, `\` and control characters; everything else, non-ASCII included, as UTF-8).
+///
+/// The writer keeps its own stack instead of recursing, so any depth of value can be written.
+public enum JSONWriter {
+    /// Bytes collected before they are handed to a generic `JSONOutput` in one piece.
+    static let chunkSize = 32 * 1024
+
+    /// Appends `value` as compact JSON to `output`.
+    public static func write<Output: JSONOutput>(_ value: JSONValue, to output: inout Output) {
+        // The work happens in a plain byte array (fast whatever `Output` is); it reaches `output` in chunks.
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(256)
+        emit(value, into: &chunk, indent: nil, flushAt: chunkSize) { full in
+            full.withUnsafeBytes { output.writeJSONBytes($0) }
+            full.removeAll(keepingCapacity: true)
+        }
+        chunk.withUnsafeBytes { output.writeJSONBytes($0) }
+    }
+
+    /// Appends `string` as a quoted, escaped JSON string to `output`.
+    public static func writeString<Output: JSONOutput>(_ string: String, to output: inout Output) {
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            writeEscaped(utf8, to: &output)
+        }
+        if done == nil {
+            var contiguous = string
+            contiguous.withUTF8 { writeEscaped($0, to: &output) }
+        }
+    }
+
+    // MARK: Engine
+
+    /// An array or object being written, and the index of its next element.
+    private enum Frame {
+        case array([JSONValue], next: Int)
+        case object(JSONObject, next: Int)
+    }
+
+    /// Writes `value` into `bytes`, calling `flush` whenever `bytes` holds at least `flushAt` bytes.
+    /// `indent` nil means compact; otherwise one element per line, indented by that many spaces per level.
+    static func emit(
+        _ value: JSONValue,
+        into bytes: inout [UInt8],
+        indent: Int?,
+        flushAt threshold: Int,
+        flush: (inout [UInt8]) -> Void
+    ) {
+        var stack: [Frame] = []
+        var current = value
+        nextValue: while true {
+            switch current {
+            case .null:
+                appendASCII("null", to: &bytes)
+            case .bool(let flag):
+                appendASCII(flag ? "true" : "false", to: &bytes)
+            case .number(let number):
+                bytes.append(contentsOf: number.literal.utf8)
+            case .string(let string):
+                writeString(string, to: &bytes)
+            case .array(let elements):
+                if elements.isEmpty {
+                    appendASCII("[]", to: &bytes)
+                } else {
+                    bytes.append(ASCII.openBracket)
+                    stack.append(.array(elements, next: 1))
+                    newline(indent, depth: stack.count, to: &bytes)
+                    current = elements[0]
+                    continue nextValue
+                }
+            case .object(let object):
+                if object.isEmpty {
+                    appendASCII("{}", to: &bytes)
+                } else {
+                    bytes.append(ASCII.openBrace)
+                    stack.append(.object(object, next: 1))
+                    newline(indent, depth: stack.count, to: &bytes)
+                    writeKey(object[0].key, indent: indent, to: &bytes)
+                    current = object[0].value
+                    continue nextValue
+                }
+            }
+            if bytes.count >= threshold {
+                flush(&bytes)
+            }
+            // The value is done: move on to the next element of the innermost unfinished container.
+            while let frame = stack.popLast() {
+                switch frame {
+                case .array(let elements, let next):
+                    if next < elements.count {
+                        bytes.append(ASCII.comma)
+                        stack.append(.array(elements, next: next + 1))
+                        newline(indent, depth: stack.count, to: &bytes)
+                        current = elements[next]
+                        continue nextValue
+                    }
+                    newline(indent, depth: stack.count, to: &bytes)
+                    bytes.append(ASCII.closeBracket)
+                case .object(let object, let next):
+                    if next < object.count {
+                        bytes.append(ASCII.comma)
+                        stack.append(.object(object, next: next + 1))
+                        newline(indent, depth: stack.count, to: &bytes)
+                        writeKey(object[next].key, indent: indent, to: &bytes)
+                        current = object[next].value
+                        continue nextValue
+                    }
+                    newline(indent, depth: stack.count, to: &bytes)
+                    bytes.append(ASCII.closeBrace)
+                }
+            }
+            return
+        }
+    }
+
+    @inline(__always)
+    private static func writeKey(_ key: String, indent: Int?, to bytes: inout [UInt8]) {
+        writeString(key, to: &bytes)
+        bytes.append(ASCII.colon)
+        if indent != nil {
+            bytes.append(ASCII.space)
+        }
+    }
+
+    @inline(__always)
+    private static func newline(_ indent: Int?, depth: Int, to bytes: inout [UInt8]) {
+        guard let indent else { return }
+        bytes.append(ASCII.newline)
+        bytes.append(contentsOf: repeatElement(ASCII.space, count: indent * depth))
+    }
+
+    @inline(__always)
+    private static func appendASCII(_ text: StaticString, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    // MARK: Strings
+
+    /// Writes `utf8` in quotes, escaping `"`, `\` and bytes below 0x20; runs between escapes go out in bulk.
+    static func writeEscaped<Output: JSONOutput>(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout Output) {
+        output.writeJSONByte(ASCII.quote)
+        let count = utf8.count
+        var runStart = 0
+        var i = 0
+        while i < count {
+            if count &- i >= 8 {
+                let word = UnsafeRawPointer(utf8.baseAddress! + i).loadUnaligned(as: UInt64.self)
+                if !mayNeedEscape(word) {
+                    i &+= 8
+                    continue
+                }
+            }
+            let byte = utf8[i]
+            guard byte < 0x20 || byte == ASCII.quote || byte == ASCII.backslash else {
+                i &+= 1
+                continue
+            }
+            if runStart < i {
+                output.writeJSONBytes(UnsafeRawBufferPointer(start: utf8.baseAddress! + runStart, count: i &- runStart))
+            }
+            writeEscape(for: byte, to: &output)
+            i &+= 1
+            runStart = i
+        }
+        if runStart < count {
+            output.writeJSONBytes(UnsafeRawBufferPointer(start: utf8.baseAddress! + runStart, count: count &- runStart))
+        }
+        output.writeJSONByte(ASCII.quote)
+    }
+
+    /// True when any of the eight bytes is `"`, `\` or below 0x20 (never misses one; may raise a false alarm).
+    @inline(__always)
+    static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(ASCII.quote))
+        let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl) & highBits != 0
+    }
+
+    /// `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, or `\u00XX` (lowercase hex) for other control characters.
+    private static func writeEscape<Output: JSONOutput>(for byte: UInt8, to output: inout Output) {
+        output.writeJSONByte(ASCII.backslash)
+        switch byte {
+        case ASCII.quote: output.writeJSONByte(ASCII.quote)
+        case ASCII.backslash: output.writeJSONByte(ASCII.backslash)
+        case 0x08: output.writeJSONByte(UInt8(ascii: "b"))
+        case 0x0C: output.writeJSONByte(UInt8(ascii: "f"))
+        case ASCII.newline: output.writeJSONByte(UInt8(ascii: "n"))
+        case ASCII.carriageReturn: output.writeJSONByte(UInt8(ascii: "r"))
+        case ASCII.tab: output.writeJSONByte(UInt8(ascii: "t"))
+        default:
+            let hexDigits: StaticString = "0123456789abcdef"
+            output.writeJSONByte(UInt8(ascii: "u"))
+            output.writeJSONByte(ASCII.zero)
+            output.writeJSONByte(ASCII.zero)
+            output.writeJSONByte(hexDigits.utf8Start[Int(byte >> 4)])
+            output.writeJSONByte(hexDigits.utf8Start[Int(byte & 0x0F)])
+        }
+    }
+}
+
+extension JSONValue {
+    /// The value as compact JSON bytes.
+    public var jsonBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        JSONWriter.emit(self, into: &bytes, indent: nil, flushAt: .max) { _ in }
+        return bytes
+    }
+
+    /// The value as compact JSON text.
+    public var jsonText: String {
+        String(decoding: jsonBytes, as: UTF8.self)
+    }
+
+    /// Human-readable JSON for people (depotctl's output): one element per line, indented by `indent`
+    /// spaces per level, `"key": value` with one space after the colon, empty arrays and objects as `[]`
+    /// and `{}`, no trailing newline.
+    public func prettyPrinted(indent: Int = 2) -> String {
+        var bytes: [UInt8] = []
+        JSONWriter.emit(self, into: &bytes, indent: max(indent, 0), flushAt: .max) { _ in }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
