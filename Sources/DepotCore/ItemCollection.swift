@@ -1,0 +1,89 @@
+import DepotJSON
+
+/// The items of a successful load, in the source's order, with an index by id.
+/// Ids are unique: building a collection checks them and fails with the index or id at fault.
+public struct ItemCollection: Sendable {
+    public let items: [Item]
+    private let positionByID: [String: Int]
+
+    /// An empty collection.
+    public init() {
+        self.items = []
+        self.positionByID = [:]
+    }
+
+    /// Builds the collection from a source's elements, reading each id from `idField`.
+    /// String ids are used as they are; integer ids as their literal (`25` → `"25"`).
+    public init(values: [JSONValue], idField: String) throws(ItemCollectionError) {
+        var items: [Item] = []
+        items.reserveCapacity(values.count)
+        var positionByID: [String: Int] = [:]
+        positionByID.reserveCapacity(values.count)
+        for (index, value) in values.enumerated() {
+            guard case .object(let object) = value else {
+                throw ItemCollectionError(.notAnObject(index: index, found: value.typeName))
+            }
+            let id = try Self.id(of: object, at: index, idField: idField)
+            if let firstIndex = positionByID.updateValue(index, forKey: id) {
+                throw ItemCollectionError(.duplicateID(id: id, index: index, firstIndex: firstIndex))
+            }
+            items.append(Item(id: id, json: value.jsonBytes))
+        }
+        self.items = items
+        self.positionByID = positionByID
+    }
+
+    /// A collection from items whose ids are already known to be unique (for example a subset of another collection).
+    init(uniqueItems items: [Item]) {
+        var positionByID: [String: Int] = [:]
+        positionByID.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            positionByID[item.id] = index
+        }
+        self.items = items
+        self.positionByID = positionByID
+    }
+
+    public var count: Int { items.count }
+
+    public var isEmpty: Bool { items.isEmpty }
+
+    public func contains(id: String) -> Bool {
+        positionByID[id] != nil
+    }
+
+    public func item(id: String) -> Item? {
+        positionByID[id].map { items[$0] }
+    }
+
+    /// The collection without the item `id`; the same collection when it has no such item.
+    public func removing(id: String) -> ItemCollection {
+        guard let position = positionByID[id] else { return self }
+        var remaining = items
+        remaining.remove(at: position)
+        return ItemCollection(uniqueItems: remaining)
+    }
+
+    private static func id(of object: JSONObject, at index: Int, idField: String) throws(ItemCollectionError) -> String {
+        switch object[idField] {
+        case nil:
+            throw ItemCollectionError(.missingID(index: index, idField: idField))
+        case .string(let id) where !id.isEmpty:
+            return id
+        case .string:
+            throw ItemCollectionError(.invalidID(index: index, idField: idField, found: "an empty string"))
+        case .number(let number) where number.isInteger:
+            return number.literal
+        case .number(let number):
+            throw ItemCollectionError(.invalidID(index: index, idField: idField, found: "the number \(number.literal)"))
+        case .some(let other):
+            throw ItemCollectionError(.invalidID(index: index, idField: idField, found: "a value of type \(other.typeName)"))
+        }
+    }
+}
+
+extension ItemCollection: Equatable {
+    public static func == (lhs: ItemCollection, rhs: ItemCollection) -> Bool {
+        lhs.items == rhs.items
+    }
+}

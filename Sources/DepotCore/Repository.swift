@@ -1,0 +1,174 @@
+import DepotJSON
+import Logging
+import Synchronization
+
+/// The one shared collection: loads it from a source, keeps it in memory, and publishes every change
+/// of state, numbered by `seq`, to its observers.
+///
+/// Mutations (`load`, `remove`, `wipe`) are accepted synchronously and run one at a time in arrival order;
+/// each returns a `Mutation` whose result is awaited separately. Reads (`current`, `item(id:)`) answer at once
+/// from the last published state and never wait behind a source call.
+public final class Repository: Sendable {
+    /// The id member used when none is configured.
+    public static let defaultIDField = "id"
+
+    public let source: any Source
+    public let idField: String
+    private let logger: Logger
+    private let queue = MutationQueue()
+
+    /// Serialises publishing with adding observers, so every observer sees one gap-free, ordered sequence.
+    private let publication: Mutex<[any StateObserver]>
+    /// What reads see; separate from `publication` so that reads never wait while observers run.
+    private let latest: Mutex<PublishedState>
+
+    public init(source: any Source, idField: String = Repository.defaultIDField, logger: Logger) {
+        self.source = source
+        self.idField = idField
+        self.logger = logger
+        self.publication = Mutex([])
+        self.latest = Mutex(PublishedState(seq: 0, state: .idle))
+    }
+
+    // MARK: Reads
+
+    /// The state published last.
+    public var current: PublishedState {
+        latest.withLock { $0 }
+    }
+
+    /// The item `id` of the current success state; nil when there is none.
+    public func item(id: String) -> Item? {
+        current.state.items?.item(id: id)
+    }
+
+    /// Adds an observer; it receives the current state at once, then every state published after it.
+    public func addObserver(_ observer: any StateObserver) {
+        publication.withLock { observers in
+            observer.stateDidChange(to: current)
+            observers.append(observer)
+        }
+    }
+
+    // MARK: Mutations
+
+    /// Publishes loading, asks the source, then publishes success(items) or failure(loadFailed).
+    ///
+    /// A load submitted while the last submitted mutation is a load that has not finished joins it:
+    /// one source call, and every caller gets the same result.
+    @discardableResult
+    public func load() -> Mutation<MutationResult> {
+        queue.submit(joinable: true) { [self] in
+            publish(.loading)
+            switch await fetchCollection() {
+            case .success(let items):
+                let published = publish(.success(items))
+                logger.info("loaded \(items.count) items from \(source.description)", metadata: ["seq": "\(published.seq)"])
+                return .success(published)
+            case .failure(let error):
+                let published = publish(.failure(error))
+                logger.error("load failed: \(error.message)", metadata: ["seq": "\(published.seq)"])
+                return .failure(RepositoryError(code: error.code, message: error.message, state: published))
+            }
+        }
+    }
+
+    /// Removes the item `id` from the source, then refetches the list.
+    ///
+    /// - Not optimistic: publishes loading, deletes, refetches, publishes success(list).
+    /// - Optimistic: publishes success(current items without `id`) at once, then deletes and refetches.
+    ///   When there are no items in memory, or `id` is not among them, there is nothing to hide early,
+    ///   and the removal proceeds as a non-optimistic one without publishing loading.
+    /// - When the source refuses (or has no such id), publishes failure(removeFailed or notFound) and then
+    ///   the state from before the removal again: the rollback every subscriber sees.
+    /// - When the delete succeeds but the refetch fails, publishes the previous items without `id` and logs
+    ///   a warning: the removal stands.
+    @discardableResult
+    public func remove(id: String, optimistic: Bool = false) -> Mutation<MutationResult> {
+        queue.submit(joinable: false) { [self] in
+            let before = current.state
+            let previousItems = before.items
+            if optimistic {
+                if let previousItems, previousItems.contains(id: id) {
+                    publish(.success(previousItems.removing(id: id)))
+                }
+            } else {
+                publish(.loading)
+            }
+
+            do {
+                try await source.deleteItem(id: id)
+            } catch {
+                let failure = Self.removalFailure(id: id, error: error)
+                publish(.failure(failure))
+                let rolledBack = publish(before)
+                logger.warning("remove \(id) failed, rolled back: \(failure.message)", metadata: ["seq": "\(rolledBack.seq)"])
+                return .failure(RepositoryError(code: failure.code, message: failure.message, state: rolledBack))
+            }
+
+            switch await fetchCollection() {
+            case .success(let items):
+                let published = publish(.success(items))
+                logger.info("removed \(id); \(items.count) items remain", metadata: ["seq": "\(published.seq)"])
+                return .success(published)
+            case .failure(let error):
+                let remaining: LoadingState = previousItems.map { .success($0.removing(id: id)) } ?? before
+                let published = publish(remaining)
+                logger.warning(
+                    "removed \(id), but the refetch failed; keeping the previous items without it: \(error.message)",
+                    metadata: ["seq": "\(published.seq)"]
+                )
+                return .success(published)
+            }
+        }
+    }
+
+    /// Publishes idle and drops the items held in memory.
+    @discardableResult
+    public func wipe() -> Mutation<MutationResult> {
+        queue.submit(joinable: false) { [self] in
+            let published = publish(.idle)
+            logger.info("wiped", metadata: ["seq": "\(published.seq)"])
+            return .success(published)
+        }
+    }
+
+    // MARK: Internals
+
+    /// Publishes `state` with the next seq to every observer, in order. Only mutations call this, one at a time.
+    @discardableResult
+    private func publish(_ state: LoadingState) -> PublishedState {
+        publication.withLock { observers in
+            let published = latest.withLock { latest in
+                latest = PublishedState(seq: latest.seq + 1, state: state)
+                return latest
+            }
+            logger.debug("published \(published.state.status.rawValue)", metadata: ["seq": "\(published.seq)"])
+            for observer in observers {
+                observer.stateDidChange(to: published)
+            }
+            return published
+        }
+    }
+
+    private func fetchCollection() async -> Result<ItemCollection, StateError> {
+        let values: [JSONValue]
+        do {
+            values = try await source.fetchItems()
+        } catch {
+            return .failure(StateError(code: .loadFailed, message: String(describing: error)))
+        }
+        do {
+            return .success(try ItemCollection(values: values, idField: idField))
+        } catch {
+            return .failure(StateError(code: .loadFailed, message: "\(source.description): \(error)"))
+        }
+    }
+
+    private static func removalFailure(id: String, error: any Error) -> StateError {
+        if let sourceError = error as? SourceError, sourceError.kind == .notFound {
+            return StateError(code: .notFound, message: sourceError.message)
+        }
+        return StateError(code: .removeFailed, message: "could not remove \"\(id)\": \(error)")
+    }
+}

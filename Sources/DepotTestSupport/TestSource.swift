@@ -1,0 +1,118 @@
+import DepotCore
+import DepotJSON
+import Synchronization
+
+/// The injectable source for repository and server tests: it serves a list held in memory, counts its
+/// calls, can fail on demand, can be held mid-call by a gate, and can be slowed by a fixed delay.
+public final class TestSource: Source {
+    /// What has happened so far; wait on `calls` for a call to have started.
+    public struct Calls: Sendable, Equatable {
+        public var fetchesStarted = 0
+        public var fetchesFinished = 0
+        public var deletesStarted = 0
+        public var deletesFinished = 0
+        public var deletedIDs: [String] = []
+    }
+
+    private struct Behaviour {
+        var items: [JSONValue]
+        var idField: String
+        var fetchFailures: [SourceError] = []
+        var deleteFailures: [SourceError] = []
+        var fetchGates: [Gate] = []
+        var deleteGates: [Gate] = []
+        var delay: Duration = .zero
+    }
+
+    private let behaviour: Mutex<Behaviour>
+    public let calls = Condition(Calls())
+    public let description = "test:memory"
+
+    public init(items: [JSONValue] = [], idField: String = "id") {
+        self.behaviour = Mutex(Behaviour(items: items, idField: idField))
+    }
+
+    /// Items numbered 1…count: `{"id": n, "name": "item n"}`.
+    public convenience init(count: Int) {
+        self.init(items: (1...max(count, 1)).prefix(count).map { ["id": .number(JSONNumber($0)), "name": .string("item \($0)")] })
+    }
+
+    public var items: [JSONValue] {
+        get { behaviour.withLock { $0.items } }
+        set { behaviour.withLock { $0.items = newValue } }
+    }
+
+    /// Every call is slowed by `delay` (on top of any gate).
+    public func setDelay(_ delay: Duration) {
+        behaviour.withLock { $0.delay = delay }
+    }
+
+    /// The next fetch throws `error` (each call to this queues one failure).
+    public func failNextFetch(_ error: SourceError = SourceError(.unavailable, "test source is down")) {
+        behaviour.withLock { $0.fetchFailures.append(error) }
+    }
+
+    /// The next delete throws `error`.
+    public func failNextDelete(_ error: SourceError = SourceError(.refused, "test source refuses")) {
+        behaviour.withLock { $0.deleteFailures.append(error) }
+    }
+
+    /// The next fetch waits, after it has started, until the returned gate opens.
+    public func holdNextFetch() -> Gate {
+        let gate = Gate()
+        behaviour.withLock { $0.fetchGates.append(gate) }
+        return gate
+    }
+
+    /// The next delete waits, after it has started, until the returned gate opens.
+    public func holdNextDelete() -> Gate {
+        let gate = Gate()
+        behaviour.withLock { $0.deleteGates.append(gate) }
+        return gate
+    }
+
+    public func fetchItems() async throws -> [JSONValue] {
+        calls.update { $0.fetchesStarted += 1 }
+        let (gate, delay, failure) = behaviour.withLock { behaviour in
+            (behaviour.fetchGates.popFirst(), behaviour.delay, behaviour.fetchFailures.popFirst())
+        }
+        await gate?.wait()
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        defer { calls.update { $0.fetchesFinished += 1 } }
+        if let failure { throw failure }
+        return items
+    }
+
+    public func deleteItem(id: String) async throws {
+        calls.update { $0.deletesStarted += 1 }
+        let (gate, delay, failure) = behaviour.withLock { behaviour in
+            (behaviour.deleteGates.popFirst(), behaviour.delay, behaviour.deleteFailures.popFirst())
+        }
+        await gate?.wait()
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        defer { calls.update { $0.deletesFinished += 1 } }
+        if let failure { throw failure }
+        try behaviour.withLock { behaviour throws(SourceError) in
+            let field = behaviour.idField
+            guard let index = behaviour.items.firstIndex(where: { Self.id(of: $0, field: field) == id }) else {
+                throw SourceError.notFound(id: id, in: "test:memory")
+            }
+            behaviour.items.remove(at: index)
+        }
+        calls.update { $0.deletedIDs.append(id) }
+    }
+
+    private static func id(of item: JSONValue, field: String) -> String? {
+        switch item[field] {
+        case .string(let id)?: id
+        case .number(let number)?: number.literal
+        default: nil
+        }
+    }
+}
+
+extension Array {
+    fileprivate mutating func popFirst() -> Element? {
+        isEmpty ? nil : removeFirst()
+    }
+}

@@ -1,0 +1,26 @@
+/// Thrown when a test's wait outlasts its (generous) limit: the awaited event never came.
+public struct TimeoutError: Error, CustomStringConvertible {
+    public let what: String
+    public let limit: Duration
+    public var description: String { "timed out after \(limit) waiting for \(what)" }
+}
+
+/// Runs `operation`, failing with `TimeoutError` if it has not finished within `limit`. The limit is a
+/// safety net against a hang, never a measurement: tests wait for events, and the limit only decides how
+/// long a broken build takes to fail.
+@discardableResult
+public func withTimeout<Value: Sendable>(
+    _ limit: Duration = .seconds(60),
+    _ what: String = "the operation",
+    _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    try await withThrowingTaskGroup(of: Value.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw TimeoutError(what: what, limit: limit)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
