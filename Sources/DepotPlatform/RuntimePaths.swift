@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where depotd puts its socket and its state when none is configured, following systemd's and XDG's
+/// conventions. depotd and depotctl resolve the same way, so they find each other without flags.
+public struct RuntimePaths: Sendable {
+    public let environment: [String: String]
+    public let userID: UInt32
+
+    public init(environment: [String: String], userID: UInt32) {
+        self.environment = environment
+        self.userID = userID
+    }
+
+    /// The paths for this process.
+    public static var current: RuntimePaths {
+        RuntimePaths(environment: ProcessEnvironment.variables, userID: getuid())
+    }
+
+    public var isRoot: Bool { userID == 0 }
+
+    /// `$RUNTIME_DIRECTORY/depotd.sock`, else `$XDG_RUNTIME_DIR/depot/depotd.sock`, else
+    /// `/run/depot/depotd.sock` for root and `/tmp/depot-$UID/depotd.sock` for others.
+    public var defaultSocketPath: String {
+        if let directory = nonEmpty("RUNTIME_DIRECTORY") {
+            // systemd may list several directories separated by colons; the first is ours.
+            return join(String(directory.split(separator: ":").first ?? Substring(directory)), "depotd.sock")
+        }
+        if let directory = nonEmpty("XDG_RUNTIME_DIR") {
+            return join(directory, "depot/depotd.sock")
+        }
+        return isRoot ? "/run/depot/depotd.sock" : "/tmp/depot-\(userID)/depotd.sock"
+    }
+
+    /// The system daemon's socket, which depotctl also tries when nothing listens at its own default.
+    public static let systemSocketPath = "/run/depot/depotd.sock"
+
+    /// `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/depot`, else `/var/lib/depot` for root and
+    /// `~/.local/state/depot` for others.
+    public var defaultStateDirectory: String {
+        if let directory = nonEmpty("STATE_DIRECTORY") {
+            return String(directory.split(separator: ":").first ?? Substring(directory))
+        }
+        if let directory = nonEmpty("XDG_STATE_HOME") {
+            return join(directory, "depot")
+        }
+        if isRoot {
+            return "/var/lib/depot"
+        }
+        return join(nonEmpty("HOME") ?? "/tmp/depot-\(userID)", ".local/state/depot")
+    }
+
+    private func nonEmpty(_ name: String) -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    private func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+}

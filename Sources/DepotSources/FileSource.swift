@@ -1,0 +1,91 @@
+import DepotCore
+import DepotJSON
+
+/// A collection kept in a file as a JSON array of objects (`file:PATH`).
+///
+/// `deleteItem` rewrites the file without the item, atomically (temporary file, fsync, rename), one item
+/// per line. Items are written back as they were read: members in order, numbers as written.
+public struct FileSource: Source {
+    public let path: String
+    public let idField: String
+
+    public init(path: String, idField: String = Repository.defaultIDField) {
+        self.path = path
+        self.idField = idField
+    }
+
+    public var description: String { "file:\(path)" }
+
+    public func fetchItems() async throws -> [JSONValue] {
+        try parse(try await read())
+    }
+
+    public func deleteItem(id: String) async throws {
+        let collection: ItemCollection
+        do {
+            collection = try ItemCollection(values: try parse(try await read()), idField: idField)
+        } catch let error as ItemCollectionError {
+            throw SourceError(.invalidData, "\(path): \(error)")
+        }
+        guard collection.contains(id: id) else {
+            throw SourceError.notFound(id: id, in: description)
+        }
+        do {
+            try await FileIO.replace(path, with: Self.fileBytes(of: collection.removing(id: id)))
+        } catch {
+            throw SourceError(.unavailable, error.description)
+        }
+    }
+
+    /// The file's text for `collection`: an array with one item per line.
+    static func fileBytes(of collection: ItemCollection) -> [UInt8] {
+        var bytes: [UInt8] = Array("[\n".utf8)
+        for (index, item) in collection.items.enumerated() {
+            bytes += item.json
+            bytes += Array((index == collection.count - 1 ? "\n" : ",\n").utf8)
+        }
+        bytes += Array("]\n".utf8)
+        return bytes
+    }
+
+    private func read() async throws(SourceError) -> [UInt8] {
+        do {
+            return try await FileIO.read(path)
+        } catch {
+            throw SourceError(.unavailable, error.description)
+        }
+    }
+
+    private func parse(_ bytes: [UInt8]) throws(SourceError) -> [JSONValue] {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            let position = TextPosition(offset: error.offset, in: bytes)
+            throw SourceError(.invalidData, "\(path) is not valid JSON: \(error) (line \(position.line), column \(position.column))")
+        }
+        guard case .array(let elements) = value else {
+            let article = "aeiou".contains(value.typeName.first!) ? "an" : "a"
+            throw SourceError(.invalidData, "\(path) must hold a JSON array of items, but holds \(article) \(value.typeName)")
+        }
+        return elements
+    }
+}
+
+/// A 1-based line and column for a byte offset, so a parse error can point into the user's file.
+struct TextPosition {
+    let line: Int
+    let column: Int
+
+    init(offset: Int, in bytes: [UInt8]) {
+        let end = min(offset, bytes.count)
+        var line = 1
+        var lineStart = 0
+        for index in 0..<end where bytes[index] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = index + 1
+        }
+        self.line = line
+        self.column = end - lineStart + 1
+    }
+}
