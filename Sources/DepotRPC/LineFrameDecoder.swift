@@ -1,0 +1,63 @@
+import NIOCore
+
+/// One unit of input: a line without its newline, or the news that a line exceeded the limit.
+public enum LineFrame: Sendable {
+    case line(ByteBuffer)
+    case tooLong(limit: Int)
+}
+
+/// Depot's framing, one JSON-RPC message per line: splits input into lines at `\n`. A line longer than `maxLineBytes` is reported once as `.tooLong` and
+/// nothing after it is decoded, because the connection is about to be closed; the oversized bytes are not
+/// kept. At end of input, a last line without its newline is still delivered.
+public struct LineFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = LineFrame
+
+    public let maxLineBytes: Int
+    /// How far the current buffer has been searched for a newline, so no byte is scanned twice.
+    private var scanned = 0
+    private var overflowed = false
+
+    public init(maxLineBytes: Int) {
+        self.maxLineBytes = maxLineBytes
+    }
+
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        if overflowed {
+            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+            return .needMoreData
+        }
+        let view = buffer.readableBytesView
+        guard let newline = view[(view.startIndex + scanned)...].firstIndex(of: UInt8(ascii: "\n")) else {
+            scanned = view.count
+            if view.count > maxLineBytes {
+                reportTooLong(context: context, buffer: &buffer)
+            }
+            return .needMoreData
+        }
+        let length = newline - view.startIndex
+        scanned = 0
+        guard length <= maxLineBytes else {
+            reportTooLong(context: context, buffer: &buffer)
+            return .needMoreData
+        }
+        let line = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        context.fireChannelRead(wrapInboundOut(.line(line)))
+        return .continue
+    }
+
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        if seenEOF, !overflowed, buffer.readableBytes > 0 {
+            let line = buffer.readSlice(length: buffer.readableBytes)!
+            context.fireChannelRead(wrapInboundOut(.line(line)))
+        }
+        return .needMoreData
+    }
+
+    private mutating func reportTooLong(context: ChannelHandlerContext, buffer: inout ByteBuffer) {
+        overflowed = true
+        buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+        context.fireChannelRead(wrapInboundOut(.tooLong(limit: maxLineBytes)))
+    }
+}

@@ -1,0 +1,23 @@
+/// What a method answers: a result ready now, or work that finishes later (a mutation waiting its turn).
+public enum RPCReply: Sendable {
+    case result(ResultBody)
+    case deferred(@Sendable () async -> Result<ResultBody, RPCError>)
+}
+
+/// One method of the server: its name, the param names it accepts, and its handler.
+///
+/// The handler runs synchronously on the connection's thread with that connection's `Context`, so reads can
+/// answer without a task hop and a mutation is submitted in arrival order; work that waits returns `.deferred`.
+public struct RPCMethod<Context>: Sendable {
+    public typealias Handler = @Sendable (Params, Context) throws(RPCError) -> RPCReply
+
+    public let name: String
+    public let paramNames: [String]
+    let handler: Handler
+
+    public init(_ name: String, params paramNames: [String] = [], handler: @escaping Handler) {
+        self.name = name
+        self.paramNames = paramNames
+        self.handler = handler
+    }
+}
