@@ -1,0 +1,331 @@
+import DepotCore
+import DepotJSON
+import DepotRPC
+import Logging
+import NIOCore
+
+/// Sent down every connection's pipeline when the server shuts down: stop reading, finish what is in
+/// flight, then close.
+struct ServerShutdownEvent: Sendable {}
+
+/// One client connection: reads JSON-RPC lines, dispatches them, writes answers, and delivers the
+/// notifications of the connection's subscriptions from their bounded queues.
+///
+/// Everything here runs on the connection's event loop. Reads are answered inline; mutations are awaited
+/// in a task and answered when they finish, so several requests can be in flight and answers can come back
+/// in any order. The connection stops reading while its socket is not writable or too many requests are
+/// pending, so a client that does not read its answers cannot make the daemon buffer without bound.
+final class ConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = LineFrame
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let dispatcher: RPCDispatcher<ConnectionHandler>
+    private let fanout: StateFanout
+    private let limits: ConnectionLimits
+    private let logger: Logger
+
+    private var context: ChannelHandlerContext?
+    private var subscriptions: [Subscription] = []
+    private var isInSubscriberGroup = false
+    /// Subscriptions created by the message being dispatched; they start once its answer is written.
+    private var subscriptionsAwaitingAnswer: [String] = []
+    private var pendingRequests = 0
+    private var isReadHeld = false
+    private var isInputClosed = false
+    private var isShuttingDown = false
+    private var isClosing = false
+    private var needsFlush = false
+    private var isDrainingQueues = false
+    /// Set after an oversized line: input is read and dropped until the client closes.
+    private var isDiscardingInput = false
+
+    /// How long a client that sent an oversized line may keep sending before the connection is cut.
+    static let discardLimit = TimeAmount.seconds(5)
+
+    init(dispatcher: RPCDispatcher<ConnectionHandler>, fanout: StateFanout, limits: ConnectionLimits, logger: Logger) {
+        self.dispatcher = dispatcher
+        self.fanout = fanout
+        self.limits = limits
+        self.logger = logger
+    }
+
+    // MARK: Subscriptions, for the subscribe and unsubscribe methods
+
+    /// Creates a subscription; it starts receiving states once the answer to the current message is written.
+    func subscribe() throws(RPCError) -> String {
+        guard subscriptions.count < limits.maxSubscriptions else {
+            throw RPCError(
+                code: DepotProtocol.ErrorCode.limitExceeded,
+                message: "this connection already holds \(limits.maxSubscriptions) subscriptions, the most one connection may; unsubscribe one or open another connection"
+            )
+        }
+        let id = fanout.makeSubscriptionID()
+        subscriptions.append(Subscription(id: id))
+        subscriptionsAwaitingAnswer.append(id)
+        logger.debug("subscribed", metadata: ["subscription": "\(id)"])
+        return id
+    }
+
+    /// Ends the connection's subscription `id`; false when this connection has none by that id.
+    func unsubscribe(_ id: String) -> Bool {
+        guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { return false }
+        subscriptions.remove(at: index)
+        leaveSubscriberGroupIfIdle()
+        logger.debug("unsubscribed", metadata: ["subscription": "\(id)"])
+        return true
+    }
+
+    /// Starts subscriptions: each receives the current state first, then every later one.
+    private func activate(_ ids: [String]) {
+        guard !ids.isEmpty, let context else { return }
+        if !isInSubscriberGroup {
+            fanout.group(for: context.eventLoop).add(self)
+            isInSubscriberGroup = true
+        }
+        // Read after joining the group: any state published from here on reaches this loop after this task.
+        let current = fanout.current
+        for id in ids {
+            guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { continue }
+            subscriptions[index].isActive = true
+            subscriptions[index].enqueue(current, limit: limits.subscriberQueueLimit)
+        }
+        leaveSubscriberGroupIfIdle()
+        drainQueues()
+    }
+
+    /// Called by the subscriber group, on this loop, for every published state.
+    func deliver(_ state: EncodedState) {
+        guard context != nil else { return }
+        for index in subscriptions.indices where subscriptions[index].isActive {
+            subscriptions[index].enqueue(state, limit: limits.subscriberQueueLimit)
+        }
+        drainQueues()
+    }
+
+    private func leaveSubscriberGroupIfIdle() {
+        guard isInSubscriberGroup, let context, !subscriptions.contains(where: \.isActive) else { return }
+        fanout.group(for: context.eventLoop).remove(self)
+        isInSubscriberGroup = false
+    }
+
+    /// Writes queued notifications while the socket takes them. Re-entrant calls (a flush can report the
+    /// socket writable again synchronously) return at once; the outer call loops instead.
+    private func drainQueues() {
+        guard let context, !isDrainingQueues else { return }
+        isDrainingQueues = true
+        defer { isDrainingQueues = false }
+        var wrote: Bool
+        repeat {
+            wrote = false
+            var index = 0
+            while index < subscriptions.count, context.channel.isWritable {
+                if let (prefix, state) = subscriptions[index].nextNotification() {
+                    context.write(wrapOutboundOut(prefix), promise: nil)
+                    context.write(wrapOutboundOut(state), promise: nil)
+                    context.write(wrapOutboundOut(StateNotification.suffix), promise: nil)
+                    wrote = true
+                }
+                if index < subscriptions.count, !subscriptions[index].hasQueuedStates {
+                    index += 1
+                }
+            }
+            if wrote {
+                needsFlush = false
+                context.flush()
+            }
+        } while wrote && self.context != nil && context.channel.isWritable && subscriptions.contains(where: \.hasQueuedStates)
+    }
+
+    // MARK: Reading
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        leaveAllSubscriptions()
+        self.context = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        leaveAllSubscriptions()
+        context.fireChannelInactive()
+    }
+
+    private func leaveAllSubscriptions() {
+        subscriptions.removeAll()
+        leaveSubscriberGroupIfIdle()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !isClosing, !isDiscardingInput else { return }
+        switch unwrapInboundIn(data) {
+        case .line(let line):
+            handle(line: line, context: context)
+        case .tooLong(let limit):
+            refuseOversizedLine(limit: limit, context: context)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded()
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case ChannelEvent.inputClosed:
+            isInputClosed = true
+            if isDiscardingInput {
+                context.close(promise: nil)
+            } else {
+                closeIfFinished()
+            }
+        case is ServerShutdownEvent:
+            isShuttingDown = true
+            closeIfFinished()
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            drainQueues()
+            resumeReadingIfAllowed()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if mustHoldReads(context: context) {
+            isReadHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("connection error: \(error)")
+        context.close(promise: nil)
+    }
+
+    private func mustHoldReads(context: ChannelHandlerContext) -> Bool {
+        if isDiscardingInput { return false }
+        return isShuttingDown || isClosing || !context.channel.isWritable || pendingRequests >= limits.maxPendingRequests
+    }
+
+    private func resumeReadingIfAllowed() {
+        guard isReadHeld, let context, !mustHoldReads(context: context) else { return }
+        isReadHeld = false
+        context.read()
+    }
+
+    // MARK: Requests
+
+    private func handle(line: ByteBuffer, context: ChannelHandlerContext) {
+        let message: IncomingMessage? = line.withUnsafeReadableBytes { bytes in
+            // A line of nothing but whitespace (an empty line, a stray CR) is not a message.
+            guard bytes.contains(where: { !Self.isWhitespace($0) }) else { return nil }
+            return IncomingMessage.decode(bytes)
+        }
+        guard let message else { return }
+
+        subscriptionsAwaitingAnswer = []
+        let outcome = dispatcher.dispatch(message, context: self)
+        let newSubscriptions = subscriptionsAwaitingAnswer
+        subscriptionsAwaitingAnswer = []
+
+        switch outcome {
+        case .nothing:
+            activate(newSubscriptions)
+        case .now(let answer):
+            write(answer)
+            if !newSubscriptions.isEmpty {
+                flushIfNeeded()
+                activate(newSubscriptions)
+            }
+        case .later(let work):
+            pendingRequests += 1
+            let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            Task {
+                let answer = await work()
+                eventLoop.execute {
+                    connection.value.finishPendingRequest(answer: answer, newSubscriptions: newSubscriptions)
+                }
+            }
+        }
+    }
+
+    private func finishPendingRequest(answer: EncodedMessage?, newSubscriptions: [String]) {
+        pendingRequests -= 1
+        if let answer, context != nil {
+            write(answer)
+            flushIfNeeded()
+        }
+        activate(newSubscriptions)
+        resumeReadingIfAllowed()
+        closeIfFinished()
+    }
+
+    private func write(_ answer: EncodedMessage) {
+        guard let context else { return }
+        for part in answer.finishLine() {
+            context.write(wrapOutboundOut(part), promise: nil)
+        }
+        needsFlush = true
+    }
+
+    private func flushIfNeeded() {
+        guard needsFlush, let context else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    private func refuseOversizedLine(limit: Int, context: ChannelHandlerContext) {
+        logger.warning("closing a connection that sent a line longer than \(limit) bytes")
+        var answer = EncodedMessage()
+        let error = RPCError.invalidRequest(
+            "the message is longer than \(limit) bytes, the limit set by --max-message-bytes; closing the connection"
+        )
+        RPCDispatcher<ConnectionHandler>.encodeResponse(id: .null, outcome: .failure(error), into: &answer)
+        write(answer)
+        // Close our side once the answer is out, but keep reading (the decoder discards everything now) until
+        // the client closes: closing with its unread bytes in our buffer would reset the connection and
+        // could destroy the answer before the client reads it. A client that never stops sending is cut off.
+        isDiscardingInput = true
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+        }
+        context.eventLoop.scheduleTask(in: Self.discardLimit) {
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Closes once nothing is left to answer: after a shutdown request, or when the client closed its side
+    /// and holds no subscription that could still receive notifications.
+    private func closeIfFinished() {
+        guard pendingRequests == 0 else { return }
+        if isShuttingDown || (isInputClosed && !subscriptions.contains(where: \.isActive)) {
+            closeGracefully()
+        }
+    }
+
+    /// Flushes what has been written, then closes.
+    private func closeGracefully() {
+        guard !isClosing, let context else { return }
+        isClosing = true
+        needsFlush = false
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
+    }
+}

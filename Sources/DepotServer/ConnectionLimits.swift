@@ -1,0 +1,26 @@
+/// The limits every connection is held to, so no client can grow the daemon's memory without bound.
+public struct ConnectionLimits: Sendable {
+    /// The longest line accepted; a longer one is answered with an error and the connection is closed.
+    public var maxMessageBytes: Int
+    /// States a subscription may have waiting; beyond it the oldest are dropped and `skipped` says how many.
+    public var subscriberQueueLimit: Int
+    /// Requests of one connection waiting for a mutation; beyond it the connection is not read until one finishes.
+    public var maxPendingRequests: Int
+    /// Subscriptions one connection may hold at once.
+    public var maxSubscriptions: Int
+
+    public static let defaultMaxMessageBytes = 1 << 20
+    public static let defaultSubscriberQueueLimit = 256
+
+    public init(
+        maxMessageBytes: Int = defaultMaxMessageBytes,
+        subscriberQueueLimit: Int = defaultSubscriberQueueLimit,
+        maxPendingRequests: Int = 64,
+        maxSubscriptions: Int = 64
+    ) {
+        self.maxMessageBytes = maxMessageBytes
+        self.subscriberQueueLimit = subscriberQueueLimit
+        self.maxPendingRequests = maxPendingRequests
+        self.maxSubscriptions = maxSubscriptions
+    }
+}

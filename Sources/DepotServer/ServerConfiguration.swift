@@ -1,0 +1,24 @@
+/// How the server listens and what it allows each connection.
+public struct ServerConfiguration: Sendable {
+    public static let defaultSocketMode: UInt32 = 0o660
+
+    /// Where the Unix socket is bound.
+    public var socketPath: String
+    /// The socket file's permissions; 0660 lets the owner and the group connect.
+    public var socketMode: UInt32
+    public var limits: ConnectionLimits
+    /// How long shutdown waits for in-flight requests before it closes connections anyway.
+    public var shutdownTimeout: Duration
+
+    public init(
+        socketPath: String,
+        socketMode: UInt32 = ServerConfiguration.defaultSocketMode,
+        limits: ConnectionLimits = ConnectionLimits(),
+        shutdownTimeout: Duration = .seconds(5)
+    ) {
+        self.socketPath = socketPath
+        self.socketMode = socketMode
+        self.limits = limits
+        self.shutdownTimeout = shutdownTimeout
+    }
+}

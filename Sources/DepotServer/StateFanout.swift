@@ -1,0 +1,78 @@
+import DepotCore
+import DepotRPC
+import NIOCore
+import Synchronization
+
+/// Receives every state the repository publishes, encodes it once, and hands the bytes to the
+/// subscriber groups on each event loop. It also keeps the current state and its bytes for reads.
+///
+/// `stateDidChange` runs under the repository's publication lock, so states arrive here in seq order and
+/// are passed to each loop in that order.
+public final class StateFanout: StateObserver {
+    /// How many recent encodings are kept, so a mutation's response can reuse the bytes of the state it
+    /// published even when a later mutation has already published another.
+    private static let recentLimit = 4
+
+    private struct Snapshot {
+        var current: EncodedState?
+        var recent: [EncodedState] = []
+    }
+
+    private let snapshot = Mutex(Snapshot())
+    private let groups: [SubscriberGroup]
+    private let allocator = ByteBufferAllocator()
+    private let nextSubscriptionNumber = Atomic<Int>(1)
+
+    /// - Parameter eventLoops: every loop connections may live on.
+    public init(eventLoops: [any EventLoop]) {
+        self.groups = eventLoops.map(SubscriberGroup.init(eventLoop:))
+    }
+
+    public func stateDidChange(to state: PublishedState) {
+        let encoded = EncodedState(state, bytes: StateEncoder.encode(state, allocator: allocator))
+        snapshot.withLock { snapshot in
+            snapshot.current = encoded
+            snapshot.recent.append(encoded)
+            if snapshot.recent.count > Self.recentLimit {
+                snapshot.recent.removeFirst()
+            }
+        }
+        // Every loop gets every state, even one with no subscribers now: a connection subscribing there reads
+        // `current` and then receives whatever is scheduled after, so nothing is lost between the two.
+        for group in groups {
+            group.eventLoop.execute {
+                group.deliver(encoded)
+            }
+        }
+    }
+
+    /// The current state and its bytes. The repository publishes its first state when the fan-out is
+    /// added as an observer, so this is set before any connection can ask.
+    var current: EncodedState {
+        guard let current = snapshot.withLock({ $0.current }) else {
+            preconditionFailure("StateFanout used before it was added to the repository as an observer")
+        }
+        return current
+    }
+
+    /// The bytes of `state`, reusing its encoding when it is recent, encoding it again otherwise.
+    func encoded(_ state: PublishedState) -> ByteBuffer {
+        let cached = snapshot.withLock { snapshot in
+            snapshot.recent.last(where: { $0.seq == state.seq })?.bytes
+        }
+        return cached ?? StateEncoder.encode(state, allocator: allocator)
+    }
+
+    /// The subscriber group of `eventLoop`.
+    func group(for eventLoop: any EventLoop) -> SubscriberGroup {
+        guard let group = groups.first(where: { $0.eventLoop === eventLoop }) else {
+            preconditionFailure("StateFanout was not given the event loop \(eventLoop)")
+        }
+        return group
+    }
+
+    /// A new subscription id, unique within this daemon run.
+    func makeSubscriptionID() -> String {
+        "s\(nextSubscriptionNumber.wrappingAdd(1, ordering: .relaxed).oldValue)"
+    }
+}

@@ -1,0 +1,46 @@
+import DepotRPC
+import NIOCore
+
+/// One subscription of a connection: its id and its bounded queue of states not yet written.
+///
+/// States enter in seq order (anything not newer than the last one queued is ignored, which also drops the
+/// duplicate a subscriber can receive right after it subscribed). When the queue is full the oldest state is
+/// dropped, so the newest is always kept; the next notification written says how many were skipped.
+struct Subscription {
+    let id: String
+    /// The notification prefix for this subscription when nothing was skipped.
+    private let prefix: ByteBuffer
+    /// False until the `subscribe` response has been written; until then no state is queued.
+    var isActive = false
+    private var lastQueuedSeq = -1
+    private var lastWrittenSeq: Int?
+    private var queue = CircularBuffer<EncodedState>(initialCapacity: 4)
+
+    init(id: String) {
+        self.id = id
+        self.prefix = StateNotification.prefix(subscription: id)
+    }
+
+    var hasQueuedStates: Bool { !queue.isEmpty }
+
+    var queuedCount: Int { queue.count }
+
+    /// Queues `state` unless it is not newer than the last one; drops the oldest when `limit` is reached.
+    mutating func enqueue(_ state: EncodedState, limit: Int) {
+        guard state.seq > lastQueuedSeq else { return }
+        lastQueuedSeq = state.seq
+        if queue.count >= limit {
+            queue.removeFirst()
+        }
+        queue.append(state)
+    }
+
+    /// The next notification to write: its prefix (naming how many states were skipped) and the state's bytes.
+    mutating func nextNotification() -> (prefix: ByteBuffer, state: ByteBuffer)? {
+        guard let state = queue.popFirst() else { return nil }
+        let skipped = lastWrittenSeq.map { state.seq - $0 - 1 } ?? 0
+        lastWrittenSeq = state.seq
+        let prefix = skipped > 0 ? StateNotification.prefix(subscription: id, skipped: skipped) : self.prefix
+        return (prefix, state.bytes)
+    }
+}

@@ -1,0 +1,134 @@
+import DepotClient
+import DepotCore
+import DepotJSON
+import DepotServer
+import DepotTestSupport
+import Testing
+
+@Suite("Server: bad input")
+struct BadInputTests {
+    @Test("malformed lines get the spec's error and the connection stays usable")
+    func malformedLinesKeepTheConnection() async throws {
+        try await withServer { server in
+            let connection = try await server.connectLines()
+            var lines = connection.lines.makeAsyncIterator()
+            let cases: [(String, Int)] = [
+                ("{not json", -32700),
+                ("[]", -32600),
+                (#"{"jsonrpc":"2.0","id":1}"#, -32600),
+                (#"{"jsonrpc":"1.0","id":1,"method":"state"}"#, -32600),
+                (#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#, -32601),
+                (#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":true}}"#, -32602),
+                (String(repeating: "[", count: 10_000), -32700),
+                ("\u{FEFF}", -32700),
+            ]
+            for (line, code) in cases {
+                try await connection.send(line)
+                let answer = try await connection.nextMessage(&lines)
+                #expect(answer["error"]?["code"]?.numberValue?.intValue == code, "\(line.prefix(40))")
+            }
+            try await connection.send(bytes: [0xFF, 0xFE, UInt8(ascii: "\n")])
+            #expect(try await connection.nextMessage(&lines)["error"]?["code"] == -32700)
+            try await connection.send(#"{"jsonrpc":"2.0","id":"still-here","method":"state"}"#)
+            let answer = try await connection.nextMessage(&lines)
+            #expect(answer["id"] == "still-here")
+            #expect(answer["result"]?["status"] == "idle")
+        }
+    }
+
+    @Test("empty lines, whitespace and CRLF endings are not messages; the request after them is answered")
+    func whitespaceLines() async throws {
+        try await withServer { server in
+            let connection = try await server.connectLines()
+            var lines = connection.lines.makeAsyncIterator()
+            try await connection.send(bytes: Array("\n \t \r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"state\"}\r\n".utf8))
+            let answer = try await connection.nextMessage(&lines)
+            #expect(answer["id"] == 1)
+            #expect(answer["result"]?["seq"] == 0)
+        }
+    }
+
+    @Test("a line over the limit is answered with an error and its connection closed; other clients are untouched")
+    func oversizedLine() async throws {
+        try await withServer(limits: ConnectionLimits(maxMessageBytes: 256)) { server in
+            let bystander = try await server.connect()
+            let subscription = try await bystander.subscribe()
+
+            let offender = try await server.connectLines()
+            var lines = offender.lines.makeAsyncIterator()
+            let padding = String(repeating: "x", count: 300)
+            try await offender.send(#"{"jsonrpc":"2.0","id":1,"method":"state","params":{"pad":"\#(padding)"}}"#)
+            let answer = try await offender.nextMessage(&lines)
+            #expect(answer["id"] == .null)
+            #expect(answer["error"]?["code"] == -32600)
+            #expect(answer["error"]?["message"]?.stringValue?.contains("longer than 256 bytes") == true)
+            #expect(try await lines.next() == nil, "the connection is closed after the answer")
+
+            _ = try await bystander.call("load")
+            let changes = try await subscription.collect(untilSeq: 2)
+            #expect(changes.map(\.seq) == [0, 1, 2])
+        }
+    }
+
+    @Test("a line exactly at the limit is accepted")
+    func lineAtTheLimit() async throws {
+        try await withServer(limits: ConnectionLimits(maxMessageBytes: 256)) { server in
+            let connection = try await server.connectLines()
+            var lines = connection.lines.makeAsyncIterator()
+            let request = #"{"jsonrpc":"2.0","id":1,"method":"state"}"#
+            let padded = request + String(repeating: " ", count: 256 - request.utf8.count)
+            try await connection.send(padded)
+            #expect(try await connection.nextMessage(&lines)["result"]?["seq"] == 0)
+        }
+    }
+
+    @Test("a huge line is refused as soon as it passes the limit, without waiting for its end")
+    func hugeLineWithoutNewline() async throws {
+        try await withServer(limits: ConnectionLimits(maxMessageBytes: 1024)) { server in
+            let socket = try RawSocket(connectingTo: server.socketPath)
+            try socket.send(String(repeating: "a", count: 4096))
+            let answer = try socket.readMessage()
+            #expect(answer["error"]?["code"] == -32600)
+            #expect(try socket.readLine() == nil)
+        }
+    }
+
+    @Test("a client that closes its sending side gets its answers, then the connection closes")
+    func halfClose() async throws {
+        try await withServer { server in
+            let connection = try await server.connectLines()
+            var lines = connection.lines.makeAsyncIterator()
+            // The last request has no newline: end of input ends it.
+            try await connection.send(bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#.utf8) + [10] + Array(#"{"jsonrpc":"2.0","id":2,"method":"state"}"#.utf8))
+            try await connection.finishSending()
+            var ids: Set<JSONValue> = []
+            while let line = try await lines.next() {
+                ids.insert(try JSONParser.parse(line)["id"] ?? .null)
+            }
+            #expect(ids == [1, 2], "both answered before the close")
+        }
+    }
+
+    @Test("a client that sends many requests and never reads does not stop others from being served")
+    func nonReadingRequester() async throws {
+        try await withServer(source: SlowSubscriberTests.bulkySource()) { server in
+            _ = try await server.repository.load().result.get()
+            let greedy = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
+            let request = #"{"jsonrpc":"2.0","id":1,"method":"state"}"# + "\n"
+            // 2,000 requests of a 64 KiB answer each (about 128 MiB of answers) that it never reads.
+            let flood = Task.detached {
+                for _ in 0..<2_000 {
+                    try? greedy.send(request)
+                }
+            }
+            let other = try await server.connect()
+            for _ in 0..<20 {
+                _ = try await other.call("state")
+            }
+            _ = try await other.call("wipe")
+            #expect(try await other.call("state") == ["seq": 3, "status": "idle"])
+            _ = greedy.fd  // keep it open until here
+            flood.cancel()
+        }
+    }
+}

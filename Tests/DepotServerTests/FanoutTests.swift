@@ -1,0 +1,114 @@
+import DepotClient
+import DepotCore
+import DepotJSON
+import DepotServer
+import DepotTestSupport
+import Testing
+
+@Suite("Server: every state to every subscriber")
+struct FanoutTests {
+    @Test("four subscribers on their own connections see the same states, in seq order, through load, remove and wipe")
+    func subscribersSeeTheSameSequence() async throws {
+        try await withServer { server in
+            var subscriptions: [DepotSubscription] = []
+            var connections: [DepotConnection] = []
+            for _ in 0..<4 {
+                let connection = try await server.connect()
+                connections.append(connection)
+                subscriptions.append(try await connection.subscribe())
+            }
+            let control = try await server.connect()
+            _ = try await control.call("load")
+            _ = try await control.call("remove", params: ["id": "2"])
+            _ = try await control.call("wipe")
+
+            var sequences: [[StateChange]] = []
+            for subscription in subscriptions {
+                sequences.append(try await subscription.collect(untilSeq: 5))
+            }
+            let expectedStatuses = ["idle", "loading", "success", "loading", "success", "idle"]
+            for sequence in sequences {
+                #expect(sequence.map(\.seq) == [0, 1, 2, 3, 4, 5])
+                #expect(sequence.map(\.status) == expectedStatuses)
+                #expect(sequence.allSatisfy { $0.skipped == 0 })
+                #expect(sequence.map(\.state) == sequences[0].map(\.state), "every subscriber receives the same states")
+            }
+            let items = sequences[0][4].state["items"]?.arrayValue?.compactMap { $0["id"]?.numberValue?.intValue }
+            #expect(items == [1, 3])
+        }
+    }
+
+    @Test("the subscribe answer comes first, then a notification with the state current at that moment")
+    func answerThenCurrentState() async throws {
+        try await withServer { server in
+            _ = try await server.repository.load().result.get()
+            let connection = try await server.connectLines()
+            var lines = connection.lines.makeAsyncIterator()
+            try await connection.send(#"{"jsonrpc":"2.0","id":7,"method":"subscribe"}"#)
+            let answer = try await connection.nextMessage(&lines)
+            let subscription = try #require(answer["result"]?["subscription"]?.stringValue)
+            #expect(answer["id"] == 7)
+            let notification = try await connection.nextMessage(&lines)
+            #expect(notification["method"] == "stateChanged")
+            #expect(notification["params"]?["subscription"]?.stringValue == subscription)
+            #expect(notification["params"]?["state"]?["seq"] == 2)
+            #expect(notification["params"]?["state"]?["status"] == "success")
+            #expect(notification["params"]?["skipped"] == nil)
+        }
+    }
+
+    @Test("in a batch, the subscription starts after the batch's answer, with the state current then")
+    func subscribeInBatch() async throws {
+        try await withServer { server in
+            let connection = try await server.connectLines()
+            var lines = connection.lines.makeAsyncIterator()
+            try await connection.send(#"[{"jsonrpc":"2.0","id":1,"method":"subscribe"},{"jsonrpc":"2.0","id":2,"method":"load"}]"#)
+            let answers = try #require(try await connection.nextMessage(&lines).arrayValue)
+            #expect(answers.map { $0["id"] } == [1, 2])
+            #expect(answers[1]["result"]?["seq"] == 2)
+            let first = try await connection.nextMessage(&lines)
+            #expect(first["method"] == "stateChanged")
+            #expect(first["params"]?["state"]?["seq"] == 2, "the first notification carries the state current when the subscription began")
+        }
+    }
+
+    @Test("one connection may hold several subscriptions; unsubscribe ends one; unknown ids answer false")
+    func severalSubscriptionsPerConnection() async throws {
+        try await withServer { server in
+            let connection = try await server.connect()
+            let first = try await connection.subscribe()
+            let second = try await connection.subscribe()
+            #expect(first.id != second.id)
+            #expect(try await connection.unsubscribe(first.id) == true)
+            #expect(try await connection.unsubscribe(first.id) == false)
+            #expect(try await connection.unsubscribe("no-such-subscription") == false)
+
+            let other = try await server.connect()
+            #expect(try await other.unsubscribe(second.id) == false, "a connection cannot end another connection's subscription")
+
+            _ = try await connection.call("wipe")
+            let changes = try await second.collect(untilSeq: 1)
+            #expect(changes.map(\.seq) == [0, 1])
+            var firstChanges: [StateChange] = []
+            for await change in first {
+                firstChanges.append(change)
+            }
+            #expect(firstChanges.map(\.seq) == [0], "an ended subscription receives nothing more and its sequence finishes")
+        }
+    }
+
+    @Test("a connection holds at most the configured number of subscriptions")
+    func subscriptionLimit() async throws {
+        try await withServer(limits: ConnectionLimits(maxSubscriptions: 2)) { server in
+            let connection = try await server.connect()
+            _ = try await connection.subscribe()
+            _ = try await connection.subscribe()
+            await #expect {
+                try await connection.subscribe()
+            } throws: { error in
+                guard case .remote(let remote) = error as? DepotClientError else { return false }
+                return remote.code == -32004 && remote.message.contains("2 subscriptions")
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DepotJSON
+
+/// A plain blocking Unix socket, for a client that the daemon must not be able to hurt: one that never
+/// reads, or reads only when the test says so. Reads wait with poll(2) up to a generous limit.
+final class RawSocket: @unchecked Sendable {
+    // Sendable because each test uses its socket from one task at a time; the descriptor itself is immutable.
+    let fd: Int32
+    private var buffered: [UInt8] = []
+
+    init(connectingTo path: String, receiveBufferBytes: Int32? = nil) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawSocketError("socket: \(String(cString: strerror(errno)))") }
+        if var size = receiveBufferBytes {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw RawSocketError("connect: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    func send(_ text: String) throws {
+        try send(bytes: Array(text.utf8))
+    }
+
+    func send(bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            guard written >= 0 else { throw RawSocketError("send: \(String(cString: strerror(errno)))") }
+            offset += written
+        }
+    }
+
+    /// The next line without its newline; nil at end of stream.
+    func readLine(timeoutSeconds: Int32 = 60) throws -> [UInt8]? {
+        while true {
+            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffered[..<newline])
+                buffered.removeSubrange(...newline)
+                return line
+            }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, timeoutSeconds * 1000)
+            guard ready > 0 else { throw RawSocketError("no line within \(timeoutSeconds) s") }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return buffered.isEmpty ? nil : { defer { buffered = [] }; return buffered }() }
+            guard count > 0 else { throw RawSocketError("recv: \(String(cString: strerror(errno)))") }
+            buffered += chunk[0..<count]
+        }
+    }
+
+    func readMessage() throws -> JSONValue {
+        guard let line = try readLine() else { throw RawSocketError("the connection ended") }
+        return try JSONParser.parse(line)
+    }
+
+    func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+}
+
+struct RawSocketError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,81 @@
+import DepotClient
+import DepotCore
+import DepotJSON
+import DepotServer
+import DepotTestSupport
+import Testing
+
+@Suite("Server: a slow subscriber")
+struct SlowSubscriberTests {
+    /// About 64 KiB per success state, so a stalled reader's socket buffers fill after a few states.
+    static func bulkySource() -> TestSource {
+        let padding = String(repeating: "x", count: 1000)
+        return TestSource(items: (1...64).map { ["id": .number(JSONNumber($0)), "padding": .string(padding)] })
+    }
+
+    @Test("a subscriber that does not read delays nobody; when it reads, it gets the newest state and how many it skipped")
+    func stalledSubscriberSkips() async throws {
+        let queueLimit = 4
+        try await withServer(source: Self.bulkySource(), limits: ConnectionLimits(subscriberQueueLimit: queueLimit)) { server in
+            let stalled = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
+            try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+            #expect(try stalled.readMessage()["id"] == 1)
+            #expect(try stalled.readMessage()["params"]?["state"]?["seq"] == 0)
+            // From here on it reads nothing until every state has been published.
+
+            let reader = try await server.connect()
+            let watching = try await reader.subscribe()
+            let control = try await server.connect()
+
+            // 100 cycles of load (loading, success) and wipe (idle): 300 states, about 6 MiB of notifications
+            // for each subscriber.
+            let cycles = 100
+            for _ in 0..<cycles {
+                _ = try await control.call("load")
+                _ = try await control.call("wipe")
+            }
+            let lastSeq = 3 * cycles
+            #expect(server.repository.current.seq == lastSeq, "every mutation finished while one subscriber read nothing")
+
+            let seen = try await watching.collect(untilSeq: lastSeq)
+            #expect(seen.map(\.seq) == Array(0...lastSeq), "the reading subscriber missed nothing")
+
+            // Now the stalled subscriber reads everything it has.
+            var seqs: [Int] = [0]
+            var skippedTotal = 0
+            while seqs.last != lastSeq {
+                let notification = try stalled.readMessage()
+                let params = try #require(notification["params"])
+                let seq = try #require(params["state"]?["seq"]?.numberValue?.intValue)
+                let skipped = params["skipped"]?.numberValue?.intValue ?? 0
+                #expect(skipped == seq - seqs.last! - 1, "skipped says exactly how many states it missed")
+                skippedTotal += skipped
+                seqs.append(seq)
+            }
+            #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "states arrive in seq order, without repeats")
+            #expect(seqs.last == lastSeq, "the newest state is always delivered")
+            #expect(skippedTotal > 0, "a stalled subscriber's oldest states were dropped")
+            #expect(seqs.count + skippedTotal == lastSeq + 1)
+            // What it received: states already in the socket's buffers when it stalled, plus at most its queue.
+            #expect(seqs.count < 40, "received \(seqs.count) of \(lastSeq + 1) states; its queue holds \(queueLimit)")
+        }
+    }
+
+    @Test("with a queue of one, a lagging subscriber still ends on the newest state")
+    func queueOfOne() async throws {
+        try await withServer(source: Self.bulkySource(), limits: ConnectionLimits(subscriberQueueLimit: 1)) { server in
+            let stalled = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
+            try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+            _ = try stalled.readMessage()
+            let control = try await server.connect()
+            for _ in 0..<20 {
+                _ = try await control.call("load")
+            }
+            var last = 0
+            while last != 40 {
+                last = try #require(try stalled.readMessage()["params"]?["state"]?["seq"]?.numberValue?.intValue)
+            }
+            #expect(last == 40)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import DepotClient
+import DepotCore
+import DepotJSON
+import DepotServer
+import DepotTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Server: the socket file and shutdown")
+struct SocketTests {
+    @Test("the socket gets the configured mode", arguments: [UInt32(0o660), 0o600, 0o666])
+    func socketMode(mode: UInt32) async throws {
+        let server = try await RunningServer.start(socketMode: mode)
+        var status = stat()
+        #expect(lstat(server.socketPath, &status) == 0)
+        #expect(UInt32(status.st_mode) & 0o777 == mode)
+        await server.stop()
+    }
+
+    @Test("a stale socket left by a dead daemon is replaced")
+    func staleSocketIsReplaced() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("depotd.sock")
+        // Bind a socket and close it without unlinking: what a killed daemon leaves behind.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        close(fd)
+
+        let server = try await RunningServer.start(directory: directory)
+        let connection = try await server.connect()
+        #expect(try await connection.call("state")["seq"] == 0)
+        await server.stop()
+    }
+
+    @Test("a live socket is never stolen: a second server on the same path fails with a clear message")
+    func liveSocketIsRefused() async throws {
+        let first = try await RunningServer.start()
+        await #expect {
+            _ = try await RunningServer.start(directory: first.directory)
+        } throws: { error in
+            String(describing: error).contains("another depotd is already listening on \(first.socketPath)")
+        }
+        let connection = try await first.connect()
+        #expect(try await connection.call("state")["seq"] == 0, "the first server still answers")
+        await first.stop()
+    }
+
+    @Test("a path that is not a socket is refused and left as it is")
+    func regularFileIsRefused() async throws {
+        let directory = TemporaryDirectory()
+        directory.write("depotd.sock", "precious data")
+        await #expect {
+            _ = try await RunningServer.start(directory: directory)
+        } throws: { error in
+            String(describing: error).contains("exists and is not a socket")
+        }
+        #expect(directory.read("depotd.sock") == "precious data")
+        directory.remove()
+    }
+
+    @Test("missing directories above the socket are created")
+    func createsDirectories() async throws {
+        let server = try await RunningServer.start(socketName: "run/depot/depotd.sock")
+        #expect(server.socketPath.hasSuffix("/run/depot/depotd.sock"))
+        let connection = try await server.connect()
+        #expect(try await connection.call("state")["status"] == "idle")
+        await server.stop()
+    }
+
+    @Test("graceful shutdown finishes in-flight requests, closes every connection and removes the socket")
+    func gracefulShutdown() async throws {
+        let server = try await RunningServer.start()
+        let gate = server.source.holdNextFetch()
+        let watcher = try await server.connect()
+        let subscription = try await watcher.subscribe()
+        let caller = try await server.connect()
+        let pendingLoad = Task { try await caller.call("load") }
+        try await withTimeout { await server.source.calls.wait { $0.fetchesStarted == 1 } }
+
+        await server.triggerGracefulShutdown()
+        gate.open()
+        let answer = try await withTimeout { try await pendingLoad.value }
+        #expect(answer["status"] == "success", "the load in flight was answered before the connection closed")
+
+        let seen = try await withTimeout {
+            var seqs: [Int] = []
+            for await change in subscription { seqs.append(change.seq ?? -1) }
+            return seqs
+        }
+        #expect(seen.first == 0, "the subscriber's sequence ended when its connection closed")
+        try await withTimeout { try await server.waitUntilStopped() }
+        #expect(!FileExists.at(server.socketPath), "the socket file is removed")
+        server.directory.remove()
+    }
+}
+
+enum FileExists {
+    static func at(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+}
