@@ -1,0 +1,142 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Depot",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "depotd", targets: ["depotd"]),
+        .executable(name: "depotctl", targets: ["depotctl"]),
+        .library(name: "DepotClient", targets: ["DepotClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        // JSON values that keep member order and number literals exactly; parser and writer. No dependencies.
+        .target(name: "DepotJSON"),
+
+        // POSIX glue shared by the daemon and the client: default paths, directories, errno messages.
+        .target(name: "DepotPlatform"),
+
+        // The domain: items, loading states, the repository and the Source protocol. No networking.
+        .target(
+            name: "DepotCore",
+            dependencies: [
+                "DepotJSON",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+
+        // Where items come from: `file:PATH` and the bundled demo collection.
+        .target(
+            name: "DepotSources",
+            dependencies: [
+                "DepotCore",
+                "DepotPlatform",
+                "DepotJSON",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // JSON-RPC 2.0 over lines: model, framing, codec, dispatcher, and Depot's method names. No transport.
+        .target(
+            name: "DepotRPC",
+            dependencies: [
+                "DepotJSON",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+
+        // The Unix-socket server: listener, connections, subscriptions and the state fan-out.
+        .target(
+            name: "DepotServer",
+            dependencies: [
+                "DepotCore",
+                "DepotPlatform",
+                "DepotRPC",
+                "DepotJSON",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // A client for Depot's socket, used by depotctl and the end-to-end tests.
+        .target(
+            name: "DepotClient",
+            dependencies: [
+                "DepotJSON",
+                "DepotRPC",
+                "DepotPlatform",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+
+        // depotd's options, configuration and start-up, as a library so it can be tested.
+        .target(
+            name: "DepotDaemon",
+            dependencies: [
+                "DepotCore",
+                "DepotPlatform",
+                "DepotJSON",
+                "DepotServer",
+                "DepotSources",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // depotctl's commands and output formatting.
+        .target(
+            name: "DepotControl",
+            dependencies: [
+                "DepotClient",
+                "DepotJSON",
+                "DepotPlatform",
+                "DepotRPC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Helpers for the tests only: gates, waitable conditions, time-outs, temporary directories.
+        .target(name: "DepotTestSupport", dependencies: ["DepotCore", "DepotJSON"]),
+
+        .executableTarget(name: "depotd", dependencies: ["DepotDaemon"]),
+        .executableTarget(name: "depotctl", dependencies: ["DepotControl"]),
+
+        .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON"]),
+        .testTarget(name: "DepotCoreTests", dependencies: ["DepotCore", "DepotJSON", "DepotTestSupport"]),
+        .testTarget(name: "DepotSourcesTests", dependencies: ["DepotSources", "DepotCore", "DepotJSON", "DepotTestSupport"]),
+        .testTarget(
+            name: "DepotRPCTests",
+            dependencies: ["DepotRPC", "DepotJSON", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
+        ),
+        .testTarget(
+            name: "DepotServerTests",
+            dependencies: [
+                "DepotServer", "DepotClient", "DepotCore", "DepotJSON", "DepotTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "DepotDaemonTests", dependencies: ["DepotDaemon", "DepotPlatform", "DepotSources", "DepotTestSupport"]),
+        .testTarget(name: "DepotPlatformTests", dependencies: ["DepotPlatform", "DepotTestSupport"]),
+        .testTarget(name: "DepotControlTests", dependencies: ["DepotControl", "DepotJSON"]),
+        // Runs the real depotd and depotctl binaries; depending on them makes `swift build --build-tests` build them.
+        .testTarget(
+            name: "DepotEndToEndTests",
+            dependencies: ["depotd", "depotctl", "DepotClient", "DepotJSON", "DepotTestSupport"]
+        ),
+    ]
+)

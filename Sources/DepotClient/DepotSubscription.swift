@@ -1,0 +1,13 @@
+/// The states of one subscription, in order, starting with the state that was current when it began.
+/// Ends when the connection closes.
+public struct DepotSubscription: AsyncSequence, Sendable {
+    public typealias Element = StateChange
+
+    /// The subscription id the daemon gave.
+    public let id: String
+    let changes: AsyncStream<StateChange>
+
+    public func makeAsyncIterator() -> AsyncStream<StateChange>.Iterator {
+        changes.makeAsyncIterator()
+    }
+}

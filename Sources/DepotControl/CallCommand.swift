@@ -1,0 +1,41 @@
+import ArgumentParser
+import DepotJSON
+
+struct CallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Call any method with params given as a JSON object, and print its result as JSON.",
+        discussion: "Example: depotctl call remove '{\"id\": \"25\", \"optimistic\": true}'"
+    )
+
+    @OptionGroup var options: ConnectionOptions
+
+    @Argument(help: "The method name, e.g. state, get, load, remove, wipe.")
+    var method: String
+
+    @Argument(help: "The params, as a JSON object.")
+    var params: String?
+
+    func validate() throws {
+        _ = try parsedParams()
+    }
+
+    func run() async throws {
+        let result = try await RemoteCall(options: options).run(method, params: try parsedParams())
+        Output.line(options.json ? result.jsonText : result.prettyPrinted())
+    }
+
+    private func parsedParams() throws -> JSONObject? {
+        guard let params else { return nil }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(params)
+        } catch {
+            throw ValidationError("PARAMS-JSON is not valid JSON: \(error)")
+        }
+        guard case .object(let object) = value else {
+            throw ValidationError("PARAMS-JSON must be a JSON object (params by name), not \(value.typeName)")
+        }
+        return object
+    }
+}

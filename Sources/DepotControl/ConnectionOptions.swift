@@ -1,0 +1,35 @@
+import ArgumentParser
+import DepotClient
+import DepotPlatform
+
+/// Options every depotctl command shares: where the daemon is, and how to print.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The daemon's socket. Env: DEPOT_SOCKET.",
+        discussion: "Default: as depotd resolves it ($RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR/depot, /run/depot or /tmp/depot-$UID), falling back to the system daemon's /run/depot/depotd.sock.",
+        valueName: "path"
+    ))
+    var socket: String?
+
+    @Flag(help: "Print raw JSON, one line per result or state.")
+    var json = false
+
+    /// Connects, or prints why it cannot and exits with `ExitStatus.unavailable`.
+    func connect() async throws -> DepotConnection {
+        let path = SocketLocator(paths: .current).socketPath(explicit: socket)
+        do {
+            return try await DepotConnection.connect(to: path)
+        } catch {
+            Output.error(error.description)
+            throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+}
+
+/// depotctl's exit statuses.
+enum ExitStatus {
+    /// The daemon answered with an error.
+    static let remoteError: Int32 = 1
+    /// The daemon could not be reached, or closed the connection.
+    static let unavailable: Int32 = 3
+}

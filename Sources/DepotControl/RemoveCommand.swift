@@ -1,0 +1,28 @@
+import ArgumentParser
+import DepotJSON
+import DepotRPC
+
+struct RemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove an item from the source, and print the state once the removal is complete.",
+        discussion: "If the source refuses, every subscriber sees a failure and then the items as they were; depotctl exits 1."
+    )
+
+    @OptionGroup var options: ConnectionOptions
+
+    @Argument(help: "The item's id.")
+    var id: String
+
+    @Flag(help: "Show the collection without the item at once, before the source confirms.")
+    var optimistic = false
+
+    func run() async throws {
+        var params: JSONObject = ["id": .string(id)]
+        if optimistic {
+            params["optimistic"] = true
+        }
+        let state = try await RemoteCall(options: options).run(DepotProtocol.Method.remove, params: params)
+        Output.line(options.json ? state.jsonText : "removed \(id) · " + StateFormatter.statusLine(state))
+    }
+}

@@ -1,0 +1,66 @@
+import DepotJSON
+
+/// Turns states and items into depotctl's human output: a status line per state, and a table of items.
+public enum StateFormatter {
+    /// `success · 151 items · seq 3`, `loading · seq 2`, `failure · seq 4 · could not read … (-32001)`.
+    public static func statusLine(_ state: JSONValue, skipped: Int = 0) -> String {
+        let status = state["status"]?.stringValue ?? "unknown"
+        var parts = [status]
+        if status == "success" {
+            let count = state["items"]?.arrayValue?.count ?? 0
+            parts.append(count == 1 ? "1 item" : "\(count) items")
+        }
+        if let seq = state["seq"]?.numberValue {
+            parts.append("seq \(seq.literal)")
+        }
+        if status == "failure", let error = state["error"] {
+            let message = error["message"]?.stringValue ?? error.jsonText
+            let code = error["code"]?.numberValue.map { " (\($0.literal))" } ?? ""
+            parts.append(message + code)
+        }
+        if skipped > 0 {
+            parts.append("skipped \(skipped)")
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    /// A table of `items`: the id column first, then up to `extraColumns` other members taken from the
+    /// items' keys in order of first appearance. Cells are cut to `cellWidth` characters.
+    public static func table(_ items: [JSONValue], idField: String, extraColumns: Int = 3, cellWidth: Int = 32) -> String {
+        var columns: [String] = []
+        for item in items {
+            for key in item.objectValue?.keys ?? [] where key != idField && !columns.contains(key) {
+                columns.append(key)
+            }
+            if columns.count >= extraColumns { break }
+        }
+        columns = [idField] + columns.prefix(extraColumns)
+        let rows = items.map { item in
+            columns.map { column in cell(item[column], width: cellWidth) }
+        }
+        let header = columns.map { $0.uppercased() }
+        let widths = columns.indices.map { index in
+            ([header[index]] + rows.map { $0[index] }).map(\.count).max() ?? 0
+        }
+        func render(_ cells: [String]) -> String {
+            cells.enumerated().map { index, text in
+                index == cells.count - 1 ? text : text + String(repeating: " ", count: widths[index] - text.count)
+            }.joined(separator: "  ")
+        }
+        return ([render(header)] + rows.map(render)).joined(separator: "\n")
+    }
+
+    /// A member as one short cell: strings bare, arrays of scalars joined, objects abbreviated.
+    static func cell(_ value: JSONValue?, width: Int) -> String {
+        let text: String
+        switch value {
+        case nil: text = ""
+        case .string(let string)?: text = string
+        case .array(let elements)?: text = elements.map { cell($0, width: width) }.joined(separator: ", ")
+        case .object(let object)?: text = object.isEmpty ? "{}" : "{…}"
+        case let other?: text = other.jsonText
+        }
+        let singleLine = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return singleLine.count > width ? String(singleLine.prefix(width - 1)) + "…" : singleLine
+    }
+}

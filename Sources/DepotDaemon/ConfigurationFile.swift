@@ -1,0 +1,79 @@
+import DepotJSON
+import DepotPlatform
+
+/// The settings a JSON config file may hold; every key is optional, and a key it does not know is an error,
+/// so a typo never goes unnoticed.
+///
+/// ```json
+/// {"socket": "/run/depot/depotd.sock", "source": "file:/srv/items.json", "idField": "id",
+///  "maxMessageBytes": 1048576, "subscriberQueue": 256, "socketMode": "0660", "logLevel": "info",
+///  "initialLoad": true}
+/// ```
+public struct ConfigurationFile: Sendable, Equatable {
+    public var socket: String?
+    public var source: String?
+    public var idField: String?
+    public var maxMessageBytes: Int?
+    public var subscriberQueue: Int?
+    public var socketMode: String?
+    public var logLevel: String?
+    public var initialLoad: Bool?
+
+    public static let keys = ["socket", "source", "idField", "maxMessageBytes", "subscriberQueue", "socketMode", "logLevel", "initialLoad"]
+
+    public init() {}
+
+    /// Reads and checks the file at `path`.
+    public init(contentsOf path: String) throws(ConfigurationError) {
+        let bytes: [UInt8]
+        do {
+            bytes = try Files.readAll(path)
+        } catch {
+            throw ConfigurationError("config file: \(error)")
+        }
+        try self.init(parsing: bytes, path: path)
+    }
+
+    /// Parses a config file's text; `path` names it in errors.
+    public init(parsing bytes: [UInt8], path: String) throws(ConfigurationError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw ConfigurationError("config file \(path) is not valid JSON: \(error)")
+        }
+        guard case .object(let object) = value else {
+            throw ConfigurationError("config file \(path) must hold a JSON object of settings, not \(value.typeName)")
+        }
+        for key in object.keys where !Self.keys.contains(key) {
+            throw ConfigurationError("config file \(path) has an unknown key \"\(key)\"; the keys are \(Self.keys.joined(separator: ", "))")
+        }
+        func string(_ key: String) throws(ConfigurationError) -> String? {
+            guard let member = object[key] else { return nil }
+            guard case .string(let text) = member else {
+                throw ConfigurationError("config file \(path): \"\(key)\" must be a string, not \(member.typeName)")
+            }
+            return text
+        }
+        func integer(_ key: String) throws(ConfigurationError) -> Int? {
+            guard let member = object[key] else { return nil }
+            guard let number = member.numberValue?.intValue else {
+                throw ConfigurationError("config file \(path): \"\(key)\" must be an integer, not \(member.jsonText)")
+            }
+            return number
+        }
+        self.socket = try string("socket")
+        self.source = try string("source")
+        self.idField = try string("idField")
+        self.maxMessageBytes = try integer("maxMessageBytes")
+        self.subscriberQueue = try integer("subscriberQueue")
+        self.socketMode = try string("socketMode")
+        self.logLevel = try string("logLevel")
+        if let member = object["initialLoad"] {
+            guard case .bool(let flag) = member else {
+                throw ConfigurationError("config file \(path): \"initialLoad\" must be true or false, not \(member.jsonText)")
+            }
+            self.initialLoad = flag
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+
+/// depotd's command-line flags. Each one, when given, overrides the environment and the config file.
+public struct DaemonOptions: ParsableArguments, Sendable {
+    @Option(help: ArgumentHelp(
+        "The Unix socket to listen on. Env: DEPOT_SOCKET.",
+        discussion: "Default: $RUNTIME_DIRECTORY/depotd.sock, else $XDG_RUNTIME_DIR/depot/depotd.sock, else /run/depot/depotd.sock for root and /tmp/depot-$UID/depotd.sock for others.",
+        valueName: "path"
+    ))
+    public var socket: String?
+
+    @Option(help: ArgumentHelp(
+        "Where the collection comes from: file:PATH, a JSON array of objects. Env: DEPOT_SOURCE.",
+        discussion: "Default: items.json in the state directory ($STATE_DIRECTORY, else $XDG_STATE_HOME/depot, else ~/.local/state/depot, /var/lib/depot for root), seeded with the 151 first-generation Pokémon on first run.",
+        valueName: "uri"
+    ))
+    public var source: String?
+
+    @Option(name: .customLong("id-field"), help: ArgumentHelp("The member of each item that holds its id (a string or an integer). Default: id.", valueName: "name"))
+    public var idField: String?
+
+    @Option(help: ArgumentHelp("A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, subscriberQueue, socketMode, logLevel, initialLoad).", valueName: "file"))
+    public var config: String?
+
+    @Option(name: .customLong("max-message-bytes"), help: ArgumentHelp("The longest request line accepted; a longer one is answered with an error and its connection closed. Default: 1048576 (1 MiB).", valueName: "bytes"))
+    public var maxMessageBytes: Int?
+
+    @Option(name: .customLong("subscriber-queue"), help: ArgumentHelp("States a subscriber may fall behind by; beyond it the oldest are dropped and the next notification says how many were skipped. Default: 256.", valueName: "states"))
+    public var subscriberQueue: Int?
+
+    @Option(name: .customLong("socket-mode"), help: ArgumentHelp("The socket file's permissions, in octal. Default: 0660 (owner and group may connect).", valueName: "mode"))
+    public var socketMode: String?
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical. Default: info.", valueName: "level"))
+    public var logLevel: String?
+
+    @Flag(name: .customLong("no-initial-load"), help: "Start idle instead of loading the source at start-up.")
+    public var noInitialLoad = false
+
+    public init() {}
+}

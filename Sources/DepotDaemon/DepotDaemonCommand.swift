@@ -1,0 +1,42 @@
+import ArgumentParser
+import DepotPlatform
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `depotd` command.
+public struct DepotDaemonCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "depotd",
+        abstract: "Serve one shared collection to local programs over JSON-RPC on a Unix socket.",
+        discussion: """
+            depotd loads a collection of items from a source, keeps it in memory, and pushes every change of \
+            state (idle, loading, success, failure) to every subscriber. Talk to it with depotctl, socat or any \
+            JSON-RPC 2.0 client, one message per line. Settings come from flags, then DEPOT_SOCKET and \
+            DEPOT_SOURCE, then --config, then the defaults. SIGTERM or SIGINT stops it cleanly.
+            """
+    )
+
+    @OptionGroup public var options: DaemonOptions
+
+    public init() {}
+
+    public func run() async throws {
+        let settings = try DaemonSettings.resolve(options: options, paths: .current, workingDirectory: Self.workingDirectory())
+        let level = settings.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        try await Daemon(settings: settings, logger: Logger(label: "depotd")).run()
+    }
+
+    private static func workingDirectory() -> String {
+        guard let pointer = getcwd(nil, 0) else { return "/" }
+        defer { free(pointer) }
+        return String(cString: pointer)
+    }
+}

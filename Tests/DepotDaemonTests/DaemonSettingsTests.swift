@@ -1,0 +1,284 @@
+import DepotDaemon
+import DepotPlatform
+import DepotSources
+import DepotTestSupport
+import Logging
+import Testing
+
+@Suite("DaemonSettings.resolve")
+struct DaemonSettingsTests {
+    @Test("defaults when nothing is given")
+    func defaults() throws {
+        let settings = try resolve([], environment: [:], userID: 1000)
+        #expect(settings.socketPath == "/tmp/depot-1000/depotd.sock")
+        #expect(settings.source == nil)
+        #expect(settings.stateDirectory == "/tmp/depot-1000/.local/state/depot")
+        #expect(settings.idField == "id")
+        #expect(settings.maxMessageBytes == 1_048_576)
+        #expect(settings.subscriberQueue == 256)
+        #expect(settings.socketMode == 0o660)
+        #expect(settings.logLevel == .info)
+        #expect(settings.initialLoad)
+    }
+
+    @Test("default socket and state directory come from RuntimePaths for the given environment and uid", arguments: [
+        ([:], 0, "/run/depot/depotd.sock", "/var/lib/depot"),
+        (["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, "/run/user/1000/depot/depotd.sock", "/home/u/.local/state/depot"),
+        (["RUNTIME_DIRECTORY": "/run/depot", "STATE_DIRECTORY": "/var/lib/depot"], 999, "/run/depot/depotd.sock", "/var/lib/depot"),
+    ] as [([String: String], UInt32, String, String)])
+    func defaultPaths(environment: [String: String], userID: UInt32, socket: String, state: String) throws {
+        let settings = try resolve([], environment: environment, userID: userID)
+        let paths = RuntimePaths(environment: environment, userID: userID)
+        #expect(settings.socketPath == socket)
+        #expect(settings.socketPath == paths.defaultSocketPath)
+        #expect(settings.stateDirectory == state)
+        #expect(settings.stateDirectory == paths.defaultStateDirectory)
+    }
+
+    struct Layers: Sendable, CustomTestStringConvertible {
+        let flag: Bool
+        let environment: Bool
+        let file: Bool
+        var testDescription: String {
+            [flag ? "flag" : nil, environment ? "env" : nil, file ? "file" : nil].compactMap { $0 }.joined(separator: "+").nonEmpty ?? "nothing"
+        }
+    }
+
+    static let allLayers: [Layers] = [false, true].flatMap { flag in
+        [false, true].flatMap { environment in [false, true].map { file in Layers(flag: flag, environment: environment, file: file) } }
+    }
+
+    @Test("socket: flag beats DEPOT_SOCKET beats the config file beats the default", arguments: allLayers)
+    func socketPrecedence(_ layers: Layers) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.write("depot.json", #"{"socket": "/from/file.sock"}"#)
+        var arguments: [String] = []
+        if layers.flag { arguments += ["--socket", "/from/flag.sock"] }
+        if layers.file { arguments += ["--config", config] }
+        let environment = layers.environment ? ["DEPOT_SOCKET": "/from/env.sock"] : [:]
+
+        let settings = try resolve(arguments, environment: environment)
+
+        let expected = layers.flag ? "/from/flag.sock" : layers.environment ? "/from/env.sock" : layers.file ? "/from/file.sock" : "/tmp/depot-1000/depotd.sock"
+        #expect(settings.socketPath == expected)
+    }
+
+    @Test("source: flag beats DEPOT_SOURCE beats the config file beats the default (nil)", arguments: allLayers)
+    func sourcePrecedence(_ layers: Layers) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.write("depot.json", #"{"source": "file:/from/file.json"}"#)
+        var arguments: [String] = []
+        if layers.flag { arguments += ["--source", "file:/from/flag.json"] }
+        if layers.file { arguments += ["--config", config] }
+        let environment = layers.environment ? ["DEPOT_SOURCE": "file:/from/env.json"] : [:]
+
+        let settings = try resolve(arguments, environment: environment)
+
+        let expected: DepotSources.SourceLocation? = layers.flag ? .file(path: "/from/flag.json")
+            : layers.environment ? .file(path: "/from/env.json")
+            : layers.file ? .file(path: "/from/file.json") : nil
+        #expect(settings.source == expected)
+    }
+
+    @Test("empty DEPOT_SOCKET and DEPOT_SOURCE are ignored")
+    func emptyEnvironmentIgnored() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.write("depot.json", #"{"socket": "/from/file.sock", "source": "file:/from/file.json"}"#)
+
+        let withFile = try resolve(["--config", config], environment: ["DEPOT_SOCKET": "", "DEPOT_SOURCE": ""])
+        #expect(withFile.socketPath == "/from/file.sock")
+        #expect(withFile.source == .file(path: "/from/file.json"))
+
+        let withoutFile = try resolve([], environment: ["DEPOT_SOCKET": "", "DEPOT_SOURCE": ""])
+        #expect(withoutFile.socketPath == "/tmp/depot-1000/depotd.sock")
+        #expect(withoutFile.source == nil)
+    }
+
+    @Test("every setting is taken from the config file when no flag is given")
+    func everythingFromFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.write("depot.json", """
+        {"socket": "/s.sock", "source": "file:items.json", "idField": "sku", "maxMessageBytes": 4096,
+         "subscriberQueue": 8, "socketMode": "0600", "logLevel": "debug", "initialLoad": false}
+        """)
+
+        let settings = try resolve(["--config", config], workingDirectory: "/srv/depot")
+
+        #expect(settings.socketPath == "/s.sock")
+        #expect(settings.source == .file(path: "/srv/depot/items.json"))
+        #expect(settings.idField == "sku")
+        #expect(settings.maxMessageBytes == 4096)
+        #expect(settings.subscriberQueue == 8)
+        #expect(settings.socketMode == 0o600)
+        #expect(settings.logLevel == .debug)
+        #expect(!settings.initialLoad)
+    }
+
+    @Test("every flag beats the config file")
+    func flagsBeatFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.write("depot.json", """
+        {"socket": "/s.sock", "source": "file:/f.json", "idField": "sku", "maxMessageBytes": 4096,
+         "subscriberQueue": 8, "socketMode": "0600", "logLevel": "debug", "initialLoad": true}
+        """)
+
+        let settings = try resolve([
+            "--config", config, "--socket", "/flag.sock", "--source", "file:///flag.json", "--id-field", "key",
+            "--max-message-bytes", "64", "--subscriber-queue", "1", "--socket-mode", "640", "--log-level", "ERROR",
+            "--no-initial-load",
+        ])
+
+        #expect(settings.socketPath == "/flag.sock")
+        #expect(settings.source == .file(path: "/flag.json"))
+        #expect(settings.idField == "key")
+        #expect(settings.maxMessageBytes == 64)
+        #expect(settings.subscriberQueue == 1)
+        #expect(settings.socketMode == 0o640)
+        #expect(settings.logLevel == .error)
+        #expect(!settings.initialLoad)
+    }
+
+    @Test("initial load: on by default, off with --no-initial-load or \"initialLoad\": false")
+    func initialLoad() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let off = directory.write("off.json", #"{"initialLoad": false}"#)
+        let on = directory.write("on.json", #"{"initialLoad": true}"#)
+
+        #expect(try resolve([]).initialLoad)
+        #expect(try !resolve(["--no-initial-load"]).initialLoad)
+        #expect(try !resolve(["--config", off]).initialLoad)
+        #expect(try resolve(["--config", on]).initialLoad)
+        #expect(try !resolve(["--config", on, "--no-initial-load"]).initialLoad)
+    }
+
+    @Test("a relative file source is resolved against the given working directory, from any layer")
+    func relativeSource() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.write("depot.json", #"{"source": "file:./data/file.json"}"#)
+
+        #expect(try resolve(["--source", "file:items.json"], workingDirectory: "/srv").source == .file(path: "/srv/items.json"))
+        #expect(try resolve([], environment: ["DEPOT_SOURCE": "file:env.json"], workingDirectory: "/srv/").source == .file(path: "/srv/env.json"))
+        #expect(try resolve(["--config", config], workingDirectory: "/srv").source == .file(path: "/srv/data/file.json"))
+        #expect(try resolve(["--source", "file:/abs.json"], workingDirectory: "/srv").source == .file(path: "/abs.json"))
+    }
+
+    @Test("socket modes in octal, with or without a leading zero", arguments: [
+        ("0660", 0o660), ("660", 0o660), ("0600", 0o600), ("0777", 0o777), ("0", 0), ("0000", 0), ("755", 0o755),
+    ] as [(String, UInt32)])
+    func socketModes(text: String, mode: UInt32) throws {
+        #expect(try resolve(["--socket-mode", text]).socketMode == mode)
+    }
+
+    @Test("log levels, in any case", arguments: [
+        ("trace", Logger.Level.trace), ("debug", .debug), ("info", .info), ("notice", .notice),
+        ("warning", .warning), ("error", .error), ("critical", .critical), ("INFO", .info), ("Warning", .warning),
+    ])
+    func logLevels(text: String, level: Logger.Level) throws {
+        #expect(try resolve(["--log-level", text]).logLevel == level)
+    }
+
+    @Test("the smallest accepted limits")
+    func smallestLimits() throws {
+        let settings = try resolve(["--max-message-bytes", "64", "--subscriber-queue", "1"])
+        #expect(settings.maxMessageBytes == 64)
+        #expect(settings.subscriberQueue == 1)
+    }
+
+    static func invalidModeMessage(_ text: String) -> String {
+        "socket mode \"\(text)\" is not an octal permission between 0000 and 0777, such as 0660"
+    }
+
+    @Test("invalid values give an exact, helpful ConfigurationError", arguments: [
+        (["--socket-mode", "999"], invalidModeMessage("999")),
+        (["--socket-mode", "rw"], invalidModeMessage("rw")),
+        (["--socket-mode", "01777"], invalidModeMessage("01777")),
+        (["--socket-mode", "1000"], invalidModeMessage("1000")),
+        (["--socket-mode", ""], invalidModeMessage("")),
+        (["--socket-mode", "0o660"], invalidModeMessage("0o660")),
+        (["--socket-mode=-1"], invalidModeMessage("-1")),
+        (["--log-level", "loud"], #"log level "loud" is not one of trace, debug, info, notice, warning, error, critical"#),
+        (["--log-level", ""], #"log level "" is not one of trace, debug, info, notice, warning, error, critical"#),
+        (["--subscriber-queue", "0"], "subscriber queue 0 must be at least 1 (default 256)"),
+        (["--subscriber-queue=-5"], "subscriber queue -5 must be at least 1 (default 256)"),
+        (["--max-message-bytes", "10"], "max message bytes 10 is too small to carry a request; use at least 64 (default 1048576)"),
+        (["--max-message-bytes", "63"], "max message bytes 63 is too small to carry a request; use at least 64 (default 1048576)"),
+        (["--id-field", ""], "the id field is empty; give --id-field a member name such as id"),
+        (["--socket", ""], "the socket path is empty; give --socket a path"),
+        (["--source", "http://x"], #"source "http://x" is not supported: use file:PATH for a JSON file"#),
+        (["--source", "items.json"], #"source "items.json" is not supported: use file:PATH for a JSON file; did you mean file:items.json?"#),
+        (["--source", "file:"], #"source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
+        (["--source", "file://rel/items.json"], #"source "file://rel/items.json": a file:// URI needs an absolute path, as in file:///var/lib/depot/items.json; for a relative path write file:rel/items.json"#),
+    ] as [([String], String)])
+    func invalidFlags(arguments: [String], message: String) {
+        #expect(configurationError(arguments) == ConfigurationError(message))
+    }
+
+    @Test("invalid values from the environment and the config file are rejected the same way")
+    func invalidFromOtherLayers() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        func config(_ text: String) -> String { directory.write("depot.json", text) }
+
+        #expect(configurationError([], environment: ["DEPOT_SOURCE": "ftp://host/items.json"])
+            == ConfigurationError(#"source "ftp://host/items.json" is not supported: use file:PATH for a JSON file"#))
+        #expect(configurationError(["--config", config(#"{"socketMode": "999"}"#)]) == ConfigurationError(Self.invalidModeMessage("999")))
+        #expect(configurationError(["--config", config(#"{"logLevel": "loud"}"#)])
+            == ConfigurationError(#"log level "loud" is not one of trace, debug, info, notice, warning, error, critical"#))
+        #expect(configurationError(["--config", config(#"{"subscriberQueue": 0}"#)]) == ConfigurationError("subscriber queue 0 must be at least 1 (default 256)"))
+        #expect(configurationError(["--config", config(#"{"maxMessageBytes": 10}"#)])
+            == ConfigurationError("max message bytes 10 is too small to carry a request; use at least 64 (default 1048576)"))
+        #expect(configurationError(["--config", config(#"{"idField": ""}"#)]) == ConfigurationError("the id field is empty; give --id-field a member name such as id"))
+        #expect(configurationError(["--config", config(#"{"socket": ""}"#)]) == ConfigurationError("the socket path is empty; give --socket a path"))
+        #expect(configurationError(["--config", config(#"{"source": "plain/path"}"#)])
+            == ConfigurationError(#"source "plain/path" is not supported: use file:PATH for a JSON file; did you mean file:plain/path?"#))
+    }
+
+    @Test("a valid flag hides an invalid value in a lower layer")
+    func validFlagHidesInvalidFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.write("depot.json", #"{"socketMode": "999", "logLevel": "loud", "source": "http://x"}"#)
+        let settings = try resolve(["--config", config, "--socket-mode", "0600", "--log-level", "debug", "--source", "file:/ok.json"],
+                                   environment: ["DEPOT_SOURCE": "http://also-bad"])
+        #expect(settings.socketMode == 0o600)
+        #expect(settings.logLevel == .debug)
+        #expect(settings.source == .file(path: "/ok.json"))
+    }
+
+    @Test("a missing or broken config file stops resolution with the file's error")
+    func brokenConfigFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = directory.file("missing.json")
+        #expect(configurationError(["--config", missing]) == ConfigurationError("config file: cannot read \(missing): No such file or directory"))
+
+        let typo = directory.write("typo.json", #"{"sockett": "/x"}"#)
+        #expect(configurationError(["--config", typo, "--socket", "/flag.sock"])
+            == ConfigurationError(#"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, subscriberQueue, socketMode, logLevel, initialLoad"#))
+    }
+
+    @Test(
+        "a relative --config is read from the given working directory, like a relative source",
+        .disabled("BUG: --config is opened relative to the process's working directory, not the workingDirectory passed to resolve")
+    )
+    func relativeConfigPath() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        directory.write("relative-depot-config.json", #"{"socket": "/from/file.sock"}"#)
+
+        let settings = try resolve(["--config", "relative-depot-config.json"], workingDirectory: directory.path)
+
+        #expect(settings.socketPath == "/from/file.sock")
+    }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
+}
