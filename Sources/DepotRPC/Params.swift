@@ -20,10 +20,14 @@ public struct Params: Sendable {
         case .array(let elements) where elements.isEmpty:
             self.init(method: method, members: JSONObject())
         case .array:
-            let example = accepted.isEmpty ? "no params" : "an object such as {\(accepted.map { "\"\($0)\": …" }.joined(separator: ", "))}"
-            throw .invalidParams("\(method) takes params by name, not by position: send \(example)")
+            guard !accepted.isEmpty else {
+                throw .invalidParams("\(method) takes no params")
+            }
+            let example = "{\(accepted.map { "\"\($0)\": …" }.joined(separator: ", "))}"
+            throw .invalidParams("\(method) takes params by name, not by position: send an object such as \(example)")
         case .object(let object):
-            let unknown = object.keys.filter { !accepted.contains($0) }
+            var seen: Set<String> = []
+            let unknown = object.keys.filter { !accepted.contains($0) && seen.insert($0).inserted }
             guard unknown.isEmpty else {
                 let names = unknown.map { "\"\($0)\"" }.joined(separator: ", ")
                 let allowed = accepted.isEmpty ? "takes no params" : "accepts \(accepted.joined(separator: ", "))"
@@ -45,7 +49,7 @@ public struct Params: Sendable {
         case .number(let number) where number.isInteger:
             return number.literal
         case .some(let other):
-            throw .invalidParams("\"\(name)\" must be a non-empty string or an integer, found \(other.jsonText)")
+            throw .invalidParams("\"\(name)\" must be a non-empty string or an integer, found \(Self.brief(other))")
         }
     }
 
@@ -57,7 +61,7 @@ public struct Params: Sendable {
         case .string(let value):
             return value
         case .some(let other):
-            throw .invalidParams("\"\(name)\" must be a string, found \(other.typeName)")
+            throw .invalidParams("\"\(name)\" must be a string, found \(Self.brief(other))")
         }
     }
 
@@ -69,7 +73,18 @@ public struct Params: Sendable {
         case .bool(let value):
             return value
         case .some(let other):
-            throw .invalidParams("\"\(name)\" must be true or false, found \(other.jsonText)")
+            throw .invalidParams("\"\(name)\" must be true or false, found \(Self.brief(other))")
+        }
+    }
+
+    /// A wrong value as a message shows it: scalars as written (cut short), arrays and objects by their type.
+    static func brief(_ value: JSONValue) -> String {
+        switch value {
+        case .array: return "an array"
+        case .object: return "an object"
+        default:
+            let text = value.jsonText
+            return text.count > 40 ? String(text.prefix(39)) + "…" : text
         }
     }
 }

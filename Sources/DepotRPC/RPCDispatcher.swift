@@ -21,8 +21,9 @@ public struct RPCDispatcher<Context>: Sendable {
     public let methodNames: [String]
 
     public init(methods: [RPCMethod<Context>]) {
+        // A name registered twice keeps its last registration.
         self.methods = Dictionary(methods.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
-        self.methodNames = methods.map(\.name).sorted()
+        self.methodNames = self.methods.keys.sorted()
     }
 
     public func dispatch(_ message: IncomingMessage, context: Context) -> DispatchOutcome {

@@ -33,10 +33,8 @@ public struct RPCError: Error, Sendable, CustomStringConvertible {
     }
 
     public static func methodNotFound(_ method: String, known: [String]) -> RPCError {
-        RPCError(
-            code: methodNotFoundCode,
-            message: "Method not found: \"\(method)\"; this server has \(known.joined(separator: ", "))"
-        )
+        let offer = known.isEmpty ? "" : "; this server has \(known.joined(separator: ", "))"
+        return RPCError(code: methodNotFoundCode, message: "Method not found: \"\(method)\"\(offer)")
     }
 
     public static func invalidParams(_ detail: String) -> RPCError {

@@ -220,7 +220,7 @@ struct DispatcherSpecExamplesTests {
         expectLine(line, is: #"{"jsonrpc":"2.0","id":1,"result":"second"}"#)
     }
 
-    @Test(.disabled("BUG: methodNames keeps both entries of a name registered twice: [\"get\", \"state\", \"state\"]"))
+    @Test
     func methodRegisteredTwiceIsListedOnce() {
         #expect(Self.registeredTwice.methodNames == ["get", "state"])
     }

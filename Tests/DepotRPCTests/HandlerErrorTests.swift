@@ -66,6 +66,7 @@ struct HandlerErrorTests {
         (RPCError.parseError("bad"), -32700, "Parse error: bad"),
         (RPCError.invalidRequest("bad"), -32600, "Invalid Request: bad"),
         (RPCError.methodNotFound("m", known: ["a", "b"]), -32601, #"Method not found: "m"; this server has a, b"#),
+        (RPCError.methodNotFound("m", known: []), -32601, #"Method not found: "m""#),
         (RPCError.invalidParams("bad"), -32602, "Invalid params: bad"),
         (RPCError.internalError("bad"), -32603, "Internal error: bad"),
     ])
