@@ -14,9 +14,7 @@ public enum StateFormatter {
             parts.append("seq \(seq.literal)")
         }
         if status == "failure", let error = state["error"] {
-            let message = error["message"]?.stringValue ?? error.jsonText
-            let code = error["code"]?.numberValue.map { " (\($0.literal))" } ?? ""
-            parts.append(message + code)
+            parts.append(failureText(error))
         }
         if skipped > 0 {
             parts.append("skipped \(skipped)")
@@ -24,9 +22,23 @@ public enum StateFormatter {
         return parts.joined(separator: " · ")
     }
 
-    /// A table of `items`: the id column first, then up to `extraColumns` other members taken from the
-    /// items' keys in order of first appearance. Cells are cut to `cellWidth` characters.
+    /// A failure's error as text: its message and code (`refused (-32002)`); a bare string error as it is;
+    /// `(no message)` when there is no string message, rather than raw JSON.
+    static func failureText(_ error: JSONValue) -> String {
+        if let text = error.stringValue {
+            return text
+        }
+        let message = error["message"]?.stringValue ?? "(no message)"
+        let code = error["code"]?.numberValue.map { " (\($0.literal))" } ?? ""
+        return message + code
+    }
+
+    /// A table of `items`: the id column first, then up to `extraColumns` (at least 0) other members taken
+    /// from the items' keys in order of first appearance. Cells are cut to `cellWidth` characters (at least 1).
+    /// Rows carry no trailing spaces.
     public static func table(_ items: [JSONValue], idField: String, extraColumns: Int = 3, cellWidth: Int = 32) -> String {
+        let extraColumns = max(extraColumns, 0)
+        let cellWidth = max(cellWidth, 1)
         var columns: [String] = []
         for item in items {
             for key in item.objectValue?.keys ?? [] where key != idField && !columns.contains(key) {
@@ -43,9 +55,13 @@ public enum StateFormatter {
             ([header[index]] + rows.map { $0[index] }).map(\.count).max() ?? 0
         }
         func render(_ cells: [String]) -> String {
-            cells.enumerated().map { index, text in
-                index == cells.count - 1 ? text : text + String(repeating: " ", count: widths[index] - text.count)
+            var line = cells.enumerated().map { index, text in
+                text + String(repeating: " ", count: widths[index] - text.count)
             }.joined(separator: "  ")
+            while line.last == " " {
+                line.removeLast()
+            }
+            return line
         }
         return ([render(header)] + rows.map(render)).joined(separator: "\n")
     }

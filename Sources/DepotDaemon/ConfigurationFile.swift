@@ -1,8 +1,8 @@
 import DepotJSON
 import DepotPlatform
 
-/// The settings a JSON config file may hold; every key is optional, and a key it does not know is an error,
-/// so a typo never goes unnoticed.
+/// The settings a JSON config file may hold; every key is optional, and a key it does not know, or a key
+/// given twice, is an error, so a typo never goes unnoticed.
 ///
 /// ```json
 /// {"socket": "/run/depot/depotd.sock", "source": "file:/srv/items.json", "idField": "id",
@@ -11,6 +11,7 @@ import DepotPlatform
 /// ```
 public struct ConfigurationFile: Sendable, Equatable {
     public var socket: String?
+    /// As written; a relative `file:` path is resolved against the config file's directory by `DaemonSettings`.
     public var source: String?
     public var idField: String?
     public var maxMessageBytes: Int?
@@ -34,19 +35,26 @@ public struct ConfigurationFile: Sendable, Equatable {
         try self.init(parsing: bytes, path: path)
     }
 
-    /// Parses a config file's text; `path` names it in errors.
+    /// Parses a config file's text; `path` names it in errors. Values are taken as given and checked by
+    /// `DaemonSettings`, except integers too large to hold, which are out of any range.
     public init(parsing bytes: [UInt8], path: String) throws(ConfigurationError) {
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes)
         } catch {
-            throw ConfigurationError("config file \(path) is not valid JSON: \(error)")
+            throw ConfigurationError("config file \(path) is not valid JSON: \(error) (\(error.position(in: bytes)))")
         }
         guard case .object(let object) = value else {
             throw ConfigurationError("config file \(path) must hold a JSON object of settings, not \(value.typeName)")
         }
-        for key in object.keys where !Self.keys.contains(key) {
-            throw ConfigurationError("config file \(path) has an unknown key \"\(key)\"; the keys are \(Self.keys.joined(separator: ", "))")
+        var seen: Set<String> = []
+        for key in object.keys {
+            guard Self.keys.contains(key) else {
+                throw ConfigurationError("config file \(path) has an unknown key \"\(key)\"; the keys are \(Self.keys.joined(separator: ", "))")
+            }
+            guard seen.insert(key).inserted else {
+                throw ConfigurationError("config file \(path) has the key \"\(key)\" more than once; keep only one")
+            }
         }
         func string(_ key: String) throws(ConfigurationError) -> String? {
             guard let member = object[key] else { return nil }
@@ -55,18 +63,21 @@ public struct ConfigurationFile: Sendable, Equatable {
             }
             return text
         }
-        func integer(_ key: String) throws(ConfigurationError) -> Int? {
+        func integer(_ key: String, _ setting: IntegerSetting) throws(ConfigurationError) -> Int? {
             guard let member = object[key] else { return nil }
-            guard let number = member.numberValue?.intValue else {
+            guard let number = member.numberValue, number.isInteger else {
                 throw ConfigurationError("config file \(path): \"\(key)\" must be an integer, not \(member.jsonText)")
             }
-            return number
+            guard let integer = number.intValue else {
+                throw setting.outOfRange(number.literal, from: .configFile(path: path, key: key))
+            }
+            return integer
         }
         self.socket = try string("socket")
         self.source = try string("source")
         self.idField = try string("idField")
-        self.maxMessageBytes = try integer("maxMessageBytes")
-        self.subscriberQueue = try integer("subscriberQueue")
+        self.maxMessageBytes = try integer("maxMessageBytes", .maxMessageBytes)
+        self.subscriberQueue = try integer("subscriberQueue", .subscriberQueue)
         self.socketMode = try string("socketMode")
         self.logLevel = try string("logLevel")
         if let member = object["initialLoad"] {

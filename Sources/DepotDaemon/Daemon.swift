@@ -18,6 +18,7 @@ public struct Daemon: Sendable {
 
     /// Runs until a graceful shutdown; throws when the daemon cannot start.
     public func run() async throws {
+        try ensurePrivateDirectory()
         let source = try makeSource()
         let repository = Repository(source: source, idField: settings.idField, logger: logger)
         let server = DepotServer(
@@ -41,6 +42,22 @@ public struct Daemon: Sendable {
             )
         )
         try await group.run()
+    }
+
+    /// Makes sure the fallback directory under /tmp is this user's alone before the socket or the state is
+    /// put in it. This must come first: the server creates a missing socket directory with mode 0755, and
+    /// would use one someone else made.
+    private func ensurePrivateDirectory() throws {
+        guard let directory = settings.privateDirectory else { return }
+        var variables: [String] = []
+        if settings.socketPath.hasPrefix(directory + "/") {
+            variables.append("XDG_RUNTIME_DIR")
+        }
+        if settings.source == nil && settings.stateDirectory.hasPrefix(directory + "/") {
+            variables.append("XDG_STATE_HOME")
+        }
+        let remedy = variables.isEmpty ? "remove it" : "remove it or set " + variables.joined(separator: " and ")
+        try PrivateDirectory.ensure(directory, remedy: remedy)
     }
 
     private func makeSource() throws -> any Source {

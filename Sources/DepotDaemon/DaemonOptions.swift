@@ -19,23 +19,32 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("id-field"), help: ArgumentHelp("The member of each item that holds its id (a string or an integer). Default: id.", valueName: "name"))
     public var idField: String?
 
-    @Option(help: ArgumentHelp("A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, subscriberQueue, socketMode, logLevel, initialLoad).", valueName: "file"))
+    @Option(help: ArgumentHelp(
+        "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, subscriberQueue, socketMode, logLevel, initialLoad).",
+        discussion: "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
+        valueName: "file"
+    ))
     public var config: String?
 
-    @Option(name: .customLong("max-message-bytes"), help: ArgumentHelp("The longest request line accepted; a longer one is answered with an error and its connection closed. Default: 1048576 (1 MiB).", valueName: "bytes"))
+    @Option(name: .customLong("max-message-bytes"), help: ArgumentHelp("The longest request line accepted, 64 to 1073741824; a longer one is answered with an error and its connection closed. Default: 1048576 (1 MiB).", valueName: "bytes"))
     public var maxMessageBytes: Int?
 
-    @Option(name: .customLong("subscriber-queue"), help: ArgumentHelp("States a subscriber may fall behind by; beyond it the oldest are dropped and the next notification says how many were skipped. Default: 256.", valueName: "states"))
+    @Option(name: .customLong("subscriber-queue"), help: ArgumentHelp("States a subscriber may fall behind by, 1 to 1048576; beyond it the oldest are dropped and the next notification says how many were skipped. Default: 256.", valueName: "states"))
     public var subscriberQueue: Int?
 
-    @Option(name: .customLong("socket-mode"), help: ArgumentHelp("The socket file's permissions, in octal. Default: 0660 (owner and group may connect).", valueName: "mode"))
+    @Option(name: .customLong("socket-mode"), help: ArgumentHelp("The socket file's permissions: one to four octal digits, at most 0777. Default: 0660 (owner and group may connect).", valueName: "mode"))
     public var socketMode: String?
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical. Default: info.", valueName: "level"))
     public var logLevel: String?
 
-    @Flag(name: .customLong("no-initial-load"), help: "Start idle instead of loading the source at start-up.")
-    public var noInitialLoad = false
+    /// nil when neither flag is given, so `"initialLoad"` from the config file applies; either flag overrides it.
+    @Flag(
+        name: .customLong("initial-load"),
+        inversion: .prefixedNo,
+        help: "Load the source at start-up (the default), or with --no-initial-load start idle; overrides \"initialLoad\" in the config file."
+    )
+    public var initialLoad: Bool?
 
     public init() {}
 }

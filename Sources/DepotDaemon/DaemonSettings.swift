@@ -5,7 +5,8 @@ import DepotSources
 import Logging
 
 /// depotd's settings, resolved from flags, then the environment (DEPOT_SOCKET, DEPOT_SOURCE), then the
-/// config file, then the defaults — the first that gives a value wins — and checked.
+/// config file, then the defaults — the first that gives a value wins — and checked. An error names where
+/// the bad value came from: the flag, the environment variable, or the config file and its key.
 public struct DaemonSettings: Sendable, Equatable {
     public var socketPath: String
     /// nil: the default file in the state directory, seeded with the demo collection.
@@ -17,70 +18,119 @@ public struct DaemonSettings: Sendable, Equatable {
     public var socketMode: UInt32
     public var logLevel: Logger.Level
     public var initialLoad: Bool
+    /// `/tmp/depot-$UID` when the socket, or the state directory of the default collection, is inside it:
+    /// a directory in a shared place, which depotd must make sure is its own before using it. nil otherwise.
+    public var privateDirectory: String?
 
+    /// Resolves the settings. Relative paths in flags and the environment (`--config`, `file:` sources) are
+    /// resolved against `workingDirectory`; a relative `file:` source in the config file against the config
+    /// file's directory.
     public static func resolve(
         options: DaemonOptions,
         paths: RuntimePaths,
         workingDirectory: String
     ) throws(ConfigurationError) -> DaemonSettings {
-        let file = try options.config.map { path throws(ConfigurationError) in try ConfigurationFile(contentsOf: path) } ?? ConfigurationFile()
+        var configPath: String?
+        if let path = options.config {
+            guard !path.isEmpty else { throw ConfigurationError("--config is empty; give the path of a JSON config file") }
+            configPath = absolute(path, in: workingDirectory)
+        }
+        let file = try configPath.map { path throws(ConfigurationError) in try ConfigurationFile(contentsOf: path) } ?? ConfigurationFile()
         let environment = paths.environment
-        func nonEmpty(_ name: String) -> String? {
-            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        func fromEnvironment(_ name: String) -> Sourced<String>? {
+            guard let value = environment[name], !value.isEmpty else { return nil }
+            return Sourced(value: value, origin: .environment(name))
+        }
+        func fromFlag<Value>(_ value: Value?, _ name: String) -> Sourced<Value>? {
+            value.map { Sourced(value: $0, origin: .flag(name)) }
+        }
+        func fromFile<Value>(_ value: Value?, _ key: String) -> Sourced<Value>? {
+            guard let configPath else { return nil }
+            return value.map { Sourced(value: $0, origin: .configFile(path: configPath, key: key)) }
         }
 
-        let socketPath = options.socket ?? nonEmpty("DEPOT_SOCKET") ?? file.socket ?? paths.defaultSocketPath
-        guard !socketPath.isEmpty else { throw ConfigurationError("the socket path is empty; give --socket a path") }
+        let socketPath: String
+        if let socket = fromFlag(options.socket, "--socket") ?? fromEnvironment("DEPOT_SOCKET") ?? fromFile(file.socket, "socket") {
+            guard !socket.value.isEmpty else {
+                throw ConfigurationError("\(socket.origin.subject) is empty; give the socket's path, such as /run/depot/depotd.sock")
+            }
+            socketPath = socket.value
+        } else {
+            socketPath = paths.defaultSocketPath
+        }
 
         var source: SourceLocation?
-        if let uri = options.source ?? nonEmpty("DEPOT_SOURCE") ?? file.source {
+        if let uri = fromFlag(options.source, "--source") ?? fromEnvironment("DEPOT_SOURCE") ?? fromFile(file.source, "source") {
+            // A config file names its collection relative to itself; flags and the environment, to where depotd runs.
+            var base = workingDirectory
+            if case .configFile(let path, _) = uri.origin {
+                base = Directories.parent(of: path)
+            }
             do {
-                source = try SourceLocation(parsing: uri, workingDirectory: workingDirectory)
+                source = try SourceLocation(parsing: uri.value, workingDirectory: base)
             } catch {
-                throw ConfigurationError(error.description)
+                let subject = error.uri.isEmpty ? uri.origin.subject : uri.origin.quoting(error.uri)
+                throw ConfigurationError("\(subject) \(error.problem)")
             }
         }
 
-        let idField = options.idField ?? file.idField ?? Repository.defaultIDField
-        guard !idField.isEmpty else { throw ConfigurationError("the id field is empty; give --id-field a member name such as id") }
-
-        let maxMessageBytes = options.maxMessageBytes ?? file.maxMessageBytes ?? ConnectionLimits.defaultMaxMessageBytes
-        guard maxMessageBytes >= 64 else {
-            throw ConfigurationError("max message bytes \(maxMessageBytes) is too small to carry a request; use at least 64 (default 1048576)")
+        let idField = fromFlag(options.idField, "--id-field") ?? fromFile(file.idField, "idField")
+        if let idField, idField.value.isEmpty {
+            throw ConfigurationError("\(idField.origin.subject) is empty; give the member that holds each item's id, such as id")
         }
 
-        let subscriberQueue = options.subscriberQueue ?? file.subscriberQueue ?? ConnectionLimits.defaultSubscriberQueueLimit
-        guard subscriberQueue >= 1 else {
-            throw ConfigurationError("subscriber queue \(subscriberQueue) must be at least 1 (default 256)")
+        let maxMessageBytes = try (fromFlag(options.maxMessageBytes, "--max-message-bytes") ?? fromFile(file.maxMessageBytes, "maxMessageBytes"))
+            .map { value throws(ConfigurationError) in try IntegerSetting.maxMessageBytes.checked(value) }
+        let subscriberQueue = try (fromFlag(options.subscriberQueue, "--subscriber-queue") ?? fromFile(file.subscriberQueue, "subscriberQueue"))
+            .map { value throws(ConfigurationError) in try IntegerSetting.subscriberQueue.checked(value) }
+
+        let socketMode = try (fromFlag(options.socketMode, "--socket-mode") ?? fromFile(file.socketMode, "socketMode"))
+            .map { value throws(ConfigurationError) in try parseMode(value) }
+
+        var logLevel = Logger.Level.info
+        if let level = fromFlag(options.logLevel, "--log-level") ?? fromFile(file.logLevel, "logLevel") {
+            guard let parsed = Logger.Level(rawValue: level.value.lowercased()) else {
+                let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ConfigurationError("\(level.origin.quoting(level.value)) is not one of \(levels)")
+            }
+            logLevel = parsed
         }
 
-        let modeText = options.socketMode ?? file.socketMode
-        let socketMode = try modeText.map(parseMode) ?? ServerConfiguration.defaultSocketMode
-
-        let levelText = options.logLevel ?? file.logLevel ?? "info"
-        guard let logLevel = Logger.Level(rawValue: levelText.lowercased()) else {
-            let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ConfigurationError("log level \"\(levelText)\" is not one of \(levels)")
+        let stateDirectory = paths.defaultStateDirectory
+        var privateDirectory: String?
+        if !paths.isRoot {
+            let fallback = paths.fallbackDirectory
+            if socketPath.hasPrefix(fallback + "/") || (source == nil && stateDirectory.hasPrefix(fallback + "/")) {
+                privateDirectory = fallback
+            }
         }
 
         return DaemonSettings(
             socketPath: socketPath,
             source: source,
-            stateDirectory: paths.defaultStateDirectory,
-            idField: idField,
-            maxMessageBytes: maxMessageBytes,
-            subscriberQueue: subscriberQueue,
-            socketMode: socketMode,
+            stateDirectory: stateDirectory,
+            idField: idField?.value ?? Repository.defaultIDField,
+            maxMessageBytes: maxMessageBytes ?? IntegerSetting.maxMessageBytes.defaultValue,
+            subscriberQueue: subscriberQueue ?? IntegerSetting.subscriberQueue.defaultValue,
+            socketMode: socketMode ?? ServerConfiguration.defaultSocketMode,
             logLevel: logLevel,
-            initialLoad: options.noInitialLoad ? false : (file.initialLoad ?? true)
+            initialLoad: options.initialLoad ?? file.initialLoad ?? true,
+            privateDirectory: privateDirectory
         )
     }
 
-    /// An octal mode such as `0660` or `660`.
-    static func parseMode(_ text: String) throws(ConfigurationError) -> UInt32 {
-        guard !text.isEmpty, let mode = UInt32(text, radix: 8), mode <= 0o777 else {
-            throw ConfigurationError("socket mode \"\(text)\" is not an octal permission between 0000 and 0777, such as 0660")
+    /// An octal mode such as `0660` or `660`: one to four octal digits, no sign or prefix, at most 0777.
+    static func parseMode(_ text: Sourced<String>) throws(ConfigurationError) -> UInt32 {
+        let isOctal = (1...4).contains(text.value.utf8.count)
+            && text.value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }
+        guard isOctal, let mode = UInt32(text.value, radix: 8), mode <= 0o777 else {
+            throw ConfigurationError("\(text.origin.quoting(text.value)) is not an octal permission between 0000 and 0777, such as 0660")
         }
         return mode
+    }
+
+    private static func absolute(_ path: String, in directory: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }
 }

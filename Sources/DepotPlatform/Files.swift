@@ -7,9 +7,11 @@ import Darwin
 /// Whole-file reads and atomic whole-file replacement with POSIX calls; errors name the path and the reason.
 /// These block: callers in async code run them off Swift's cooperative pool.
 public enum Files {
-    /// Every byte of the regular file at `path`.
+    /// Every byte of the regular file at `path`. Anything else (a directory, a FIFO, a device) is refused
+    /// without blocking: the file is opened non-blocking and checked before a byte is read.
     public static func readAll(_ path: String) throws(SystemError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Without O_NONBLOCK, open() of a FIFO waits for a writer, and could wait forever.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw SystemError("cannot read \(path)") }
         defer { close(fd) }
         var status = stat()
@@ -17,11 +19,14 @@ public enum Files {
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             throw SystemError(message: "cannot read \(path): it is not a regular file")
         }
+        // A regular file never blocks, but clear the flag so reads keep their ordinary meaning.
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw SystemError("cannot read \(path)") }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Int(status.st_size))
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -35,16 +40,24 @@ public enum Files {
     /// Replaces `path` with `bytes` atomically: a temporary file in the same directory is written, synced
     /// and renamed over `path`, then the directory is synced. A crash leaves the old file or the new one,
     /// never a mix. The new file keeps the old one's permission bits (0644 for a new file).
+    ///
+    /// When `path` is a symbolic link, the file it points to is replaced (the temporary file is written
+    /// next to it), so the link stays a link. Errors name `path`; the temporary file is only a detail
+    /// ("cannot write /x/items.json (via its temporary file /x/.items.json.123.4.tmp): No space left on device").
     public static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(SystemError) {
-        let directory = Directories.parent(of: path)
+        let target = realPath(of: path) ?? path
+        let directory = Directories.parent(of: target)
         var mode: mode_t = 0o644
         var existing = stat()
-        if stat(path, &existing) == 0 {
+        if stat(target, &existing) == 0 {
             mode = existing.st_mode & 0o7777
         }
-        let temporary = "\(directory)/.\(baseName(of: path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = "\(directory)/.\(baseName(of: target)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        func failure() -> SystemError {
+            SystemError("cannot write \(path) (via its temporary file \(temporary))")
+        }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw SystemError("cannot write \(path): cannot create \(temporary)") }
+        guard fd >= 0 else { throw failure() }
         var succeeded = false
         defer {
             if !succeeded { unlink(temporary) }
@@ -52,10 +65,10 @@ public enum Files {
         do {
             defer { close(fd) }
             _ = fchmod(fd, mode)
-            try writeAll(fd, bytes, path: temporary)
-            guard fsync(fd) == 0 else { throw SystemError("cannot write \(path): fsync of \(temporary) failed") }
+            guard writeAll(fd, bytes) else { throw failure() }
+            guard fsync(fd) == 0 else { throw failure() }
         }
-        guard rename(temporary, path) == 0 else { throw SystemError("cannot write \(path): rename failed") }
+        guard rename(temporary, target) == 0 else { throw failure() }
         succeeded = true
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD >= 0 {
@@ -64,18 +77,27 @@ public enum Files {
         }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(SystemError) {
+    /// `path` with every symbolic link resolved, or nil when it cannot be resolved (it does not exist yet).
+    private static func realPath(of path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Writes every byte; false with `errno` set when a write fails.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { raw in
-                Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+                write(fd, raw.baseAddress! + written, raw.count - written)
             }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw SystemError("cannot write \(path)")
+                return false
             }
             written += count
         }
+        return true
     }
 
     private static func baseName(of path: String) -> String {

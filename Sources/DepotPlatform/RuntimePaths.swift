@@ -25,14 +25,20 @@ public struct RuntimePaths: Sendable {
     /// `$RUNTIME_DIRECTORY/depotd.sock`, else `$XDG_RUNTIME_DIR/depot/depotd.sock`, else
     /// `/run/depot/depotd.sock` for root and `/tmp/depot-$UID/depotd.sock` for others.
     public var defaultSocketPath: String {
-        if let directory = nonEmpty("RUNTIME_DIRECTORY") {
-            // systemd may list several directories separated by colons; the first is ours.
-            return join(String(directory.split(separator: ":").first ?? Substring(directory)), "depotd.sock")
+        if let directory = firstListed("RUNTIME_DIRECTORY") {
+            return join(directory, "depotd.sock")
         }
         if let directory = nonEmpty("XDG_RUNTIME_DIR") {
             return join(directory, "depot/depotd.sock")
         }
-        return isRoot ? "/run/depot/depotd.sock" : "/tmp/depot-\(userID)/depotd.sock"
+        return isRoot ? "/run/depot/depotd.sock" : join(fallbackDirectory, "depotd.sock")
+    }
+
+    /// `/tmp/depot-$UID`: where a user's depotd keeps its socket, and its state when there is no `$HOME`,
+    /// when nothing better is set. /tmp is shared, so depotd must make sure this directory is its own
+    /// (see `PrivateDirectory`) before it puts anything there.
+    public var fallbackDirectory: String {
+        "/tmp/depot-\(userID)"
     }
 
     /// The system daemon's socket, which depotctl also tries when nothing listens at its own default.
@@ -41,8 +47,8 @@ public struct RuntimePaths: Sendable {
     /// `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/depot`, else `/var/lib/depot` for root and
     /// `~/.local/state/depot` for others.
     public var defaultStateDirectory: String {
-        if let directory = nonEmpty("STATE_DIRECTORY") {
-            return String(directory.split(separator: ":").first ?? Substring(directory))
+        if let directory = firstListed("STATE_DIRECTORY") {
+            return directory
         }
         if let directory = nonEmpty("XDG_STATE_HOME") {
             return join(directory, "depot")
@@ -50,12 +56,19 @@ public struct RuntimePaths: Sendable {
         if isRoot {
             return "/var/lib/depot"
         }
-        return join(nonEmpty("HOME") ?? "/tmp/depot-\(userID)", ".local/state/depot")
+        return join(nonEmpty("HOME") ?? fallbackDirectory, ".local/state/depot")
     }
 
     private func nonEmpty(_ name: String) -> String? {
         guard let value = environment[name], !value.isEmpty else { return nil }
         return value
+    }
+
+    /// The first non-empty entry of a colon-separated list such as systemd's `RUNTIME_DIRECTORY`
+    /// (which lists one directory per `RuntimeDirectory=` entry; the first is ours). nil when there is none,
+    /// so `""` and `":"` count as unset.
+    private func firstListed(_ name: String) -> String? {
+        environment[name]?.split(separator: ":", omittingEmptySubsequences: true).first.map(String.init)
     }
 
     private func join(_ directory: String, _ name: String) -> String {

@@ -18,8 +18,9 @@ public struct SystemError: Error, Sendable, CustomStringConvertible {
         self.description = "\(what): \(String(cString: strerror(code)))"
     }
 
-    public init(message: String) {
-        self.code = nil
+    /// An error described by `message` alone; `code` is the errno value it stands for, if any.
+    public init(message: String, code: Int32? = nil) {
+        self.code = code
         self.description = message
     }
 }

@@ -12,7 +12,11 @@ public enum DemoSeeding {
     /// - Returns: the path, and whether it was seeded now.
     public static func prepareDefaultFile(in stateDirectory: String) throws -> (path: String, seeded: Bool) {
         let path = stateDirectory.hasSuffix("/") ? stateDirectory + fileName : stateDirectory + "/" + fileName
-        try Directories.create(stateDirectory, mode: 0o700)
+        do {
+            try Directories.create(stateDirectory, mode: 0o700)
+        } catch {
+            throw SourceError(.unavailable, "cannot prepare the state directory: \(error)")
+        }
         if Directories.exists(path) {
             return (path, false)
         }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import DepotPlatform
 import Dispatch
 
@@ -11,6 +16,20 @@ enum FileIO {
 
     static func replace(_ path: String, with bytes: [UInt8]) async throws(SystemError) {
         try await offload { () throws(SystemError) in try Files.replaceAtomically(path, with: bytes) }
+    }
+
+    /// The mode of `path` when it must not be rewritten, nil when it may be (or is not there to check).
+    ///
+    /// `access(W_OK)` answers for this process's user, but root passes it for any file, so the mode bits
+    /// are checked too: a file nobody may write (0444) is left alone even by a depotd running as root,
+    /// honouring what its owner asked for. (The atomic rename needs only the directory to be writable,
+    /// so without this check a read-only file would be replaced silently.)
+    static func readOnlyMode(of path: String) async -> FileMode? {
+        let result = try? await offload { () throws(SystemError) -> FileMode? in
+            guard let mode = FileMode(ofPath: path) else { return nil }
+            return access(path, W_OK) != 0 || mode.hasNoWriteBit ? mode : nil
+        }
+        return result ?? nil
     }
 
     private static func offload<Value: Sendable>(_ work: @escaping @Sendable () throws(SystemError) -> Value) async throws(SystemError) -> Value {

@@ -4,7 +4,8 @@ import DepotJSON
 /// A collection kept in a file as a JSON array of objects (`file:PATH`).
 ///
 /// `deleteItem` rewrites the file without the item, atomically (temporary file, fsync, rename), one item
-/// per line. Items are written back as they were read: members in order, numbers as written.
+/// per line. Items are written back as they were read: members in order, numbers as written. A file that
+/// is read-only is refused rather than replaced, since the rename would otherwise succeed regardless.
 public struct FileSource: Source {
     public let path: String
     public let idField: String
@@ -29,6 +30,9 @@ public struct FileSource: Source {
         }
         guard collection.contains(id: id) else {
             throw SourceError.notFound(id: id, in: description)
+        }
+        if let mode = await FileIO.readOnlyMode(of: path) {
+            throw SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(mode)); make it writable to allow removals")
         }
         do {
             try await FileIO.replace(path, with: Self.fileBytes(of: collection.removing(id: id)))
@@ -61,31 +65,12 @@ public struct FileSource: Source {
         do {
             value = try JSONParser.parse(bytes)
         } catch {
-            let position = TextPosition(offset: error.offset, in: bytes)
-            throw SourceError(.invalidData, "\(path) is not valid JSON: \(error) (line \(position.line), column \(position.column))")
+            throw SourceError(.invalidData, "\(path) is not valid JSON: \(error) (\(error.position(in: bytes)))")
         }
         guard case .array(let elements) = value else {
             let article = "aeiou".contains(value.typeName.first!) ? "an" : "a"
             throw SourceError(.invalidData, "\(path) must hold a JSON array of items, but holds \(article) \(value.typeName)")
         }
         return elements
-    }
-}
-
-/// A 1-based line and column for a byte offset, so a parse error can point into the user's file.
-struct TextPosition {
-    let line: Int
-    let column: Int
-
-    init(offset: Int, in bytes: [UInt8]) {
-        let end = min(offset, bytes.count)
-        var line = 1
-        var lineStart = 0
-        for index in 0..<end where bytes[index] == UInt8(ascii: "\n") {
-            line += 1
-            lineStart = index + 1
-        }
-        self.line = line
-        self.column = end - lineStart + 1
     }
 }

@@ -1,30 +1,52 @@
-/// Where depotd's collection lives, as given by `--source`: `file:PATH` (or `file://` with an absolute path).
+/// Where depotd's collection lives, as given by `--source`: `file:PATH` (a relative path is resolved against
+/// a base directory), or a `file://` URI with an absolute path (`file:///srv/items.json`,
+/// `file://localhost/srv/items.json`), which is percent-decoded. The scheme is case-insensitive.
 public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
     case file(path: String)
 
-    /// Why a `--source` value cannot be used, with an example of one that can.
+    /// Why a source value cannot be used, with an example of one that can. `problem` is the message without
+    /// its subject, so a caller can say where the value came from (`--source "x" is not supported: …`).
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public let description: String
+        /// The value as given.
+        public let uri: String
+        /// What is wrong with it and what to write instead: `is not supported: use file:PATH for a JSON file`.
+        public let problem: String
+
+        public init(uri: String, problem: String) {
+            self.uri = uri
+            self.problem = problem
+        }
+
+        /// `source "http://x" is not supported: …`, or `the source is empty: give file:PATH`.
+        public var description: String {
+            uri.isEmpty ? "the source \(problem)" : "source \"\(uri)\" \(problem)"
+        }
     }
 
-    /// Parses a source URI. A relative file path is resolved against `workingDirectory`.
-    public init(parsing uri: String, workingDirectory: String) throws(ParseError) {
-        if uri.hasPrefix("file://") {
-            let path = String(uri.dropFirst("file://".count))
-            guard path.hasPrefix("/") else {
-                throw ParseError(description: "source \"\(uri)\": a file:// URI needs an absolute path, as in file:///var/lib/depot/items.json; for a relative path write file:\(path)")
-            }
-            self = .file(path: path)
-        } else if uri.hasPrefix("file:") {
-            let path = String(uri.dropFirst("file:".count))
-            guard !path.isEmpty else {
-                throw ParseError(description: "source \"\(uri)\" names no file; write file:PATH, as in file:/var/lib/depot/items.json")
-            }
-            self = .file(path: Self.absolute(path, in: workingDirectory))
-        } else {
+    /// Parses a source URI. A relative `file:` path is resolved against `baseDirectory`.
+    public init(parsing uri: String, workingDirectory baseDirectory: String) throws(ParseError) {
+        func fail(_ problem: String) -> ParseError { ParseError(uri: uri, problem: problem) }
+        guard !uri.isEmpty else { throw fail("is empty: give file:PATH") }
+        guard let rest = Self.dropPrefixIgnoringCase("file:", from: uri) else {
             let hint = uri.contains(":") ? "" : "; did you mean file:\(uri)?"
-            throw ParseError(description: "source \"\(uri)\" is not supported: use file:PATH for a JSON file\(hint)")
+            throw fail("is not supported: use file:PATH for a JSON file\(hint)")
         }
+        guard rest.hasPrefix("//") else {
+            guard !rest.isEmpty else { throw fail("names no file; write file:PATH, as in file:/var/lib/depot/items.json") }
+            self = .file(path: Self.absolute(rest, in: baseDirectory))
+            return
+        }
+        var afterSlashes = rest.dropFirst(2)
+        guard !afterSlashes.isEmpty, afterSlashes.lowercased() != "localhost" else {
+            throw fail("names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json")
+        }
+        if let localhost = Self.dropPrefixIgnoringCase("localhost/", from: String(afterSlashes)) {
+            afterSlashes = Substring("/" + localhost)
+        }
+        guard afterSlashes.hasPrefix("/") else {
+            throw fail("needs an absolute path after file://, as in file:///var/lib/depot/items.json; for a relative path write file:\(afterSlashes)")
+        }
+        self = .file(path: try Self.percentDecoded(afterSlashes, failing: fail))
     }
 
     public var description: String {
@@ -33,9 +55,61 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    private static func absolute(_ path: String, in workingDirectory: String) -> String {
+    /// `text` without its leading `prefix`, compared ignoring ASCII case; nil when it does not start with it.
+    private static func dropPrefixIgnoringCase(_ prefix: String, from text: String) -> String? {
+        guard text.utf8.count >= prefix.utf8.count,
+              text.utf8.prefix(prefix.utf8.count).elementsEqual(prefix.utf8, by: { lowercase($0) == $1 })
+        else { return nil }
+        return String(decoding: text.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+    }
+
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+    }
+
+    /// The path with `%XX` escapes decoded (RFC 3986); a `%` not followed by two hex digits, a `%00`, or
+    /// bytes that are not UTF-8 are errors.
+    private static func percentDecoded(
+        _ path: Substring,
+        failing fail: (String) -> ParseError
+    ) throws(ParseError) -> String {
+        let utf8 = Array(path.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = 0
+        while index < utf8.count {
+            guard utf8[index] == UInt8(ascii: "%") else {
+                bytes.append(utf8[index])
+                index += 1
+                continue
+            }
+            let escape = String(decoding: utf8[index..<min(index + 3, utf8.count)], as: UTF8.self)
+            guard index + 2 < utf8.count, let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) else {
+                throw fail("has an invalid percent escape \"\(escape)\": % must be followed by two hex digits; write %25 for a % itself")
+            }
+            let byte = high << 4 | low
+            guard byte != 0 else { throw fail("has %00 in its path, and a path cannot contain a NUL byte") }
+            bytes.append(byte)
+            index += 3
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else {
+            throw fail("has percent escapes that do not decode to UTF-8 text")
+        }
+        return decoded
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func absolute(_ path: String, in directory: String) -> String {
         if path.hasPrefix("/") { return path }
         let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
-        return workingDirectory.hasSuffix("/") ? workingDirectory + relative : workingDirectory + "/" + relative
+        return directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
     }
 }

@@ -1,33 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 @testable import DepotControl
 import DepotPlatform
+import DepotTestSupport
 import Testing
 
-/// A fresh directory under /tmp for one test (DepotControlTests does not depend on DepotTestSupport).
-private struct ScratchDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/depotctl-test-XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        precondition(created != nil, "mkdtemp failed")
-        path = String(cString: created!)
-    }
-
+extension TemporaryDirectory {
     /// Creates an empty file `name` (standing in for a socket: the locator only checks that something is there).
     @discardableResult
-    func touch(_ name: String) -> String {
-        let file = "\(path)/\(name)"
-        let handle = fopen(file, "w")
-        precondition(handle != nil, "cannot create \(file)")
-        fclose(handle)
-        return file
-    }
-
-    func remove() {
-        _ = system("rm -rf '\(path)'")
+    fileprivate func touch(_ name: String) -> String {
+        write(name, "")
     }
 }
 
@@ -54,7 +34,7 @@ struct SocketLocatorTests {
 
     @Test("an empty --socket or DEPOT_SOCKET is ignored")
     func emptyValuesIgnored() {
-        let directory = ScratchDirectory()
+        let directory = TemporaryDirectory()
         defer { directory.remove() }
         let own = directory.touch("depotd.sock")
 
@@ -64,7 +44,7 @@ struct SocketLocatorTests {
 
     @Test("the default is used when something is at it")
     func existingDefault() {
-        let directory = ScratchDirectory()
+        let directory = TemporaryDirectory()
         defer { directory.remove() }
         let own = directory.touch("depotd.sock")
 
@@ -77,7 +57,7 @@ struct SocketLocatorTests {
         .enabled(if: !systemSocketExists, "a system daemon's socket exists at /run/depot/depotd.sock on this machine")
     )
     func missingDefaultWithoutSystemSocket() {
-        let directory = ScratchDirectory()
+        let directory = TemporaryDirectory()
         defer { directory.remove() }
 
         #expect(locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == directory.path + "/depotd.sock")
@@ -90,7 +70,7 @@ struct SocketLocatorTests {
         .enabled(if: systemSocketExists, "needs a system daemon's socket at /run/depot/depotd.sock, which a test may not create")
     )
     func fallsBackToSystemSocket() {
-        let directory = ScratchDirectory()
+        let directory = TemporaryDirectory()
         defer { directory.remove() }
 
         #expect(locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == RuntimePaths.systemSocketPath)
@@ -98,7 +78,7 @@ struct SocketLocatorTests {
 
     @Test("the fallback never overrides an explicit path or DEPOT_SOCKET, even when both are missing")
     func noFallbackForExplicitChoices() {
-        let directory = ScratchDirectory()
+        let directory = TemporaryDirectory()
         defer { directory.remove() }
         let missing = directory.path + "/missing.sock"
 

@@ -17,6 +17,14 @@ struct StatusLineTests {
         (#"{"seq":4,"status":"failure","error":{"code":-32001,"message":"cannot read /x/items.json: No such file or directory"}}"#,
          "failure · seq 4 · cannot read /x/items.json: No such file or directory (-32001)"),
         (#"{"seq":5,"status":"failure","error":{"message":"no code"}}"#, "failure · seq 5 · no code"),
+        (#"{"seq":6,"status":"failure","error":{"code":-32001}}"#, "failure · seq 6 · (no message) (-32001)"),
+        (#"{"seq":6,"status":"failure","error":{"code":-32001,"message":42}}"#, "failure · seq 6 · (no message) (-32001)"),
+        (#"{"seq":6,"status":"failure","error":{}}"#, "failure · seq 6 · (no message)"),
+        (#"{"seq":6,"status":"failure","error":null}"#, "failure · seq 6 · (no message)"),
+        (#"{"seq":6,"status":"failure","error":[1,2]}"#, "failure · seq 6 · (no message)"),
+        (#"{"seq":6,"status":"failure","error":"disk on fire"}"#, "failure · seq 6 · disk on fire"),
+        (#"{"seq":6,"status":"failure","error":"say \"hi\""}"#, "failure · seq 6 · say \"hi\""),
+        (#"{"seq":6,"status":"failure"}"#, "failure · seq 6"),
         (#"{"seq":12345678901234567890,"status":"idle"}"#, "idle · seq 12345678901234567890"),
         (#"{"status":"loading"}"#, "loading"),
         (#"{"seq":7}"#, "unknown · seq 7"),
@@ -56,9 +64,9 @@ struct TableTests {
 
         #expect(lines(table) == [
             "ID   NAME       TYPES          STATS",
-            "1    Bulbasaur  grass, poison  ",
+            "1    Bulbasaur  grass, poison",
             "25   Pikachu    electric       {…}",
-            "151  Mew        psychic        ",
+            "151  Mew        psychic",
         ])
     }
 
@@ -76,8 +84,8 @@ struct TableTests {
         let items = Self.items(#"[{"b": "x", "id": 1}, {"id": 2, "a": "y", "b": "z"}, {"c": "w", "id": 3, "d": "v"}]"#)
         #expect(lines(StateFormatter.table(items, idField: "id")) == [
             "ID  B  A  C",
-            "1   x     ",
-            "2   z  y  ",
+            "1   x",
+            "2   z  y",
             "3         w",
         ])
     }
@@ -102,7 +110,8 @@ struct TableTests {
     ])
     func cell(json: String, text: String) throws {
         let value = try JSONParser.parse(json)
-        #expect(StateFormatter.table([["id": 1, "v": value]], idField: "id") == "ID  V\n1   \(text)")
+        let row = "1   \(text)"
+        #expect(StateFormatter.table([["id": 1, "v": value]], idField: "id") == "ID  V\n" + (text.isEmpty ? "1" : row))
     }
 
     @Test("long cells are cut to the cell width with an ellipsis")
@@ -128,9 +137,9 @@ struct TableTests {
         let items = Self.items(#"[{"id": "a", "name": "A"}, {"name": "no id", "x": 1}, {"id": "c"}]"#)
         #expect(lines(StateFormatter.table(items, idField: "id")) == [
             "ID  NAME   X",
-            "a   A      ",
+            "a   A",
             "    no id  1",
-            "c          ",
+            "c",
         ])
     }
 
@@ -151,14 +160,27 @@ struct TableTests {
         #expect(StateFormatter.table([], idField: "sku") == "SKU")
     }
 
-    @Test(
-        "a cell width below 1 or a negative column count does not crash",
-        .disabled("BUG: table(cellWidth: 0) and table(extraColumns: -1) trap (prefix of negative length)")
-    )
+    @Test("a cell width below 1 counts as 1, and a negative column count as 0")
     func degenerateParameters() {
         let items: [JSONValue] = [["id": 1, "name": "Bulbasaur"]]
-        _ = StateFormatter.table(items, idField: "id", cellWidth: 0)
-        _ = StateFormatter.table(items, idField: "id", extraColumns: -1)
+        #expect(StateFormatter.table(items, idField: "id", cellWidth: 0) == "ID  NAME\n1   …")
+        #expect(StateFormatter.table(items, idField: "id", cellWidth: -5) == StateFormatter.table(items, idField: "id", cellWidth: 1))
+        #expect(StateFormatter.table(items, idField: "id", extraColumns: -1) == "ID\n1")
+        #expect(StateFormatter.table(items, idField: "id", extraColumns: Int.min) == "ID\n1")
+    }
+
+    @Test("no row ends in spaces, whichever cells are empty")
+    func noTrailingSpaces() {
+        let items = Self.items(#"[{"id": "long-id", "a": "x"}, {"id": 2}, {"id": 3, "a": "", "b": "y"}, {"id": 4, "b": ""}]"#)
+        let table = StateFormatter.table(items, idField: "id")
+        #expect(lines(table) == [
+            "ID       A  B",
+            "long-id  x",
+            "2",
+            "3           y",
+            "4",
+        ])
+        #expect(!lines(table).contains { $0.hasSuffix(" ") })
     }
 }
 

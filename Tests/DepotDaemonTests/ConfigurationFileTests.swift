@@ -84,15 +84,43 @@ struct ConfigurationFileTests {
             == ConfigurationError("config file /etc/depot.json must hold a JSON object of settings, not \(typeName)"))
     }
 
-    @Test("invalid JSON names the file and the problem", arguments: [
-        (#"{"socket": }"#, "unexpected character '}' at byte 11"),
-        (#"{"socket": "/x",}"#, "unexpected character '}' at byte 16"),
-        ("{", "unexpected end of text at byte 1"),
-        ("", "no JSON value in the text (empty or only whitespace)"),
-        ("{} {}", "unexpected content after the JSON value at byte 3"),
+    @Test("invalid JSON names the file, the problem, and its line and column", arguments: [
+        (#"{"socket": }"#, "unexpected character '}' at byte 11 (line 1, column 12)"),
+        (#"{"socket": "/x",}"#, "unexpected character '}' at byte 16 (line 1, column 17)"),
+        ("{", "unexpected end of text at byte 1 (line 1, column 2)"),
+        ("", "no JSON value in the text (empty or only whitespace) (line 1, column 1)"),
+        ("{} {}", "unexpected content after the JSON value at byte 3 (line 1, column 4)"),
+        ("{\n  \"idField\": \"ü\"\n  \"socket\": \"/s\"\n}", "unexpected character '\"' at byte 22 (line 3, column 3)"),
+        ("{\"idField\": \"Nidoran♀\" \"x\"}", "unexpected character '\"' at byte 25 (line 1, column 24)"),
     ])
     func invalidJSON(text: String, problem: String) {
         #expect(parseError(text, path: "/etc/depot.json") == ConfigurationError("config file /etc/depot.json is not valid JSON: \(problem)"))
+    }
+
+    @Test("a leading byte order mark is not counted in the column")
+    func invalidJSONAfterByteOrderMark() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("{,}".utf8)
+        #expect(throws: ConfigurationError("config file /c.json is not valid JSON: unexpected character ',' at byte 4 (line 1, column 2)")) {
+            try ConfigurationFile(parsing: bytes, path: "/c.json")
+        }
+    }
+
+    @Test("a key given twice is an error naming it, even with the same value", arguments: [
+        (#"{"socket": "/a", "socket": "/b"}"#, "socket"),
+        (#"{"initialLoad": true, "logLevel": "info", "initialLoad": true}"#, "initialLoad"),
+        (#"{"maxMessageBytes": 64, "subscriberQueue": 1, "subscriberQueue": 1, "maxMessageBytes": 64}"#, "subscriberQueue"),
+    ])
+    func duplicateKey(text: String, key: String) {
+        #expect(parseError(text, path: "/etc/depot.json")
+            == ConfigurationError("config file /etc/depot.json has the key \"\(key)\" more than once; keep only one"))
+    }
+
+    @Test("an integer too large to hold gives the setting's range, not \"must be an integer\"", arguments: [
+        (#"{"maxMessageBytes": 99999999999999999999}"#, #""maxMessageBytes" 99999999999999999999 must be an integer between 64 and 1073741824 (default 1048576)"#),
+        (#"{"subscriberQueue": -99999999999999999999}"#, #""subscriberQueue" -99999999999999999999 must be an integer between 1 and 1048576 (default 256)"#),
+    ])
+    func integerTooLarge(text: String, problem: String) {
+        #expect(parseError(text, path: "/etc/depot.json") == ConfigurationError("config file /etc/depot.json: \(problem)"))
     }
 
     @Test("reads a real file")

@@ -109,7 +109,7 @@ struct DaemonSettingsTests {
         let settings = try resolve(["--config", config], workingDirectory: "/srv/depot")
 
         #expect(settings.socketPath == "/s.sock")
-        #expect(settings.source == .file(path: "/srv/depot/items.json"))
+        #expect(settings.source == .file(path: directory.file("items.json")))
         #expect(settings.idField == "sku")
         #expect(settings.maxMessageBytes == 4096)
         #expect(settings.subscriberQueue == 8)
@@ -157,20 +157,60 @@ struct DaemonSettingsTests {
         #expect(try !resolve(["--config", on, "--no-initial-load"]).initialLoad)
     }
 
-    @Test("a relative file source is resolved against the given working directory, from any layer")
-    func relativeSource() throws {
+    @Test("--initial-load overrides \"initialLoad\": false from the config file; the last of the two flags wins")
+    func initialLoadFlag() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let config = directory.write("depot.json", #"{"source": "file:./data/file.json"}"#)
+        let off = directory.write("off.json", #"{"initialLoad": false}"#)
 
+        #expect(try resolve(["--config", off, "--initial-load"]).initialLoad)
+        #expect(try resolve(["--initial-load"]).initialLoad)
+        #expect(try resolve(["--no-initial-load", "--initial-load"]).initialLoad)
+        #expect(try !resolve(["--initial-load", "--no-initial-load"]).initialLoad)
+        #expect(try DaemonOptions.parse([]).initialLoad == nil)
+        #expect(try DaemonOptions.parse(["--initial-load"]).initialLoad == true)
+        #expect(try DaemonOptions.parse(["--no-initial-load"]).initialLoad == false)
+    }
+
+    @Test("a relative file source from the flag or the environment is resolved against the given working directory")
+    func relativeSource() throws {
         #expect(try resolve(["--source", "file:items.json"], workingDirectory: "/srv").source == .file(path: "/srv/items.json"))
         #expect(try resolve([], environment: ["DEPOT_SOURCE": "file:env.json"], workingDirectory: "/srv/").source == .file(path: "/srv/env.json"))
-        #expect(try resolve(["--config", config], workingDirectory: "/srv").source == .file(path: "/srv/data/file.json"))
         #expect(try resolve(["--source", "file:/abs.json"], workingDirectory: "/srv").source == .file(path: "/abs.json"))
     }
 
+    @Test("a relative file source in the config file is resolved against the config file's directory")
+    func relativeSourceInConfigFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try Directories.create(directory.file("etc"), mode: 0o755)
+        let config = directory.write("etc/depot.json", #"{"source": "file:./data/file.json"}"#)
+        let plain = directory.write("etc/plain.json", #"{"source": "file:items.json"}"#)
+        let absolute = directory.write("etc/absolute.json", #"{"source": "file:/abs.json"}"#)
+
+        #expect(try resolve(["--config", config], workingDirectory: "/srv").source == .file(path: directory.file("etc/data/file.json")))
+        #expect(try resolve(["--config", plain], workingDirectory: "/srv").source == .file(path: directory.file("etc/items.json")))
+        #expect(try resolve(["--config", absolute], workingDirectory: "/srv").source == .file(path: "/abs.json"))
+        // The flag and the environment stay relative to the working directory, config file or not.
+        #expect(try resolve(["--config", config, "--source", "file:items.json"], workingDirectory: "/srv").source == .file(path: "/srv/items.json"))
+        #expect(try resolve(["--config", config], environment: ["DEPOT_SOURCE": "file:env.json"], workingDirectory: "/srv").source
+            == .file(path: "/srv/env.json"))
+    }
+
+    @Test("a relative --config, and a relative source in it, are resolved from the working directory")
+    func relativeConfigWithRelativeSource() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try Directories.create(directory.file("conf"), mode: 0o755)
+        directory.write("conf/depot.json", #"{"source": "file:items.json"}"#)
+
+        let settings = try resolve(["--config", "conf/depot.json"], workingDirectory: directory.path + "/")
+
+        #expect(settings.source == .file(path: directory.file("conf/items.json")))
+    }
+
     @Test("socket modes in octal, with or without a leading zero", arguments: [
-        ("0660", 0o660), ("660", 0o660), ("0600", 0o600), ("0777", 0o777), ("0", 0), ("0000", 0), ("755", 0o755),
+        ("0660", 0o660), ("660", 0o660), ("0600", 0o600), ("0777", 0o777), ("0", 0), ("0000", 0), ("755", 0o755), ("7", 0o7), ("00", 0),
     ] as [(String, UInt32)])
     func socketModes(text: String, mode: UInt32) throws {
         #expect(try resolve(["--socket-mode", text]).socketMode == mode)
@@ -184,18 +224,23 @@ struct DaemonSettingsTests {
         #expect(try resolve(["--log-level", text]).logLevel == level)
     }
 
-    @Test("the smallest accepted limits")
-    func smallestLimits() throws {
-        let settings = try resolve(["--max-message-bytes", "64", "--subscriber-queue", "1"])
-        #expect(settings.maxMessageBytes == 64)
-        #expect(settings.subscriberQueue == 1)
+    @Test("the smallest and the largest accepted limits")
+    func limitBounds() throws {
+        let smallest = try resolve(["--max-message-bytes", "64", "--subscriber-queue", "1"])
+        #expect(smallest.maxMessageBytes == 64)
+        #expect(smallest.subscriberQueue == 1)
+        let largest = try resolve(["--max-message-bytes", "1073741824", "--subscriber-queue", "1048576"])
+        #expect(largest.maxMessageBytes == 1_073_741_824)
+        #expect(largest.subscriberQueue == 1_048_576)
     }
 
-    static func invalidModeMessage(_ text: String) -> String {
-        "socket mode \"\(text)\" is not an octal permission between 0000 and 0777, such as 0660"
+    static func invalidModeMessage(_ text: String, from subject: String = "--socket-mode") -> String {
+        "\(subject) \"\(text)\" is not an octal permission between 0000 and 0777, such as 0660"
     }
 
-    @Test("invalid values give an exact, helpful ConfigurationError", arguments: [
+    static let levels = "trace, debug, info, notice, warning, error, critical"
+
+    @Test("invalid flags give an exact ConfigurationError that names the flag", arguments: [
         (["--socket-mode", "999"], invalidModeMessage("999")),
         (["--socket-mode", "rw"], invalidModeMessage("rw")),
         (["--socket-mode", "01777"], invalidModeMessage("01777")),
@@ -203,41 +248,74 @@ struct DaemonSettingsTests {
         (["--socket-mode", ""], invalidModeMessage("")),
         (["--socket-mode", "0o660"], invalidModeMessage("0o660")),
         (["--socket-mode=-1"], invalidModeMessage("-1")),
-        (["--log-level", "loud"], #"log level "loud" is not one of trace, debug, info, notice, warning, error, critical"#),
-        (["--log-level", ""], #"log level "" is not one of trace, debug, info, notice, warning, error, critical"#),
-        (["--subscriber-queue", "0"], "subscriber queue 0 must be at least 1 (default 256)"),
-        (["--subscriber-queue=-5"], "subscriber queue -5 must be at least 1 (default 256)"),
-        (["--max-message-bytes", "10"], "max message bytes 10 is too small to carry a request; use at least 64 (default 1048576)"),
-        (["--max-message-bytes", "63"], "max message bytes 63 is too small to carry a request; use at least 64 (default 1048576)"),
-        (["--id-field", ""], "the id field is empty; give --id-field a member name such as id"),
-        (["--socket", ""], "the socket path is empty; give --socket a path"),
-        (["--source", "http://x"], #"source "http://x" is not supported: use file:PATH for a JSON file"#),
-        (["--source", "items.json"], #"source "items.json" is not supported: use file:PATH for a JSON file; did you mean file:items.json?"#),
-        (["--source", "file:"], #"source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
-        (["--source", "file://rel/items.json"], #"source "file://rel/items.json": a file:// URI needs an absolute path, as in file:///var/lib/depot/items.json; for a relative path write file:rel/items.json"#),
+        (["--socket-mode=+660"], invalidModeMessage("+660")),
+        (["--socket-mode=-0"], invalidModeMessage("-0")),
+        (["--socket-mode", "00660"], invalidModeMessage("00660")),
+        (["--socket-mode", "0x1A"], invalidModeMessage("0x1A")),
+        (["--socket-mode", " 660"], invalidModeMessage(" 660")),
+        (["--socket-mode", "６６０"], invalidModeMessage("６６０")),
+        (["--socket-mode", "0800"], invalidModeMessage("0800")),
+        (["--log-level", "loud"], #"--log-level "loud" is not one of \#(levels)"#),
+        (["--log-level", ""], #"--log-level "" is not one of \#(levels)"#),
+        (["--subscriber-queue", "0"], "--subscriber-queue 0 must be an integer between 1 and 1048576 (default 256)"),
+        (["--subscriber-queue=-5"], "--subscriber-queue -5 must be an integer between 1 and 1048576 (default 256)"),
+        (["--subscriber-queue", "1048577"], "--subscriber-queue 1048577 must be an integer between 1 and 1048576 (default 256)"),
+        (["--max-message-bytes", "10"], "--max-message-bytes 10 must be an integer between 64 and 1073741824 (default 1048576)"),
+        (["--max-message-bytes", "63"], "--max-message-bytes 63 must be an integer between 64 and 1073741824 (default 1048576)"),
+        (["--max-message-bytes", "1073741825"], "--max-message-bytes 1073741825 must be an integer between 64 and 1073741824 (default 1048576)"),
+        (["--max-message-bytes", "9223372036854775807"], "--max-message-bytes 9223372036854775807 must be an integer between 64 and 1073741824 (default 1048576)"),
+        (["--id-field", ""], "--id-field is empty; give the member that holds each item's id, such as id"),
+        (["--socket", ""], "--socket is empty; give the socket's path, such as /run/depot/depotd.sock"),
+        (["--config", ""], "--config is empty; give the path of a JSON config file"),
+        (["--source", ""], "--source is empty: give file:PATH"),
+        (["--source", "http://x"], #"--source "http://x" is not supported: use file:PATH for a JSON file"#),
+        (["--source", "items.json"], #"--source "items.json" is not supported: use file:PATH for a JSON file; did you mean file:items.json?"#),
+        (["--source", "file:"], #"--source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
+        (["--source", "file://"], #"--source "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
+        (["--source", "file:///a%zz"], #"--source "file:///a%zz" has an invalid percent escape "%zz": % must be followed by two hex digits; write %25 for a % itself"#),
+        (["--source", "file://rel/items.json"], #"--source "file://rel/items.json" needs an absolute path after file://, as in file:///var/lib/depot/items.json; for a relative path write file:rel/items.json"#),
     ] as [([String], String)])
     func invalidFlags(arguments: [String], message: String) {
         #expect(configurationError(arguments) == ConfigurationError(message))
     }
 
-    @Test("invalid values from the environment and the config file are rejected the same way")
-    func invalidFromOtherLayers() throws {
+    @Test("invalid values from the environment name the variable")
+    func invalidFromEnvironment() throws {
+        #expect(configurationError([], environment: ["DEPOT_SOURCE": "ftp://host/items.json"])
+            == ConfigurationError(#"DEPOT_SOURCE "ftp://host/items.json" is not supported: use file:PATH for a JSON file"#))
+        #expect(configurationError([], environment: ["DEPOT_SOURCE": "file://"])
+            == ConfigurationError(#"DEPOT_SOURCE "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#))
+    }
+
+    @Test("invalid values from the config file name the file and the key", arguments: [
+        (#"{"socketMode": "999"}"#, #""socketMode" "999" is not an octal permission between 0000 and 0777, such as 0660"#),
+        (#"{"socketMode": "+660"}"#, #""socketMode" "+660" is not an octal permission between 0000 and 0777, such as 0660"#),
+        (#"{"logLevel": "loud"}"#, #""logLevel" "loud" is not one of \#(levels)"#),
+        (#"{"subscriberQueue": 0}"#, #""subscriberQueue" 0 must be an integer between 1 and 1048576 (default 256)"#),
+        (#"{"subscriberQueue": 2000000}"#, #""subscriberQueue" 2000000 must be an integer between 1 and 1048576 (default 256)"#),
+        (#"{"maxMessageBytes": 10}"#, #""maxMessageBytes" 10 must be an integer between 64 and 1073741824 (default 1048576)"#),
+        (#"{"maxMessageBytes": -1}"#, #""maxMessageBytes" -1 must be an integer between 64 and 1073741824 (default 1048576)"#),
+        (#"{"idField": ""}"#, #""idField" is empty; give the member that holds each item's id, such as id"#),
+        (#"{"socket": ""}"#, #""socket" is empty; give the socket's path, such as /run/depot/depotd.sock"#),
+        (#"{"source": ""}"#, #""source" is empty: give file:PATH"#),
+        (#"{"source": "plain/path"}"#, #""source" "plain/path" is not supported: use file:PATH for a JSON file; did you mean file:plain/path?"#),
+    ])
+    func invalidFromConfigFile(text: String, problem: String) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        func config(_ text: String) -> String { directory.write("depot.json", text) }
+        let config = directory.write("depot.json", text)
 
-        #expect(configurationError([], environment: ["DEPOT_SOURCE": "ftp://host/items.json"])
-            == ConfigurationError(#"source "ftp://host/items.json" is not supported: use file:PATH for a JSON file"#))
-        #expect(configurationError(["--config", config(#"{"socketMode": "999"}"#)]) == ConfigurationError(Self.invalidModeMessage("999")))
-        #expect(configurationError(["--config", config(#"{"logLevel": "loud"}"#)])
-            == ConfigurationError(#"log level "loud" is not one of trace, debug, info, notice, warning, error, critical"#))
-        #expect(configurationError(["--config", config(#"{"subscriberQueue": 0}"#)]) == ConfigurationError("subscriber queue 0 must be at least 1 (default 256)"))
-        #expect(configurationError(["--config", config(#"{"maxMessageBytes": 10}"#)])
-            == ConfigurationError("max message bytes 10 is too small to carry a request; use at least 64 (default 1048576)"))
-        #expect(configurationError(["--config", config(#"{"idField": ""}"#)]) == ConfigurationError("the id field is empty; give --id-field a member name such as id"))
-        #expect(configurationError(["--config", config(#"{"socket": ""}"#)]) == ConfigurationError("the socket path is empty; give --socket a path"))
-        #expect(configurationError(["--config", config(#"{"source": "plain/path"}"#)])
-            == ConfigurationError(#"source "plain/path" is not supported: use file:PATH for a JSON file; did you mean file:plain/path?"#))
+        #expect(configurationError(["--config", config]) == ConfigurationError("config file \(config): \(problem)"))
+    }
+
+    @Test("a relative --config is named in errors by its resolved path")
+    func invalidFromRelativeConfigFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        directory.write("depot.json", #"{"socketMode": "999"}"#)
+
+        #expect(configurationError(["--config", "depot.json"], workingDirectory: directory.path)
+            == ConfigurationError(Self.invalidModeMessage("999", from: "config file \(directory.file("depot.json")): \"socketMode\"")))
     }
 
     @Test("a valid flag hides an invalid value in a lower layer")
@@ -264,10 +342,7 @@ struct DaemonSettingsTests {
             == ConfigurationError(#"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, subscriberQueue, socketMode, logLevel, initialLoad"#))
     }
 
-    @Test(
-        "a relative --config is read from the given working directory, like a relative source",
-        .disabled("BUG: --config is opened relative to the process's working directory, not the workingDirectory passed to resolve")
-    )
+    @Test("a relative --config is read from the given working directory, like a relative source")
     func relativeConfigPath() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

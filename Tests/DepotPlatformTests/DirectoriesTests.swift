@@ -43,7 +43,7 @@ struct DirectoriesTests {
         #expect(TestFiles.entries(directory.path) == ["a"])
     }
 
-    @Test("a file in the way of a parent fails with an error naming where it stopped")
+    @Test("a file in the way of a parent fails with an error naming that file")
     func fileInTheWayOfAParent() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -53,15 +53,12 @@ struct DirectoriesTests {
             try Directories.create(file + "/sub/deeper", mode: 0o755)
         }
 
-        #expect(error.description == "cannot create directory \(file)/sub: Not a directory")
+        #expect(error.description == "cannot create directory \(file): it exists and is not a directory")
         #expect(error.code == 20) // ENOTDIR
         #expect(TestFiles.bytes(file) == Array("x".utf8))
     }
 
-    @Test(
-        "a file at the path itself fails instead of passing for a directory",
-        .disabled("BUG: mkdir's EEXIST is taken as success even when the existing entry is a file")
-    )
+    @Test("a file at the path itself fails instead of passing for a directory")
     func fileAtThePath() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -71,7 +68,36 @@ struct DirectoriesTests {
             try Directories.create(file, mode: 0o755)
         }
 
-        #expect(error.description.contains(file))
+        #expect(error.description == "cannot create directory \(file): it exists and is not a directory")
+        #expect(error.code == 20) // ENOTDIR
+        #expect(TestFiles.bytes(file) == Array("x".utf8))
+    }
+
+    @Test("a dangling symbolic link at the path fails with the system's reason")
+    func danglingLinkAtThePath() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let link = directory.file("link")
+        TestFiles.makeSymbolicLink(link, to: directory.file("nowhere"))
+
+        let error = try #require(throws: SystemError.self) {
+            try Directories.create(link, mode: 0o755)
+        }
+
+        #expect(error.description == "cannot create directory \(link): No such file or directory")
+        #expect(TestFiles.isSymbolicLink(link))
+    }
+
+    @Test("a symbolic link to a directory is accepted as that directory")
+    func linkToDirectory() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        TestFiles.makeDirectory(directory.file("real"))
+        TestFiles.makeSymbolicLink(directory.file("link"), to: directory.file("real"))
+
+        try Directories.create(directory.file("link/sub"), mode: 0o700)
+
+        #expect(TestFiles.isDirectory(directory.file("real/sub")))
     }
 
     @Test("exists is true for files, directories and dangling links, false for nothing")
@@ -97,7 +123,13 @@ struct DirectoriesTests {
         ("items.json", "."),
         ("data/items.json", "data"),
         ("./items.json", "."),
-        ("/run/depot/", "/run/depot"),
+        ("/run/depot/", "/run"),
+        ("/run/depot//", "/run"),
+        ("/run//depot", "/run"),
+        ("//srv", "/"),
+        ("//", "/"),
+        ("data/", "."),
+        ("data/items.json/", "data"),
     ])
     func parent(path: String, expected: String) {
         #expect(Directories.parent(of: path) == expected)

@@ -1,5 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import DepotPlatform
 import DepotTestSupport
+import Dispatch
+import Synchronization
 import Testing
 
 @Suite("Files")
@@ -119,8 +124,8 @@ struct FilesTests {
 
         let error = try #require(throws: SystemError.self) { try Files.replaceAtomically(path, with: [1]) }
 
-        #expect(error.description.hasPrefix("cannot write \(path): cannot create \(directory.path)/nodir/.file."))
-        #expect(error.description.hasSuffix(".tmp: No such file or directory"))
+        #expect(error.description.hasPrefix("cannot write \(path) (via its temporary file \(directory.path)/nodir/.file."))
+        #expect(error.description.hasSuffix(".tmp): No such file or directory"))
         #expect(error.code == 2) // ENOENT
         #expect(TestFiles.entries(directory.path) == [])
     }
@@ -134,8 +139,94 @@ struct FilesTests {
 
         let error = try #require(throws: SystemError.self) { try Files.replaceAtomically(path, with: [1]) }
 
-        #expect(error.description == "cannot write \(path): rename failed: Is a directory")
+        #expect(error.description.hasPrefix("cannot write \(path) (via its temporary file \(directory.path)/.dir."))
+        #expect(error.description.hasSuffix(".tmp): Is a directory"))
+        #expect(error.code == 21) // EISDIR
         #expect(TestFiles.entries(directory.path) == ["dir"])
         #expect(TestFiles.isDirectory(path))
+    }
+
+    @Test("readAll of a FIFO is refused at once, without waiting for a writer")
+    func readAllFIFO() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("fifo")
+        #expect(mkfifo(path, 0o600) == 0)
+
+        let outcome = try readAllOffThread(path) {
+            // Without O_NONBLOCK, open() waits for a writer: be that writer so the test ends, and fail it.
+            Issue.record("readAll blocked on a FIFO")
+            let writer = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if writer >= 0 { close(writer) }
+        }
+
+        #expect(outcome?.description == "cannot read \(path): it is not a regular file")
+        #expect(outcome?.code == nil)
+    }
+
+    @Test("readAll of a character device is refused without reading it", arguments: ["/dev/null", "/dev/zero"])
+    func readAllDevice(path: String) throws {
+        let error = try #require(throws: SystemError.self) { try Files.readAll(path) }
+        #expect(error.description == "cannot read \(path): it is not a regular file")
+    }
+
+    @Test("replaceAtomically through a symbolic link replaces the file it points to and keeps the link")
+    func replaceThroughLink() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        TestFiles.makeDirectory(directory.file("data"))
+        let target = directory.file("data/real.json")
+        TestFiles.write(target, bytes: Array("old".utf8))
+        TestFiles.setMode(target, 0o640)
+        let link = directory.file("items.json")
+        TestFiles.makeSymbolicLink(link, to: "data/real.json")
+
+        try Files.replaceAtomically(link, with: Array("new".utf8))
+
+        #expect(TestFiles.isSymbolicLink(link))
+        #expect(TestFiles.bytes(target) == Array("new".utf8))
+        #expect(TestFiles.mode(target) == 0o640)
+        #expect(TestFiles.entries(directory.path) == ["data", "items.json"])
+        #expect(TestFiles.entries(directory.file("data")) == ["real.json"])
+    }
+
+    @Test("replaceAtomically through a chain of links replaces the final file")
+    func replaceThroughLinkChain() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let target = directory.write("real.json", "old")
+        TestFiles.makeSymbolicLink(directory.file("middle"), to: target)
+        TestFiles.makeSymbolicLink(directory.file("first"), to: directory.file("middle"))
+
+        try Files.replaceAtomically(directory.file("first"), with: Array("new".utf8))
+
+        #expect(TestFiles.isSymbolicLink(directory.file("first")))
+        #expect(TestFiles.isSymbolicLink(directory.file("middle")))
+        #expect(TestFiles.bytes(target) == Array("new".utf8))
+    }
+
+    /// Runs `Files.readAll(path)` on another thread and returns its error; if it has not returned within a
+    /// generous limit, calls `unblock` and waits for it. A safety net against a hang, never a measurement.
+    private func readAllOffThread(_ path: String, unblock: () -> Void) throws -> SystemError? {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<[UInt8], SystemError>?>(nil)
+        // A queue of its own always gets a thread, even when the shared ones are busy with other tests.
+        DispatchQueue(label: "readAll-off-thread").async {
+            let outcome = Result { () throws(SystemError) in try Files.readAll(path) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + .seconds(10)) == .timedOut {
+            unblock()
+            guard done.wait(timeout: .now() + .seconds(10)) == .success else {
+                Issue.record("readAll of \(path) is still blocked")
+                return nil
+            }
+        }
+        guard case .failure(let error) = result.withLock({ $0 }) else {
+            Issue.record("readAll of \(path) returned bytes")
+            return nil
+        }
+        return error
     }
 }

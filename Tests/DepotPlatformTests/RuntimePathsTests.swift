@@ -33,6 +33,11 @@ struct RuntimePathsTests {
         Case(environment: ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": "/run/user/7"], userID: 7, expected: "/run/user/7/depot/depotd.sock"),
         Case(environment: ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""], userID: 0, expected: "/run/depot/depotd.sock"),
         Case(environment: ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""], userID: 1000, expected: "/tmp/depot-1000/depotd.sock"),
+        Case(environment: ["RUNTIME_DIRECTORY": ":", "XDG_RUNTIME_DIR": "/run/user/1000"], userID: 1000, expected: "/run/user/1000/depot/depotd.sock"),
+        Case(environment: ["RUNTIME_DIRECTORY": "::"], userID: 0, expected: "/run/depot/depotd.sock"),
+        Case(environment: ["RUNTIME_DIRECTORY": ":/run/second"], userID: 0, expected: "/run/second/depotd.sock"),
+        Case(environment: ["RUNTIME_DIRECTORY": "::/run/third:/run/fourth"], userID: 1000, expected: "/run/third/depotd.sock"),
+        Case(environment: ["RUNTIME_DIRECTORY": "/run/first:"], userID: 1000, expected: "/run/first/depotd.sock"),
     ])
     func defaultSocketPath(_ test: Case) {
         let paths = RuntimePaths(environment: test.environment, userID: test.userID)
@@ -54,6 +59,10 @@ struct RuntimePathsTests {
         Case(environment: [:], userID: 1000, expected: "/tmp/depot-1000/.local/state/depot"),
         Case(environment: ["STATE_DIRECTORY": "", "XDG_STATE_HOME": "", "HOME": "/home/u"], userID: 1000, expected: "/home/u/.local/state/depot"),
         Case(environment: ["STATE_DIRECTORY": "", "XDG_STATE_HOME": "/s"], userID: 1000, expected: "/s/depot"),
+        Case(environment: ["STATE_DIRECTORY": ":", "XDG_STATE_HOME": "/s"], userID: 1000, expected: "/s/depot"),
+        Case(environment: ["STATE_DIRECTORY": ":"], userID: 0, expected: "/var/lib/depot"),
+        Case(environment: ["STATE_DIRECTORY": ":/srv/second"], userID: 0, expected: "/srv/second"),
+        Case(environment: ["STATE_DIRECTORY": ":::/srv/b:/srv/c", "HOME": "/home/u"], userID: 1000, expected: "/srv/b"),
         Case(environment: ["STATE_DIRECTORY": "", "XDG_STATE_HOME": "", "HOME": ""], userID: 0, expected: "/var/lib/depot"),
         Case(environment: ["HOME": ""], userID: 1000, expected: "/tmp/depot-1000/.local/state/depot"),
         Case(environment: ["RUNTIME_DIRECTORY": "/run/depot", "XDG_RUNTIME_DIR": "/run/user/1"], userID: 0, expected: "/var/lib/depot"),
@@ -66,6 +75,14 @@ struct RuntimePathsTests {
     @Test("isRoot is uid 0 only", arguments: [(0, true), (1, false), (1000, false), (65534, false)] as [(UInt32, Bool)])
     func isRoot(userID: UInt32, expected: Bool) {
         #expect(RuntimePaths(environment: [:], userID: userID).isRoot == expected)
+    }
+
+    @Test("the fallback directory is /tmp/depot-$UID, and the defaults use it when nothing better is set")
+    func fallbackDirectory() {
+        let paths = RuntimePaths(environment: [:], userID: 1000)
+        #expect(paths.fallbackDirectory == "/tmp/depot-1000")
+        #expect(paths.defaultSocketPath == paths.fallbackDirectory + "/depotd.sock")
+        #expect(paths.defaultStateDirectory == paths.fallbackDirectory + "/.local/state/depot")
     }
 
     @Test("the system daemon's socket path")

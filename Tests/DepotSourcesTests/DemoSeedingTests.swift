@@ -95,16 +95,14 @@ struct DemoSeedingTests {
     }
 
     @Test("a file where the state directory should be fails with a SourceError naming the path")
-    func fileInTheWay() throws {
+    func fileInTheWay() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let blocker = directory.write("state", "not a directory")
 
-        let error = try #require(throws: (any Error).self) { try DemoSeeding.prepareDefaultFile(in: blocker) }
+        let error = try #require(await sourceError { _ = try DemoSeeding.prepareDefaultFile(in: blocker) })
 
-        let text = String(describing: error)
-        #expect(text.contains(blocker))
-        #expect(text.hasSuffix("Not a directory"))
+        #expect(error == SourceError(.unavailable, "cannot prepare the state directory: cannot create directory \(blocker): it exists and is not a directory"))
         #expect(TestFiles.text(blocker) == "not a directory")
     }
 }

@@ -207,10 +207,7 @@ struct FileSourceDeleteTests {
         #expect(error == SourceError(.notFound, "file:\(path) has no item with id \"2\""))
     }
 
-    @Test(
-        "deleting through a symbolic link updates the file it points to and keeps the link",
-        .disabled("BUG: replaceAtomically renames over the link itself: the link becomes a regular file and its target keeps the item")
-    )
+    @Test("deleting through a symbolic link updates the file it points to and keeps the link")
     func deleteThroughSymbolicLink() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -239,9 +236,66 @@ struct FileSourceDeleteTests {
         let error = try #require(await sourceError { try await FileSource(path: path).deleteItem(id: "a") })
 
         #expect(error.kind == .unavailable)
-        #expect(error.message.hasPrefix("cannot write \(path): cannot create \(directory.path)/.items.json."))
-        #expect(error.message.hasSuffix(".tmp: Permission denied"))
+        #expect(error.message.hasPrefix("cannot write \(path) (via its temporary file \(directory.path)/.items.json."))
+        #expect(error.message.hasSuffix(".tmp): Permission denied"))
         #expect(TestFiles.text(path) == Self.threeItems)
+    }
+
+    @Test("a read-only file is refused with an exact message, whoever runs depotd, and left unchanged", arguments: [0o444, 0o400, 0o555] as [UInt32])
+    func readOnlyFile(mode: UInt32) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.write("items.json", Self.threeItems)
+        TestFiles.setMode(path, mode)
+
+        let error = try #require(await sourceError { try await FileSource(path: path).deleteItem(id: "a") })
+
+        let shown = mode == 0o444 ? "0444" : mode == 0o400 ? "0400" : "0555"
+        #expect(error == SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(shown)); make it writable to allow removals"))
+        #expect(TestFiles.text(path) == Self.threeItems)
+        #expect(TestFiles.mode(path) == mode)
+        #expect(TestFiles.entries(directory.path) == ["items.json"])
+    }
+
+    @Test("a read-only file reached through a symbolic link is refused too, naming the path given")
+    func readOnlyFileThroughLink() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let target = directory.write("real.json", #"[{"id": 1}]"#)
+        TestFiles.setMode(target, 0o444)
+        let link = directory.file("items.json")
+        #expect(symlink(target, link) == 0)
+
+        let error = try #require(await sourceError { try await FileSource(path: link).deleteItem(id: "1") })
+
+        #expect(error == SourceError(.refused, "refusing to rewrite \(link): it is read-only (mode 0444); make it writable to allow removals"))
+        #expect(TestFiles.text(target) == #"[{"id": 1}]"#)
+    }
+
+    @Test("a file this user may not write, though others may, is refused (needs a non-root user)",
+          .enabled(if: getuidIsNotRoot(), "root may write any file"))
+    func notWritableByThisUser() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.write("items.json", Self.threeItems)
+        TestFiles.setMode(path, 0o464)
+
+        let error = try #require(await sourceError { try await FileSource(path: path).deleteItem(id: "a") })
+
+        #expect(error == SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode 0464); make it writable to allow removals"))
+        #expect(TestFiles.text(path) == Self.threeItems)
+    }
+
+    @Test("an unknown id in a read-only file is still notFound: the refusal is only for a rewrite")
+    func readOnlyFileUnknownID() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.write("items.json", Self.threeItems)
+        TestFiles.setMode(path, 0o444)
+
+        let error = try #require(await sourceError { try await FileSource(path: path).deleteItem(id: "99") })
+
+        #expect(error == SourceError.notFound(id: "99", in: "file:\(path)"))
     }
 }
 

@@ -106,6 +106,20 @@ struct FileSourceFetchTests {
         #expect(error.message == "\(path) is not valid JSON: unexpected character '}' at byte 22 (line 3, column 10)")
     }
 
+    @Test("the column counts characters (Unicode scalars), not bytes, and a byte order mark is not counted")
+    func columnInCharacters() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("items.json")
+        // After the 3-byte mark, '[{"name": "Nidoran♀",' is 21 characters but 23 bytes ('♀' takes 3):
+        // the '}' is byte 26, column 22 (counting bytes from the file's start, it would be column 27).
+        TestFiles.write(path, bytes: [0xEF, 0xBB, 0xBF] + Array(#"[{"name": "Nidoran♀",}]"#.utf8))
+
+        let error = try #require(await sourceError { _ = try await FileSource(path: path).fetchItems() })
+
+        #expect(error == SourceError(.invalidData, "\(path) is not valid JSON: unexpected character '}' at byte 26 (line 1, column 22)"))
+    }
+
     @Test("invalid JSON: table of short files and their exact messages", arguments: [
         ("", "no JSON value in the text (empty or only whitespace) (line 1, column 1)"),
         ("\n\n", "no JSON value in the text (empty or only whitespace) (line 3, column 1)"),

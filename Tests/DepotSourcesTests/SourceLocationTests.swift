@@ -21,6 +21,16 @@ struct SourceLocationTests {
         Valid(uri: "file:///srv/items.json", workingDirectory: "/work", path: "/srv/items.json"),
         Valid(uri: "file:////srv/items.json", workingDirectory: "/work", path: "//srv/items.json"),
         Valid(uri: "file:/dir with spaces/ünïcode.json", workingDirectory: "/work", path: "/dir with spaces/ünïcode.json"),
+        Valid(uri: "FILE:/srv/items.json", workingDirectory: "/work", path: "/srv/items.json"),
+        Valid(uri: "File:items.json", workingDirectory: "/work", path: "/work/items.json"),
+        Valid(uri: "FILE:///srv/items.json", workingDirectory: "/work", path: "/srv/items.json"),
+        Valid(uri: "file://localhost/srv/items.json", workingDirectory: "/work", path: "/srv/items.json"),
+        Valid(uri: "file://LocalHost/srv/items.json", workingDirectory: "/work", path: "/srv/items.json"),
+        Valid(uri: "file:///dir%20with%20spaces/items.json", workingDirectory: "/work", path: "/dir with spaces/items.json"),
+        Valid(uri: "file://localhost/caf%C3%A9/%c3%bc.json", workingDirectory: "/work", path: "/café/ü.json"),
+        Valid(uri: "file:///100%25.json", workingDirectory: "/work", path: "/100%.json"),
+        Valid(uri: "file:/not%20decoded.json", workingDirectory: "/work", path: "/not%20decoded.json"),
+        Valid(uri: "file:100%.json", workingDirectory: "/work", path: "/work/100%.json"),
     ])
     func valid(_ valid: Valid) throws {
         let location = try DepotSources.SourceLocation(parsing: valid.uri, workingDirectory: valid.workingDirectory)
@@ -30,7 +40,19 @@ struct SourceLocationTests {
 
     @Test("invalid URIs give an exact message with a hint", arguments: [
         ("file:", #"source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
-        ("file://relative/items.json", #"source "file://relative/items.json": a file:// URI needs an absolute path, as in file:///var/lib/depot/items.json; for a relative path write file:relative/items.json"#),
+        ("file://relative/items.json", #"source "file://relative/items.json" needs an absolute path after file://, as in file:///var/lib/depot/items.json; for a relative path write file:relative/items.json"#),
+        ("", "the source is empty: give file:PATH"),
+        ("file://", #"source "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
+        ("FILE://", #"source "FILE://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
+        ("file://localhost", #"source "file://localhost" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
+        ("FILE:", #"source "FILE:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
+        ("file:///a%2", #"source "file:///a%2" has an invalid percent escape "%2": % must be followed by two hex digits; write %25 for a % itself"#),
+        ("file:///a%zz.json", #"source "file:///a%zz.json" has an invalid percent escape "%zz": % must be followed by two hex digits; write %25 for a % itself"#),
+        ("file:///100%.json", #"source "file:///100%.json" has an invalid percent escape "%.j": % must be followed by two hex digits; write %25 for a % itself"#),
+        ("file:///a%", #"source "file:///a%" has an invalid percent escape "%": % must be followed by two hex digits; write %25 for a % itself"#),
+        ("file:///a%00b", #"source "file:///a%00b" has %00 in its path, and a path cannot contain a NUL byte"#),
+        ("file:///a%FF.json", #"source "file:///a%FF.json" has percent escapes that do not decode to UTF-8 text"#),
+        ("ftp://host/items.json", #"source "ftp://host/items.json" is not supported: use file:PATH for a JSON file"#),
         ("http://x", #"source "http://x" is not supported: use file:PATH for a JSON file"#),
         ("https://example.com/items.json", #"source "https://example.com/items.json" is not supported: use file:PATH for a JSON file"#),
         ("plain/path", #"source "plain/path" is not supported: use file:PATH for a JSON file; did you mean file:plain/path?"#),
@@ -42,5 +64,14 @@ struct SourceLocationTests {
             try DepotSources.SourceLocation(parsing: uri, workingDirectory: "/work")
         }
         #expect(error?.description == message)
+    }
+
+    @Test("a parse error keeps the value and the problem apart, so a caller can say where the value came from")
+    func errorParts() {
+        let error = #expect(throws: DepotSources.SourceLocation.ParseError.self) {
+            try DepotSources.SourceLocation(parsing: "http://x", workingDirectory: "/work")
+        }
+        #expect(error?.uri == "http://x")
+        #expect(error?.problem == "is not supported: use file:PATH for a JSON file")
     }
 }

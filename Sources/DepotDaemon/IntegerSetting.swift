@@ -1,0 +1,25 @@
+import DepotServer
+
+/// An integer setting's accepted range and default, and the error for a value outside the range, which
+/// says both bounds so a user need not guess: `--subscriber-queue 0 must be an integer between 1 and
+/// 1048576 (default 256)`.
+struct IntegerSetting: Sendable {
+    let range: ClosedRange<Int>
+    let defaultValue: Int
+
+    /// The longest request line: enough for a small request, at most 1 GiB.
+    static let maxMessageBytes = IntegerSetting(range: 64...1_073_741_824, defaultValue: ConnectionLimits.defaultMaxMessageBytes)
+    /// States a subscriber may fall behind by: at least one, at most 1 Mi.
+    static let subscriberQueue = IntegerSetting(range: 1...1_048_576, defaultValue: ConnectionLimits.defaultSubscriberQueueLimit)
+
+    /// `value` when it is in range.
+    func checked(_ value: Sourced<Int>) throws(ConfigurationError) -> Int {
+        guard range.contains(value.value) else { throw outOfRange(String(value.value), from: value.origin) }
+        return value.value
+    }
+
+    /// The error for `literal`, an integer outside the range (or too large for an `Int`).
+    func outOfRange(_ literal: String, from origin: SettingOrigin) -> ConfigurationError {
+        ConfigurationError("\(origin.subject) \(literal) must be an integer between \(range.lowerBound) and \(range.upperBound) (default \(defaultValue))")
+    }
+}
