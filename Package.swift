@@ -113,10 +113,24 @@ let package = Package(
 
         .executableTarget(name: "depotd", dependencies: ["DepotDaemon"]),
         .executableTarget(name: "depotctl", dependencies: ["DepotControl"]),
+        // Measurements of a running depotd (not a test: it prints figures, it asserts nothing).
+        .executableTarget(
+            name: "depot-bench",
+            dependencies: [
+                "DepotClient", "DepotJSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
 
         .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON"]),
-        .testTarget(name: "DepotCoreTests", dependencies: ["DepotCore", "DepotJSON", "DepotTestSupport"]),
-        .testTarget(name: "DepotSourcesTests", dependencies: ["DepotSources", "DepotCore", "DepotJSON", "DepotTestSupport"]),
+        .testTarget(
+            name: "DepotCoreTests",
+            dependencies: ["DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "DepotSourcesTests",
+            dependencies: ["DepotSources", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "DepotRPCTests",
             dependencies: ["DepotRPC", "DepotJSON", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
@@ -130,9 +144,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "DepotDaemonTests", dependencies: ["DepotDaemon", "DepotPlatform", "DepotSources", "DepotTestSupport"]),
+        .testTarget(
+            name: "DepotDaemonTests",
+            dependencies: ["DepotDaemon", "DepotPlatform", "DepotSources", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "DepotPlatformTests", dependencies: ["DepotPlatform", "DepotTestSupport"]),
-        .testTarget(name: "DepotControlTests", dependencies: ["DepotControl", "DepotJSON"]),
+        .testTarget(name: "DepotControlTests", dependencies: ["DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport"]),
         // Runs the real depotd and depotctl binaries; depending on them makes `swift build --build-tests` build them.
         .testTarget(
             name: "DepotEndToEndTests",

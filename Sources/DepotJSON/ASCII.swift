@@ -19,4 +19,19 @@ enum ASCII {
     static let closeBracket: UInt8 = 0x5D
     static let openBrace: UInt8 = 0x7B
     static let closeBrace: UInt8 = 0x7D
+
+    /// The high bit set in each byte of `word` that may be `"`, `\` or a control character below 0x20:
+    /// eight bytes tested at once (SWAR). It never misses such a byte; a false alarm only costs the caller
+    /// a byte-by-byte look.
+    @inline(__always)
+    static func quoteBackslashOrControlBits(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(quote))
+        let backslashes = word ^ (ones &* UInt64(backslash))
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl) & highBits
+    }
 }

@@ -309,18 +309,11 @@ struct JSONParserEngine {
         }
     }
 
-    /// True when any of the eight bytes is `"`, `\`, below 0x20 or at least 0x80 (SWAR tests that never
-    /// miss such a byte; a false alarm only sends the scanner down the byte-by-byte path).
+    /// True when any of the eight bytes is `"`, `\`, below 0x20 or at least 0x80 (never misses one; a false
+    /// alarm only sends the scanner down the byte-by-byte path).
     @inline(__always)
     static func mayNeedAttention(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* UInt64(ASCII.quote))
-        let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
-        let hasQuote = (quotes &- ones) & ~quotes
-        let hasBackslash = (backslashes &- ones) & ~backslashes
-        let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl | word) & highBits != 0
+        (ASCII.quoteBackslashOrControlBits(word) | word & 0x8080_8080_8080_8080) != 0
     }
 
     /// The length of the well-formed UTF-8 sequence whose lead byte (≥ 0x80) is at `i` (Unicode table 3-7:

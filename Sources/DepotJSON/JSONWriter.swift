@@ -172,14 +172,7 @@ public enum JSONWriter {
     /// True when any of the eight bytes is `"`, `\` or below 0x20 (never misses one; may raise a false alarm).
     @inline(__always)
     static func mayNeedEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        let quotes = word ^ (ones &* UInt64(ASCII.quote))
-        let backslashes = word ^ (ones &* UInt64(ASCII.backslash))
-        let hasQuote = (quotes &- ones) & ~quotes
-        let hasBackslash = (backslashes &- ones) & ~backslashes
-        let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl) & highBits != 0
+        ASCII.quoteBackslashOrControlBits(word) != 0
     }
 
     /// `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, or `\u00XX` (lowercase hex) for other control characters.

@@ -5,12 +5,12 @@ import DepotJSON
 
 /// A plain blocking Unix socket, for a client that the daemon must not be able to hurt: one that never
 /// reads, or reads only when the test says so. Reads wait with poll(2) up to a generous limit.
-final class RawSocket: @unchecked Sendable {
+public final class RawSocket: @unchecked Sendable {
     // Sendable because each test uses its socket from one task at a time; the descriptor itself is immutable.
-    let fd: Int32
+    public let fd: Int32
     private var buffered: [UInt8] = []
 
-    init(connectingTo path: String, receiveBufferBytes: Int32? = nil) throws {
+    public init(connectingTo path: String, receiveBufferBytes: Int32? = nil) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError("socket: \(String(cString: strerror(errno)))") }
         if var size = receiveBufferBytes {
@@ -34,11 +34,11 @@ final class RawSocket: @unchecked Sendable {
         close(fd)
     }
 
-    func send(_ text: String) throws {
+    public func send(_ text: String) throws {
         try send(bytes: Array(text.utf8))
     }
 
-    func send(bytes: [UInt8]) throws {
+    public func send(bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -48,7 +48,7 @@ final class RawSocket: @unchecked Sendable {
     }
 
     /// The next line without its newline; nil at end of stream.
-    func readLine(timeoutSeconds: Int32 = 60) throws -> [UInt8]? {
+    public func readLine(timeoutSeconds: Int32 = 60) throws -> [UInt8]? {
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(buffered[..<newline])
@@ -66,17 +66,17 @@ final class RawSocket: @unchecked Sendable {
         }
     }
 
-    func readMessage() throws -> JSONValue {
+    public func readMessage() throws -> JSONValue {
         guard let line = try readLine() else { throw RawSocketError("the connection ended") }
         return try JSONParser.parse(line)
     }
 
-    func shutdownWrite() {
+    public func shutdownWrite() {
         shutdown(fd, Int32(SHUT_WR))
     }
 }
 
-struct RawSocketError: Error, CustomStringConvertible {
-    let description: String
+public struct RawSocketError: Error, CustomStringConvertible {
+    public let description: String
     init(_ description: String) { self.description = description }
 }

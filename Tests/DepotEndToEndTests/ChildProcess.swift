@@ -1,0 +1,170 @@
+import DepotTestSupport
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A program started by a test, with its output collected as it comes, so a test can wait for a line
+/// to appear or for the exit, without sleeping.
+///
+/// Started with posix_spawn and close-on-exec pipes: tests start many programs at once, and a pipe end
+/// inherited by a sibling would keep the output "open" until that sibling exits.
+final class ChildProcess: Sendable {
+    let pid: pid_t
+    let executable: String
+    let standardOutput = Condition("")
+    let standardError = Condition("")
+    /// The exit status once it has exited (killed by a signal: 128 + the signal number).
+    let exitStatus = Condition<Int32?>(nil)
+    /// How many of the two output pipes have reached their end.
+    private let outputClosed = Condition(0)
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]? = nil) throws {
+        self.executable = executable
+        let output = try Self.makePipe()
+        let error = try Self.makePipe()
+        let stdin = try Self.makePipe()
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
+        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, error.write, 2)
+
+        // The child starts with no blocked signals and default handlers, whatever this thread had.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var spawned: pid_t = 0
+        let result = posix_spawn(&spawned, executable, &actions, &attributes, argv, envp)
+        let pid = spawned
+        for fd in [output.write, error.write, stdin.read] { close(fd) }
+        guard result == 0 else {
+            for fd in [output.read, error.read, stdin.write] { close(fd) }
+            throw ChildProcessError(description: "cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        self.pid = pid
+
+        if let input {
+            Self.writeAll(input, to: stdin.write)
+        }
+        close(stdin.write)
+        Self.collect(output.read, into: standardOutput, closed: outputClosed)
+        Self.collect(error.read, into: standardError, closed: outputClosed)
+        let exitStatus = self.exitStatus
+        let standardError = self.standardError
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let signal = status & 0x7f
+            exitStatus.update { $0 = signal == 0 ? (status >> 8) & 0xff : 128 + signal }
+            // Wake anyone waiting for a line that will now never come, so they can see the exit.
+            standardError.update { _ in }
+        }
+    }
+
+    func signal(_ number: Int32) {
+        if exitStatus.value == nil {
+            kill(pid, number)
+        }
+    }
+
+    /// Waits for the exit and for the end of its output, and returns the status.
+    @discardableResult
+    func waitForExit(_ limit: Duration = .seconds(60)) async throws -> Int32 {
+        let name = (executable as NSString).lastPathComponent
+        let status = try await withTimeout(limit, "\(name) to exit") {
+            await self.exitStatus.wait { $0 != nil }
+        }
+        try await withTimeout(.seconds(30), "the end of \(name)'s output") {
+            await self.outputClosed.wait { $0 == 2 }
+        }
+        return status!
+    }
+
+    /// Waits until standard error contains `text`.
+    func waitForError(containing text: String, _ limit: Duration = .seconds(60)) async throws {
+        try await withTimeout(limit, "\"\(text)\" on standard error") {
+            await self.standardError.wait { $0.contains(text) }
+        }
+    }
+
+    /// Waits until standard output has at least `count` complete lines, and returns the first `count`.
+    func waitForOutputLines(_ count: Int, _ limit: Duration = .seconds(60)) async throws -> [String] {
+        let text = try await withTimeout(limit, "\(count) lines of output") {
+            await self.standardOutput.wait { $0.filter { $0 == "\n" }.count >= count }
+        }
+        return text.split(separator: "\n").prefix(count).map(String.init)
+    }
+
+    /// The resident memory of the process, in KiB, from /proc.
+    func residentKiB() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        }
+        return nil
+    }
+
+    // MARK: Internals
+
+    /// A one-way channel whose ends are close-on-exec from the start (a socket pair: Glibc's module does
+    /// not export pipe2, and pipe plus fcntl would leave a window for a sibling's spawn).
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw ChildProcessError(description: "socketpair: \(String(cString: strerror(errno)))")
+        }
+        shutdown(fds[0], Int32(SHUT_WR))
+        shutdown(fds[1], Int32(SHUT_RD))
+        return (fds[0], fds[1])
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+
+    /// Reads `fd` to its end on a thread of its own, appending to `text` as data comes.
+    private static func collect(_ fd: Int32, into text: Condition<String>, closed: Condition<Int>) {
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                let chunk = String(decoding: buffer[0..<count], as: UTF8.self)
+                text.update { $0 += chunk }
+            }
+            close(fd)
+            closed.update { $0 += 1 }
+        }
+    }
+}
+
+struct ChildProcessError: Error, CustomStringConvertible {
+    let description: String
+}

@@ -1,0 +1,116 @@
+import DepotClient
+import DepotJSON
+import DepotTestSupport
+import Foundation
+
+/// The real depotd binary, started on a socket in a temporary directory for one test.
+struct Daemon: Sendable {
+    let directory: TemporaryDirectory
+    let socketPath: String
+    let process: ChildProcess
+
+    /// An environment that points everything depotd and depotctl might look at into `directory`.
+    static func environment(in directory: TemporaryDirectory) -> [String: String] {
+        [
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": directory.path,
+            "XDG_RUNTIME_DIR": directory.file("run"),
+            "XDG_STATE_HOME": directory.file("state"),
+        ]
+    }
+
+    /// Starts depotd with `arguments` (plus `--socket` unless `useDefaultSocket`) and returns once it listens.
+    static func start(
+        _ arguments: [String] = [],
+        directory: TemporaryDirectory = TemporaryDirectory(),
+        useDefaultSocket: Bool = false,
+        environment extra: [String: String] = [:]
+    ) async throws -> Daemon {
+        let socketPath = useDefaultSocket ? directory.file("run/depot/depotd.sock") : directory.file("depotd.sock")
+        let environment = Self.environment(in: directory).merging(extra) { _, new in new }
+        let process = try ChildProcess(
+            Binaries.depotd,
+            (useDefaultSocket ? [] : ["--socket", socketPath]) + arguments,
+            environment: environment
+        )
+        let daemon = Daemon(directory: directory, socketPath: socketPath, process: process)
+        try await withTimeout(.seconds(60), "depotd to listen") {
+            await process.standardError.wait { $0.contains("listening on") || process.exitStatus.value != nil }
+        }
+        guard process.exitStatus.value == nil else {
+            throw DaemonDidNotStart(log: process.standardError.value)
+        }
+        return daemon
+    }
+
+    /// Writes a collection of `count` items (`{"id": n, "name": "item n", …}`) and returns its `file:` URI.
+    static func writeItems(_ count: Int, in directory: TemporaryDirectory, name: String = "items.json", padding: Int = 0) -> String {
+        let pad = String(repeating: "p", count: padding)
+        let items = (1...count).map { #"{"id": \#($0), "name": "item \#($0)", "pad": "\#(pad)"}"# }
+        return "file:" + directory.write(name, "[\n" + items.joined(separator: ",\n") + "\n]\n")
+    }
+
+    func connect() async throws -> DepotConnection {
+        try await DepotConnection.connect(to: socketPath)
+    }
+
+    /// Runs depotctl against this daemon.
+    func depotctl(_ arguments: [String], useDefaultSocket: Bool = false) async throws -> CommandResult {
+        try await CommandResult.run(
+            Binaries.depotctl,
+            arguments + (useDefaultSocket ? [] : ["--socket", socketPath]),
+            environment: Self.environment(in: directory)
+        )
+    }
+
+    /// SIGTERM, then waits for the exit status.
+    func terminate() async throws -> Int32 {
+        process.signal(SIGTERM)
+        return try await process.waitForExit()
+    }
+
+    /// Kills the daemon if it still runs and removes its directory.
+    func cleanUp() async {
+        if process.exitStatus.value == nil {
+            process.signal(SIGKILL)
+            _ = try? await process.waitForExit()
+        }
+        directory.remove()
+    }
+}
+
+struct DaemonDidNotStart: Error, CustomStringConvertible {
+    let log: String
+    var description: String { "depotd exited before listening:\n\(log)" }
+}
+
+/// What a finished command printed, and its exit status.
+struct CommandResult: Sendable {
+    let status: Int32
+    let standardOutput: String
+    let standardError: String
+
+    /// Runs a program to its end; `input`, when given, is its standard input.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil) async throws -> CommandResult {
+        let child = try ChildProcess(executable, arguments, environment: environment, input: input.map { Array($0.utf8) })
+        let status = try await child.waitForExit()
+        return CommandResult(status: status, standardOutput: child.standardOutput.value, standardError: child.standardError.value)
+    }
+}
+
+/// Runs `body` with a started daemon and always cleans up after it.
+func withDaemon<Value: Sendable>(
+    _ arguments: [String] = [],
+    directory: TemporaryDirectory = TemporaryDirectory(),
+    _ body: @escaping @Sendable (Daemon) async throws -> Value
+) async throws -> Value {
+    let daemon = try await Daemon.start(arguments, directory: directory)
+    do {
+        let value = try await withTimeout(.seconds(120), "the test's exchanges with depotd") { try await body(daemon) }
+        await daemon.cleanUp()
+        return value
+    } catch {
+        await daemon.cleanUp()
+        throw error
+    }
+}

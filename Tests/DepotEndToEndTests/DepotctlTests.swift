@@ -1,0 +1,161 @@
+import DepotClient
+import DepotJSON
+import DepotTestSupport
+import Foundation
+import Testing
+
+@Suite("depotctl: output and exit status")
+struct DepotctlTests {
+    /// A daemon on the demo collection, loaded.
+    static func withDemo(_ body: @escaping @Sendable (Daemon) async throws -> Void) async throws {
+        try await withDaemon { daemon in
+            let connection = try await daemon.connect()
+            // The initial load may still be running; a load joins it or follows it.
+            _ = try await connection.call("load")
+            try await body(daemon)
+        }
+    }
+
+    @Test("state prints a status line and a table of the items")
+    func stateTable() async throws {
+        try await Self.withDemo { daemon in
+            let result = try await daemon.depotctl(["state"])
+            #expect(result.status == 0)
+            let lines = result.standardOutput.split(separator: "\n").map(String.init)
+            try #require(lines.count == 2 + 151, "\(result.standardError)")
+            #expect(lines[0].hasPrefix("success · 151 items · seq "))
+            #expect(lines[1] == "ID   NAME        TYPES")
+            #expect(lines[2] == "1    Bulbasaur   grass, poison")
+            #expect(lines.contains("25   Pikachu     electric"))
+            #expect(result.standardError.isEmpty)
+        }
+    }
+
+    @Test("--json prints the state exactly as the daemon sent it, on one line")
+    func stateJSON() async throws {
+        try await Self.withDemo { daemon in
+            let result = try await daemon.depotctl(["state", "--json"])
+            #expect(result.status == 0)
+            #expect(result.standardOutput.filter { $0 == "\n" }.count == 1)
+            let printed = try JSONParser.parse(result.standardOutput)
+            let direct = try await daemon.connect().call("state")
+            #expect(printed == direct)
+        }
+    }
+
+    @Test("get prints the item; an unknown id exits 1 with one line on stderr")
+    func get() async throws {
+        try await Self.withDemo { daemon in
+            let found = try await daemon.depotctl(["get", "25"])
+            #expect(found.status == 0)
+            #expect(try JSONParser.parse(found.standardOutput) == ["id": 25, "name": "Pikachu", "types": ["electric"]])
+            #expect(found.standardOutput.contains("\n  \"name\": \"Pikachu\""), "human output is indented")
+
+            let missing = try await daemon.depotctl(["get", "999"])
+            #expect(missing.status == 1)
+            #expect(missing.standardOutput.isEmpty)
+            #expect(missing.standardError == "depotctl: no item with id \"999\" among the 151 loaded items (-32003)\n")
+        }
+    }
+
+    @Test("remove --optimistic removes the item from the state and the file; removing it again exits 1")
+    func remove() async throws {
+        try await Self.withDemo { daemon in
+            let removed = try await daemon.depotctl(["remove", "25", "--optimistic"])
+            #expect(removed.status == 0)
+            #expect(removed.standardOutput.hasPrefix("removed 25 · success · 150 items · seq "))
+            let file = try #require(daemon.directory.read("state/depot/items.json"))
+            #expect(!file.contains("Pikachu"))
+
+            let again = try await daemon.depotctl(["remove", "25"])
+            #expect(again.status == 1)
+            #expect(again.standardError.hasSuffix("has no item with id \"25\" (-32003)\n"))
+        }
+    }
+
+    @Test("load and wipe print what they did")
+    func loadAndWipe() async throws {
+        try await Self.withDemo { daemon in
+            let wiped = try await daemon.depotctl(["wipe"])
+            #expect(wiped.status == 0)
+            #expect(wiped.standardOutput.hasPrefix("wiped · idle · seq "))
+            let loaded = try await daemon.depotctl(["load", "--json"])
+            #expect(loaded.status == 0)
+            #expect(try JSONParser.parse(loaded.standardOutput)["items"]?.arrayValue?.count == 151)
+        }
+    }
+
+    @Test("call sends any method with params and prints the result; bad params are caught before sending")
+    func call() async throws {
+        try await Self.withDemo { daemon in
+            let result = try await daemon.depotctl(["call", "get", #"{"id": 150}"#, "--json"])
+            #expect(result.status == 0)
+            #expect(result.standardOutput == #"{"id":150,"name":"Mewtwo","types":["psychic"]}"# + "\n")
+
+            let unknownMethod = try await daemon.depotctl(["call", "explode"])
+            #expect(unknownMethod.status == 1)
+            #expect(unknownMethod.standardError.hasPrefix("depotctl: Method not found: \"explode\""))
+
+            let unknownParam = try await daemon.depotctl(["call", "get", #"{"id": 1, "colour": "red"}"#])
+            #expect(unknownParam.status == 1)
+            #expect(unknownParam.standardError.contains("unknown param \"colour\""))
+
+            let notJSON = try await daemon.depotctl(["call", "get", "{id: 1}"])
+            #expect(notJSON.status == 64)
+            #expect(notJSON.standardError.contains("PARAMS-JSON is not valid JSON"))
+        }
+    }
+
+    @Test("watch --json prints each state as one line of JSON, as it happens")
+    func watch() async throws {
+        try await Self.withDemo { daemon in
+            let watcher = try ChildProcess(
+                Binaries.depotctl,
+                ["watch", "--json", "--socket", daemon.socketPath],
+                environment: Daemon.environment(in: daemon.directory)
+            )
+            let first = try await watcher.waitForOutputLines(1)
+            #expect(try JSONParser.parse(first[0])["status"] == "success")
+            _ = try await daemon.connect().call("wipe")
+            let lines = try await watcher.waitForOutputLines(2)
+            try #require(lines.count == 2)
+            let second = try JSONParser.parse(lines[1])
+            #expect(second["status"] == "idle")
+            #expect(second["seq"]?.numberValue?.intValue == (try JSONParser.parse(lines[0])["seq"]?.numberValue?.intValue ?? -1) + 1)
+            watcher.signal(SIGINT)
+            _ = try await watcher.waitForExit()
+        }
+    }
+
+    @Test("watch prints a status line per state")
+    func watchHuman() async throws {
+        try await Self.withDemo { daemon in
+            let watcher = try ChildProcess(
+                Binaries.depotctl,
+                ["watch", "--socket", daemon.socketPath],
+                environment: Daemon.environment(in: daemon.directory)
+            )
+            _ = try await watcher.waitForOutputLines(1)
+            _ = try await daemon.connect().call("remove", params: ["id": "1"])
+            let lines = try await watcher.waitForOutputLines(3)
+            try #require(lines.count == 3)
+            #expect(lines[0].hasPrefix("success · 151 items · seq "))
+            #expect(lines[1].hasPrefix("loading · seq "))
+            #expect(lines[2].hasPrefix("success · 150 items · seq "))
+            watcher.signal(SIGINT)
+            _ = try await watcher.waitForExit()
+        }
+    }
+
+    @Test("with no daemon, every command exits 3 and says where it looked")
+    func noDaemon() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = directory.file("nobody-here.sock")
+        for arguments in [["state"], ["watch"], ["remove", "1"]] {
+            let result = try await CommandResult.run(Binaries.depotctl, arguments + ["--socket", missing], environment: Daemon.environment(in: directory))
+            #expect(result.status == 3)
+            #expect(result.standardError == "depotctl: no socket at \(missing): depotd is not running there; start it with `depotd`, or give the right --socket\n")
+        }
+    }
+}

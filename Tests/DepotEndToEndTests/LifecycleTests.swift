@@ -1,0 +1,120 @@
+import DepotClient
+import DepotJSON
+import DepotTestSupport
+import Foundation
+import Testing
+
+@Suite("depotd: start-up, configuration and shutdown")
+struct LifecycleTests {
+    @Test("with no flags it serves the demo collection on the default socket, and depotctl finds it")
+    func zeroConfiguration() async throws {
+        let directory = TemporaryDirectory()
+        let daemon = try await Daemon.start(directory: directory, useDefaultSocket: true)
+        defer { Task { await daemon.cleanUp() } }
+        try await daemon.process.waitForError(containing: "loaded 151 items")
+        #expect(daemon.process.standardError.value.contains("seeded \(directory.path)/state/depot/items.json with the demo collection"))
+
+        let removed = try await daemon.depotctl(["remove", "25"], useDefaultSocket: true)
+        #expect(removed.status == 0, "\(removed.standardError)")
+        let state = try await daemon.depotctl(["state", "--json"], useDefaultSocket: true)
+        #expect(try JSONParser.parse(state.standardOutput)["items"]?.arrayValue?.count == 150)
+
+        var status = stat()
+        #expect(lstat(daemon.socketPath, &status) == 0)
+        #expect(UInt32(status.st_mode) & 0o777 == 0o660, "the socket is 0660 by default")
+    }
+
+    @Test("SIGTERM: subscribers see their connection close, the socket file is removed, the exit status is 0")
+    func terminate() async throws {
+        let directory = TemporaryDirectory()
+        let daemon = try await Daemon.start(["--source", Daemon.writeItems(3, in: directory)], directory: directory)
+        defer { Task { await daemon.cleanUp() } }
+        let subscription = try await daemon.connect().subscribe()
+        #expect(try await daemon.terminate() == 0)
+        var received = 0
+        for await _ in subscription { received += 1 }
+        #expect(received >= 1, "the sequence ended because the connection closed")
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        #expect(daemon.process.standardError.value.contains("stopped listening"))
+    }
+
+    @Test("a socket left by a killed daemon is replaced; a live one is never stolen")
+    func staleAndLiveSockets() async throws {
+        let directory = TemporaryDirectory()
+        let source = Daemon.writeItems(3, in: directory)
+        let first = try await Daemon.start(["--source", source], directory: directory)
+        first.process.signal(SIGKILL)
+        _ = try await first.process.waitForExit()
+        #expect(FileManager.default.fileExists(atPath: first.socketPath), "SIGKILL leaves the socket file behind")
+
+        let second = try await Daemon.start(["--source", source], directory: directory)
+        defer { Task { await second.cleanUp() } }
+        #expect(try await second.connect().call("state")["seq"] != nil)
+
+        let intruder = try ChildProcess(Binaries.depotd, ["--socket", second.socketPath, "--source", source], environment: Daemon.environment(in: directory))
+        let status = try await intruder.waitForExit()
+        #expect(status == 1)
+        #expect(intruder.standardError.value.contains("another depotd is already listening on \(second.socketPath)"))
+        #expect(try await second.connect().call("state")["seq"] != nil, "the first daemon still serves")
+    }
+
+    @Test("settings: flags beat DEPOT_SOCKET/DEPOT_SOURCE, which beat the config file")
+    func configurationPrecedence() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let fromFile = Daemon.writeItems(1, in: directory, name: "file.json")
+        let fromEnvironment = Daemon.writeItems(2, in: directory, name: "env.json")
+        let config = directory.write("depotd.json", """
+            {"source": "\(fromFile)", "socket": "\(directory.file("config.sock"))", "subscriberQueue": 4, "initialLoad": true}
+            """)
+        let environment = Daemon.environment(in: directory).merging(["DEPOT_SOURCE": fromEnvironment, "DEPOT_SOCKET": directory.file("env.sock")]) { _, new in new }
+        let process = try ChildProcess(Binaries.depotd, ["--config", config], environment: environment)
+        try await process.waitForError(containing: "listening on \(directory.file("env.sock"))")
+        try await process.waitForError(containing: "loaded 2 items")
+        process.signal(SIGTERM)
+        #expect(try await process.waitForExit() == 0)
+
+        let flagged = try ChildProcess(Binaries.depotd, ["--config", config, "--socket", directory.file("flag.sock")], environment: environment)
+        try await flagged.waitForError(containing: "listening on \(directory.file("flag.sock"))")
+        flagged.signal(SIGTERM)
+        #expect(try await flagged.waitForExit() == 0)
+    }
+
+    @Test("an invalid setting stops depotd before it starts, with a message naming it")
+    func invalidSettings() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let cases: [([String], String)] = [
+            (["--socket-mode", "999"], "999"),
+            (["--source", "ftp://example.com/items.json"], "ftp://example.com/items.json"),
+            (["--log-level", "loud"], "loud"),
+            (["--config", directory.file("missing.json")], "missing.json"),
+        ]
+        for (arguments, mention) in cases {
+            let result = try await CommandResult.run(Binaries.depotd, ["--socket", directory.file("x.sock")] + arguments, environment: Daemon.environment(in: directory))
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.standardError.contains(mention), "\(arguments): \(result.standardError)")
+        }
+    }
+
+    @Test("a source that cannot be read is a failure state naming the file, not a crash")
+    func unreadableSource() async throws {
+        let directory = TemporaryDirectory()
+        try await withDaemon(["--source", "file:" + directory.file("absent.json")], directory: directory) { daemon in
+            let error = await #expect(throws: DepotClientError.self) { try await daemon.connect().call("load") }
+            guard case .remote(let remote)? = error else { return }
+            #expect(remote.code == -32001)
+            #expect(remote.message == "cannot read \(directory.file("absent.json")): No such file or directory")
+            #expect(remote.data?["status"] == "failure")
+        }
+    }
+
+    @Test("--help documents every option")
+    func help() async throws {
+        let result = try await CommandResult.run(Binaries.depotd, ["--help"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(result.status == 0)
+        for option in ["--socket", "--source", "--id-field", "--config", "--max-message-bytes", "--subscriber-queue", "--socket-mode", "--log-level", "--no-initial-load", "DEPOT_SOCKET", "DEPOT_SOURCE"] {
+            #expect(result.standardOutput.contains(option), "\(option) is documented")
+        }
+    }
+}
