@@ -22,3 +22,28 @@ public enum NotificationLine {
         return index > range.upperBound ? value : nil
     }
 }
+
+extension NotificationLine {
+    /// What a subscriber saw: the seq of every notification, and the total it was told it skipped.
+    public struct Seen: Sendable, Equatable {
+        public var seqs: [Int]
+        public var skipped: Int
+
+        public init(seqs: [Int] = [], skipped: Int = 0) {
+            self.seqs = seqs
+            self.skipped = skipped
+        }
+    }
+
+    /// Reads notification lines until one carries `lastSeq` (or the lines end), looking only at seq and skipped.
+    public static func collect<Lines: AsyncSequence>(_ lines: Lines, untilSeq lastSeq: Int) async throws -> Seen where Lines.Element == [UInt8] {
+        var seen = Seen()
+        for try await line in lines {
+            guard let seq = seq(in: line) else { continue }
+            seen.skipped += skipped(in: line)
+            seen.seqs.append(seq)
+            if seq == lastSeq { break }
+        }
+        return seen
+    }
+}

@@ -22,25 +22,13 @@ public struct TemporaryDirectory: Sendable {
     @discardableResult
     public func write(_ name: String, _ text: String) -> String {
         let path = file(name)
-        let handle = fopen(path, "w")
-        precondition(handle != nil, "cannot create \(path)")
-        fputs(text, handle)
-        fclose(handle)
+        TestFiles.write(path, bytes: Array(text.utf8))
         return path
     }
 
     /// The text of the file `name`, or nil when it cannot be read.
     public func read(_ name: String) -> String? {
-        guard let handle = fopen(file(name), "r") else { return nil }
-        defer { fclose(handle) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = fread(&buffer, 1, buffer.count, handle)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        TestFiles.text(file(name))
     }
 
     public func remove() {

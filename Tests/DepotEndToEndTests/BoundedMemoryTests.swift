@@ -18,21 +18,13 @@ struct BoundedMemoryTests {
 
             // Three subscribers that read everything (only the seq is looked at, so they keep up easily).
             let lastSeq = 3 * 160
-            var readers: [Task<[Int], any Error>] = []
+            var readers: [Task<NotificationLine.Seen, any Error>] = []
             for _ in 0..<3 {
                 let reader = try await LineConnection.connect(to: daemon.socketPath)
                 try await reader.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
                 readers.append(Task {
-                    var seqs: [Int] = []
-                    var skipped = 0
-                    for try await line in reader.lines {
-                        guard let seq = NotificationLine.seq(in: line) else { continue }
-                        skipped += NotificationLine.skipped(in: line)
-                        seqs.append(seq)
-                        if seq == lastSeq { break }
-                    }
-                    await reader.close()
-                    return skipped == 0 ? seqs : [-skipped]
+                    defer { Task { await reader.close() } }
+                    return try await NotificationLine.collect(reader.lines, untilSeq: lastSeq)
                 })
             }
             let control = try await daemon.connect()
@@ -51,7 +43,7 @@ struct BoundedMemoryTests {
             let after = try #require(daemon.process.residentKiB())
 
             for reader in readers {
-                #expect(try await reader.value == Array(0...lastSeq), "a reading subscriber misses nothing")
+                #expect(try await reader.value == NotificationLine.Seen(seqs: Array(0...lastSeq)), "a reading subscriber misses nothing")
             }
 
             let growthKiB = after - baseline

@@ -38,16 +38,8 @@ struct SlowSubscriberTests {
             let lastSeq = 3 * cycles
             #expect(server.repository.current.seq == lastSeq, "every mutation finished while one subscriber read nothing")
 
-            var seen: [Int] = []
-            var readerSkipped = 0
-            for try await line in reader.lines {
-                guard let seq = NotificationLine.seq(in: line) else { continue }
-                readerSkipped += NotificationLine.skipped(in: line)
-                seen.append(seq)
-                if seq == lastSeq { break }
-            }
-            #expect(readerSkipped == 0)
-            #expect(seen == Array(0...lastSeq), "the reading subscriber missed nothing")
+            let seen = try await NotificationLine.collect(reader.lines, untilSeq: lastSeq)
+            #expect(seen == NotificationLine.Seen(seqs: Array(0...lastSeq)), "the reading subscriber missed nothing")
 
             // Now the stalled subscriber reads everything it has.
             var seqs: [Int] = [0]
