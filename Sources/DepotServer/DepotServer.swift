@@ -14,7 +14,7 @@ public final class DepotServer: Service {
     private let configuration: ServerConfiguration
     private let repository: Repository
     private let eventLoopGroup: any EventLoopGroup
-    private let fanout: StateFanout
+    let fanout: StateFanout
     private let dispatcher: RPCDispatcher<ConnectionHandler>
     private let logger: Logger
     private let onListening: @Sendable () -> Void

@@ -22,6 +22,8 @@ public final class StateFanout: StateObserver {
     private let groups: [SubscriberGroup]
     private let allocator = ByteBufferAllocator()
     private let nextSubscriptionNumber = Atomic<Int>(1)
+    /// How many times a state was encoded: once per published state, plus the rare re-encoding of an old one.
+    private let encodings = Atomic<Int>(0)
 
     /// - Parameter eventLoops: every loop connections may live on.
     public init(eventLoops: [any EventLoop]) {
@@ -29,7 +31,7 @@ public final class StateFanout: StateObserver {
     }
 
     public func stateDidChange(to state: PublishedState) {
-        let encoded = EncodedState(state, bytes: StateEncoder.encode(state, allocator: allocator))
+        let encoded = EncodedState(state, bytes: encode(state))
         snapshot.withLock { snapshot in
             snapshot.current = encoded
             snapshot.recent.append(encoded)
@@ -60,7 +62,17 @@ public final class StateFanout: StateObserver {
         let cached = snapshot.withLock { snapshot in
             snapshot.recent.last(where: { $0.seq == state.seq })?.bytes
         }
-        return cached ?? StateEncoder.encode(state, allocator: allocator)
+        return cached ?? encode(state)
+    }
+
+    /// The number of states encoded so far.
+    var encodingCount: Int {
+        encodings.load(ordering: .relaxed)
+    }
+
+    private func encode(_ state: PublishedState) -> ByteBuffer {
+        encodings.add(1, ordering: .relaxed)
+        return StateEncoder.encode(state, allocator: allocator)
     }
 
     /// The subscriber group of `eventLoop`.

@@ -47,3 +47,29 @@ extension NotificationLine {
         return seen
     }
 }
+
+/// A subscriber's notifications, read as they come by a task of its own, so a test can wait until the
+/// subscriber has seen a given seq. Tests pace their mutations on it, so that a reading subscriber is never
+/// behind because the test machine is busy — only a subscriber that does not read can fall behind.
+public final class SubscriberProgress: Sendable {
+    public let seen = Condition(NotificationLine.Seen())
+
+    public init<Lines: AsyncSequence & Sendable>(_ lines: Lines) where Lines.Element == [UInt8] {
+        let seen = self.seen
+        Task {
+            for try await line in lines {
+                guard let seq = NotificationLine.seq(in: line) else { continue }
+                let skipped = NotificationLine.skipped(in: line)
+                seen.update {
+                    $0.seqs.append(seq)
+                    $0.skipped += skipped
+                }
+            }
+        }
+    }
+
+    /// Waits until a notification with `seq` or later has arrived.
+    public func wait(forSeq seq: Int) async {
+        await seen.wait { ($0.seqs.last ?? -1) >= seq }
+    }
+}

@@ -17,21 +17,22 @@ struct BoundedMemoryTests {
             #expect(try stalled.readMessage()["params"]?["state"]?["seq"] == 0)
 
             // Three subscribers that read everything (only the seq is looked at, so they keep up easily).
-            let lastSeq = 3 * 160
-            var readers: [Task<NotificationLine.Seen, any Error>] = []
+            var readers: [SubscriberProgress] = []
             for _ in 0..<3 {
                 let reader = try await LineConnection.connect(to: daemon.socketPath)
                 try await reader.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
-                readers.append(Task {
-                    defer { Task { await reader.close() } }
-                    return try await NotificationLine.collect(reader.lines, untilSeq: lastSeq)
-                })
+                readers.append(SubscriberProgress(reader.lines))
             }
             let control = try await daemon.connect()
+            /// Load and wipe `count` times; each cycle waits until the readers have its last state, so only the
+            /// stalled subscriber ever falls behind.
             func cycle(_ count: Int) async throws {
                 for _ in 0..<count {
                     _ = try await control.call("load")
-                    _ = try await control.call("wipe")
+                    let idle = try await control.call("wipe")["seq"]?.numberValue?.intValue ?? -1
+                    for reader in readers {
+                        await reader.wait(forSeq: idle)
+                    }
                 }
             }
             // Warm up, so the baseline includes the daemon's steady working set.
@@ -41,9 +42,10 @@ struct BoundedMemoryTests {
             // queueing without bound would hold for the stalled subscriber.
             try await cycle(150)
             let after = try #require(daemon.process.residentKiB())
+            let lastSeq = 3 * 160
 
             for reader in readers {
-                #expect(try await reader.value == NotificationLine.Seen(seqs: Array(0...lastSeq)), "a reading subscriber misses nothing")
+                #expect(reader.seen.value == NotificationLine.Seen(seqs: Array(0...lastSeq)), "a reading subscriber misses nothing")
             }
 
             let growthKiB = after - baseline

@@ -63,12 +63,6 @@ struct Daemon: Sendable {
         )
     }
 
-    /// SIGTERM, then waits for the exit status.
-    func terminate() async throws -> Int32 {
-        process.signal(SIGTERM)
-        return try await process.waitForExit()
-    }
-
     /// Kills the daemon if it still runs and removes its directory.
     func cleanUp() async {
         if process.exitStatus.value == nil {

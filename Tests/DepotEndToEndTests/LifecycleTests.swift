@@ -24,13 +24,14 @@ struct LifecycleTests {
         #expect(UInt32(status.st_mode) & 0o777 == 0o660, "the socket is 0660 by default")
     }
 
-    @Test("SIGTERM: subscribers see their connection close, the socket file is removed, the exit status is 0")
-    func terminate() async throws {
+    @Test("SIGTERM and SIGINT: subscribers see their connection close, the socket file is removed, the exit status is 0", arguments: [SIGTERM, SIGINT])
+    func terminate(signal: Int32) async throws {
         let directory = TemporaryDirectory()
         let daemon = try await Daemon.start(["--source", Daemon.writeItems(3, in: directory)], directory: directory)
         defer { Task { await daemon.cleanUp() } }
         let subscription = try await daemon.connect().subscribe()
-        #expect(try await daemon.terminate() == 0)
+        daemon.process.signal(signal)
+        #expect(try await daemon.process.waitForExit() == 0)
         var received = 0
         for await _ in subscription { received += 1 }
         #expect(received >= 1, "the sequence ended because the connection closed")

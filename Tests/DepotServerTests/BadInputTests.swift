@@ -132,3 +132,67 @@ struct BadInputTests {
         }
     }
 }
+
+@Suite("Server: random input")
+struct RandomInputTests {
+    /// A small deterministic generator, so a failure can be replayed.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Lines made of JSON-RPC fragments and random bytes: near misses are more interesting than noise.
+    static func garbage(count: Int, seed: UInt64) -> [[UInt8]] {
+        var random = SplitMix(state: seed)
+        let fragments = [
+            "{", "}", "[", "]", ",", ":", "\"", "\\", "\"jsonrpc\"", "\"2.0\"", "\"id\"", "\"method\"", "\"params\"",
+            "\"state\"", "\"get\"", "\"remove\"", "\"subscribe\"", "null", "true", "1e999", "-0", "0.5", "\"\\u0000\"",
+            "\"\\ud800\"", " ", "\t", "\r", "{}", "[]", "\"x\"",
+        ].map { Array($0.utf8) }
+        return (0..<count).map { _ in
+            var line: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...40, using: &random) {
+                if Bool.random(using: &random) {
+                    line += fragments.randomElement(using: &random)!
+                } else {
+                    // Any byte but the newline that ends the line.
+                    var byte = UInt8.random(in: 0...255, using: &random)
+                    if byte == UInt8(ascii: "\n") { byte = 0 }
+                    line.append(byte)
+                }
+            }
+            return line
+        }
+    }
+
+    @Test("a thousand lines of near-JSON garbage: every answer is valid JSON-RPC, and the connection and server go on", arguments: [UInt64(1), 2, 3])
+    func garbageIsAnsweredNotFatal(seed: UInt64) async throws {
+        try await withServer { server in
+            let connection = try await server.connectLines()
+            var lines = connection.lines.makeAsyncIterator()
+            for line in Self.garbage(count: 1000, seed: seed) {
+                try await connection.send(bytes: line + [UInt8(ascii: "\n")])
+            }
+            try await connection.send(#"{"jsonrpc":"2.0","id":"final","method":"state"}"#)
+            var answers = 0
+            while true {
+                let message = try await connection.nextMessage(&lines)
+                if message["id"] == "final" { break }
+                for answer in message.arrayValue ?? [message] {
+                    #expect(answer["jsonrpc"] == "2.0")
+                    #expect(answer["error"]?["code"]?.numberValue != nil || answer["result"] != nil || answer["method"] == "stateChanged")
+                }
+                answers += 1
+            }
+            #expect(answers > 0)
+            let other = try await server.connect()
+            #expect(try await other.call("state")["status"] != nil, "the server still serves others")
+        }
+    }
+}

@@ -1,7 +1,7 @@
 import DepotClient
 import DepotCore
 import DepotJSON
-import DepotServer
+@testable import DepotServer
 import DepotTestSupport
 import Testing
 
@@ -109,6 +109,32 @@ struct FanoutTests {
                 guard case .remote(let remote) = error as? DepotClientError else { return false }
                 return remote.code == -32004 && remote.message.contains("2 subscriptions")
             }
+        }
+    }
+}
+
+@Suite("Server: encoding")
+struct EncodingTests {
+    @Test("each published state is encoded once, however many subscribers and readers receive it")
+    func encodedOnce() async throws {
+        try await withServer { server in
+            var subscribers: [LineConnection] = []
+            for _ in 0..<50 {
+                let connection = try await server.connectLines()
+                try await connection.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
+                subscribers.append(connection)
+            }
+            let before = server.server.fanout.encodingCount
+            let control = try await server.connect()
+            _ = try await control.call("load")
+            for _ in 0..<10 {
+                _ = try await control.call("state")
+            }
+            for connection in subscribers {
+                let seen = try await NotificationLine.collect(connection.lines, untilSeq: 2)
+                #expect(seen.seqs.last == 2)
+            }
+            #expect(server.server.fanout.encodingCount - before == 2, "loading and success, each encoded once")
         }
     }
 }

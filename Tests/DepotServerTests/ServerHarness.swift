@@ -1,7 +1,7 @@
 import DepotClient
 import DepotCore
 import DepotJSON
-import DepotServer
+@testable import DepotServer
 import DepotTestSupport
 import Logging
 import NIOPosix
@@ -14,6 +14,7 @@ struct RunningServer: Sendable {
     let socketPath: String
     let source: TestSource
     let repository: Repository
+    let server: DepotServer
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
@@ -51,7 +52,7 @@ struct RunningServer: Sendable {
             await outcome.wait { $0 != nil }
         }
         try started?.get()
-        return RunningServer(directory: directory, socketPath: socketPath, source: source, repository: repository, group: group, task: task)
+        return RunningServer(directory: directory, socketPath: socketPath, source: source, repository: repository, server: server, group: group, task: task)
     }
 
     func connect() async throws -> DepotConnection {

@@ -26,20 +26,20 @@ struct SlowSubscriberTests {
             // A subscriber that reads everything, looking only at the seq, so it keeps up easily.
             let reader = try await server.connectLines()
             try await reader.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
+            let progress = SubscriberProgress(reader.lines)
             let control = try await server.connect()
 
             // 100 cycles of load (loading, success) and wipe (idle): 300 states, about 6 MiB of notifications
-            // for each subscriber.
+            // for each subscriber. Each cycle waits for the reading subscriber, so only the stalled one lags.
             let cycles = 100
             for _ in 0..<cycles {
                 _ = try await control.call("load")
-                _ = try await control.call("wipe")
+                let idle = try await control.call("wipe")["seq"]?.numberValue?.intValue ?? -1
+                await progress.wait(forSeq: idle)
             }
             let lastSeq = 3 * cycles
             #expect(server.repository.current.seq == lastSeq, "every mutation finished while one subscriber read nothing")
-
-            let seen = try await NotificationLine.collect(reader.lines, untilSeq: lastSeq)
-            #expect(seen == NotificationLine.Seen(seqs: Array(0...lastSeq)), "the reading subscriber missed nothing")
+            #expect(progress.seen.value == NotificationLine.Seen(seqs: Array(0...lastSeq)), "the reading subscriber missed nothing")
 
             // Now the stalled subscriber reads everything it has.
             var seqs: [Int] = [0]
