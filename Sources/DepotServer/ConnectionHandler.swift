@@ -314,12 +314,17 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Flushes what has been written, then closes.
+    /// Flushes what has been written, then closes. A peer that has stopped reading (its socket is not
+    /// writable) would hold the flush forever, so it is closed at once: what it has not read is lost either way.
     private func closeGracefully() {
         guard !isClosing, let context else { return }
         isClosing = true
         needsFlush = false
         let channel = context.channel
+        guard channel.isWritable else {
+            channel.close(promise: nil)
+            return
+        }
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
             channel.close(promise: nil)
         }

@@ -25,6 +25,7 @@ struct RunningServer: Sendable {
         source: TestSource = TestSource(count: 3),
         limits: ConnectionLimits = ConnectionLimits(),
         socketMode: UInt32 = ServerConfiguration.defaultSocketMode,
+        shutdownTimeout: Duration = .seconds(30),
         directory: TemporaryDirectory = TemporaryDirectory(),
         socketName: String = "depotd.sock"
     ) async throws -> RunningServer {
@@ -33,7 +34,7 @@ struct RunningServer: Sendable {
         /// nil while starting; then whether it listens, or the error it stopped with.
         let outcome = Condition<Result<Void, any Error>?>(nil)
         let server = DepotServer(
-            configuration: ServerConfiguration(socketPath: socketPath, socketMode: socketMode, limits: limits, shutdownTimeout: .seconds(30)),
+            configuration: ServerConfiguration(socketPath: socketPath, socketMode: socketMode, limits: limits, shutdownTimeout: shutdownTimeout),
             repository: repository,
             logger: quiet,
             onListening: { outcome.update { $0 = .success(()) } }

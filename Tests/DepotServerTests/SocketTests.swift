@@ -105,6 +105,25 @@ struct SocketTests {
     }
 }
 
+@Suite("Server: shutdown with a stalled subscriber")
+struct StalledShutdownTests {
+    @Test("a subscriber that stopped reading does not hold up shutdown")
+    func stalledSubscriberDoesNotHoldShutdown() async throws {
+        // The fallback time-out is an hour: if the stalled connection held shutdown, the test's own limit would fail it.
+        let server = try await RunningServer.start(source: SlowSubscriberTests.bulkySource(), shutdownTimeout: .seconds(3600))
+        let stalled = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
+        try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+        let control = try await server.connect()
+        for _ in 0..<20 {
+            _ = try await control.call("load")
+        }
+        await server.triggerGracefulShutdown()
+        try await withTimeout(.seconds(60), "the server to stop") { try await server.waitUntilStopped() }
+        #expect(!FileExists.at(server.socketPath))
+        server.directory.remove()
+    }
+}
+
 enum FileExists {
     static func at(_ path: String) -> Bool {
         var status = stat()
