@@ -122,7 +122,7 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON"]),
+        .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"]),
         .testTarget(
             name: "DepotCoreTests",
             dependencies: ["DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]

@@ -135,21 +135,9 @@ struct BadInputTests {
 
 @Suite("Server: random input")
 struct RandomInputTests {
-    /// A small deterministic generator, so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Lines made of JSON-RPC fragments and random bytes: near misses are more interesting than noise.
     static func garbage(count: Int, seed: UInt64) -> [[UInt8]] {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         let fragments = [
             "{", "}", "[", "]", ",", ":", "\"", "\\", "\"jsonrpc\"", "\"2.0\"", "\"id\"", "\"method\"", "\"params\"",
             "\"state\"", "\"get\"", "\"remove\"", "\"subscribe\"", "null", "true", "1e999", "-0", "0.5", "\"\\u0000\"",
