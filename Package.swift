@@ -23,6 +23,25 @@ let package = Package(
         // POSIX glue shared by the daemon and the client: default paths, directories, errno messages.
         .target(name: "DepotPlatform"),
 
+        // libsystemd (sd_notify, socket activation, the journal), found with pkg-config.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+
+        // SO_PEERCRED and the layout of struct ucred, which Swift cannot see without _GNU_SOURCE.
+        .target(name: "CPeerCredentials"),
+
+        // depotd's side of systemd: readiness and status, watchdog, socket activation, journal logging.
+        .target(
+            name: "DepotSystemd",
+            dependencies: [
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // The domain: items, loading states, the repository and the Source protocol. No networking.
         .target(
             name: "DepotCore",
@@ -57,6 +76,7 @@ let package = Package(
         .target(
             name: "DepotServer",
             dependencies: [
+                "CPeerCredentials",
                 "DepotCore",
                 "DepotPlatform",
                 "DepotRPC",
@@ -84,6 +104,8 @@ let package = Package(
         .target(
             name: "DepotDaemon",
             dependencies: [
+                "DepotClient",
+                "DepotSystemd",
                 "DepotCore",
                 "DepotPlatform",
                 "DepotJSON",
@@ -93,6 +115,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -109,7 +132,7 @@ let package = Package(
         ),
 
         // Helpers for the tests only: gates, waitable conditions, time-outs, temporary directories.
-        .target(name: "DepotTestSupport", dependencies: ["DepotCore", "DepotJSON"]),
+        .target(name: "DepotTestSupport", dependencies: ["DepotCore", "DepotJSON", "DepotPlatform"]),
 
         .executableTarget(name: "depotd", dependencies: ["DepotDaemon"]),
         .executableTarget(name: "depotctl", dependencies: ["DepotControl"]),
@@ -146,7 +169,11 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotDaemonTests",
-            dependencies: ["DepotDaemon", "DepotPlatform", "DepotSources", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DepotDaemon", "DepotPlatform", "DepotSources", "DepotSystemd", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "DepotSystemdTests",
+            dependencies: ["DepotSystemd", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "DepotPlatformTests", dependencies: ["DepotPlatform", "DepotTestSupport"]),
         .testTarget(name: "DepotControlTests", dependencies: ["DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport"]),

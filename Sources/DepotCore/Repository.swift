@@ -12,10 +12,10 @@ public final class Repository: Sendable {
     /// The id member used when none is configured.
     public static let defaultIDField = "id"
 
-    public let source: any Source
-    public let idField: String
     private let logger: Logger
     private let queue = MutationQueue()
+    /// The source and the id field; replaced only by the `replaceSource` mutation, read by mutations.
+    private let binding: Mutex<(source: any Source, idField: String)>
 
     /// Serialises publishing with adding observers, so every observer sees one gap-free, ordered sequence.
     private let publication: Mutex<[any StateObserver]>
@@ -23,14 +23,23 @@ public final class Repository: Sendable {
     private let latest: Mutex<PublishedState>
 
     public init(source: any Source, idField: String = Repository.defaultIDField, logger: Logger) {
-        self.source = source
-        self.idField = idField
+        self.binding = Mutex((source, idField))
         self.logger = logger
         self.publication = Mutex([])
         self.latest = Mutex(PublishedState(seq: 0, state: .idle))
     }
 
     // MARK: Reads
+
+    /// Where the items come from.
+    public var source: any Source {
+        binding.withLock { $0.source }
+    }
+
+    /// The member each item's id is read from.
+    public var idField: String {
+        binding.withLock { $0.idField }
+    }
 
     /// The state published last.
     public var current: PublishedState {
@@ -59,17 +68,18 @@ public final class Repository: Sendable {
     @discardableResult
     public func load() -> Mutation<MutationResult> {
         queue.submit(joinable: true) { [self] in
-            publish(.loading)
-            switch await fetchCollection() {
-            case .success(let items):
-                let published = publish(.success(items))
-                logger.info("loaded \(items.count) items from \(source.description)", metadata: ["seq": "\(published.seq)"])
-                return .success(published)
-            case .failure(let error):
-                let published = publish(.failure(error))
-                logger.error("load failed: \(error.message)", metadata: ["seq": "\(published.seq)"])
-                return .failure(RepositoryError(code: error.code, message: error.message, state: published))
-            }
+            await performLoad()
+        }
+    }
+
+    /// Switches to another source and id field, then loads from it: the items of the old source are replaced
+    /// by the new one's (or by a failure). Runs in its turn, like every mutation.
+    @discardableResult
+    public func replaceSource(_ source: any Source, idField: String) -> Mutation<MutationResult> {
+        queue.submit(joinable: false) { [self] in
+            binding.withLock { $0 = (source, idField) }
+            logger.info("now serving \(source.description)", metadata: ["source": "\(source.description)"])
+            return await performLoad()
         }
     }
 
@@ -135,6 +145,20 @@ public final class Repository: Sendable {
 
     // MARK: Internals
 
+    private func performLoad() async -> MutationResult {
+        publish(.loading)
+        switch await fetchCollection() {
+        case .success(let items):
+            let published = publish(.success(items))
+            logger.info("loaded \(items.count) items from \(source.description)", metadata: ["seq": "\(published.seq)"])
+            return .success(published)
+        case .failure(let error):
+            let published = publish(.failure(error))
+            logger.error("load failed: \(error.message)", metadata: ["seq": "\(published.seq)"])
+            return .failure(RepositoryError(code: error.code, message: error.message, state: published))
+        }
+    }
+
     /// Publishes `state` with the next seq to every observer, in order. Only mutations call this, one at a time.
     @discardableResult
     private func publish(_ state: LoadingState) -> PublishedState {
@@ -152,6 +176,7 @@ public final class Repository: Sendable {
     }
 
     private func fetchCollection() async -> Result<ItemCollection, StateError> {
+        let (source, idField) = binding.withLock { $0 }
         let values: [JSONValue]
         do {
             values = try await source.fetchItems()

@@ -2,41 +2,101 @@ import DepotCore
 import DepotPlatform
 import DepotServer
 import DepotSources
+import DepotSystemd
 import Logging
 import NIOPosix
 import ServiceLifecycle
+import UnixSignals
 
-/// depotd put together: one repository on its source, served on one socket until SIGTERM or SIGINT.
+/// depotd put together: one repository on its source, served on one socket until SIGTERM or SIGINT, and
+/// a good citizen of systemd when it runs under it — socket activation, READY/STATUS/STOPPING, reload on
+/// SIGHUP, and a watchdog that checks the daemon really answers.
 public struct Daemon: Sendable {
+    public let options: DaemonOptions
     public let settings: DaemonSettings
+    public let workingDirectory: String
+    private let level: LogLevelControl
     private let logger: Logger
 
-    public init(settings: DaemonSettings, logger: Logger) {
+    /// - Parameter level: the shared log level the log handlers follow; a reload changes it.
+    public init(options: DaemonOptions, settings: DaemonSettings, workingDirectory: String, level: LogLevelControl, logger: Logger) {
+        self.options = options
         self.settings = settings
+        self.workingDirectory = workingDirectory
+        self.level = level
         self.logger = logger
     }
 
     /// Runs until a graceful shutdown; throws when the daemon cannot start.
     public func run() async throws {
-        try ensurePrivateDirectory()
-        let source = try makeSource()
+        let inherited = try SocketActivation.inheritedUnixSocket()
+        if inherited == nil {
+            try ensurePrivateDirectory()
+        }
+        // Trap SIGHUP before anything slow: its default action would end the process if a reload came early.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let notifier = SystemdNotifier()
+        if let configFile = settings.configFile {
+            logger.info("configuration from \(configFile)")
+        }
+        let socketPath = inherited?.path ?? settings.socketPath
+        let source = try Self.makeSource(settings, logger: logger)
         let repository = Repository(source: source, idField: settings.idField, logger: logger)
+
+        let status = StatusReporter(notifier: notifier)
+        let readiness = Readiness(notifier: notifier, logger: logger) { status.current.text }
         let server = DepotServer(
             configuration: ServerConfiguration(
-                socketPath: settings.socketPath,
+                socketPath: socketPath,
+                inheritedSocket: inherited?.descriptor,
                 socketMode: settings.socketMode,
                 limits: ConnectionLimits(maxMessageBytes: settings.maxMessageBytes, subscriberQueueLimit: settings.subscriberQueue)
             ),
             repository: repository,
-            logger: logger
+            logger: logger,
+            onListening: { readiness.listening() },
+            onSubscribersChanged: { status.subscribersChanged(to: $0) }
         )
+        repository.addObserver(status)
         logger.info("serving \(source.description)", metadata: ["source": "\(source.description)"])
         if settings.initialLoad {
-            repository.load()
+            let initialLoad = repository.load()
+            Task {
+                _ = await initialLoad.result
+                readiness.firstStatePublished()
+            }
+        } else {
+            readiness.firstStatePublished()
         }
+
+        let logger = logger
+        let reloader = Reloader(
+            hangups: hangups,
+            options: options,
+            workingDirectory: workingDirectory,
+            settings: settings,
+            level: level,
+            server: server,
+            repository: repository,
+            status: status,
+            notifier: notifier,
+            logger: logger,
+            makeSource: { try Self.makeSource($0, logger: logger) }
+        )
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server),
+            .init(service: status),
+            .init(service: reloader),
+        ]
+        if let interval = SystemdNotifier.watchdogInterval() {
+            services.append(.init(service: Watchdog(interval: interval, check: HealthCheck(socketPath: socketPath), notifier: notifier, logger: logger)))
+        }
+        // Last, so that a graceful shutdown reaches it first and STOPPING=1 goes out before connections close.
+        services.append(.init(service: StoppingNotifier(notifier: notifier)))
+
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [.init(service: server)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
@@ -60,7 +120,8 @@ public struct Daemon: Sendable {
         try PrivateDirectory.ensure(directory, remedy: remedy)
     }
 
-    private func makeSource() throws -> any Source {
+    /// The source `settings` name: a file, or the demo collection in the state directory (seeded on first use).
+    static func makeSource(_ settings: DaemonSettings, logger: Logger) throws -> any Source {
         switch settings.source {
         case .file(let path)?:
             return FileSource(path: path, idField: settings.idField)

@@ -21,6 +21,12 @@ public struct DaemonSettings: Sendable, Equatable {
     /// `/tmp/depot-$UID` when the socket, or the state directory of the default collection, is inside it:
     /// a directory in a shared place, which depotd must make sure is its own before using it. nil otherwise.
     public var privateDirectory: String?
+    /// The config file the settings were read from, if any: --config, or depotd.json in
+    /// $CONFIGURATION_DIRECTORY (systemd's ConfigurationDirectory=) when that file exists.
+    public var configFile: String?
+
+    /// The config file depotd reads from $CONFIGURATION_DIRECTORY when no --config is given.
+    public static let defaultConfigFileName = "depotd.json"
 
     /// Resolves the settings. Relative paths in flags and the environment (`--config`, `file:` sources) are
     /// resolved against `workingDirectory`; a relative `file:` source in the config file against the config
@@ -34,6 +40,11 @@ public struct DaemonSettings: Sendable, Equatable {
         if let path = options.config {
             guard !path.isEmpty else { throw ConfigurationError("--config is empty; give the path of a JSON config file") }
             configPath = absolute(path, in: workingDirectory)
+        } else if let directory = paths.configurationDirectory {
+            let candidate = absolute(defaultConfigFileName, in: directory)
+            if Directories.exists(candidate) {
+                configPath = candidate
+            }
         }
         let file = try configPath.map { path throws(ConfigurationError) in try ConfigurationFile(contentsOf: path) } ?? ConfigurationFile()
         let environment = paths.environment
@@ -115,7 +126,8 @@ public struct DaemonSettings: Sendable, Equatable {
             socketMode: socketMode ?? ServerConfiguration.defaultSocketMode,
             logLevel: logLevel,
             initialLoad: options.initialLoad ?? file.initialLoad ?? true,
-            privateDirectory: privateDirectory
+            privateDirectory: privateDirectory,
+            configFile: configPath
         )
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DepotPlatform
+import DepotSystemd
 import Logging
 
 #if canImport(Glibc)
@@ -24,14 +25,12 @@ public struct DepotDaemonCommand: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        let settings = try DaemonSettings.resolve(options: options, paths: .current, workingDirectory: Self.workingDirectory())
-        let level = settings.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        try await Daemon(settings: settings, logger: Logger(label: "depotd")).run()
+        let workingDirectory = Self.workingDirectory()
+        let settings = try DaemonSettings.resolve(options: options, paths: .current, workingDirectory: workingDirectory)
+        let level = LogLevelControl(settings.logLevel)
+        LoggingSetup.bootstrap(level: level, environment: ProcessEnvironment.variables)
+        let daemon = Daemon(options: options, settings: settings, workingDirectory: workingDirectory, level: level, logger: Logger(label: "depotd"))
+        try await daemon.run()
     }
 
     private static func workingDirectory() -> String {

@@ -59,6 +59,12 @@ public struct RuntimePaths: Sendable {
         return join(nonEmpty("HOME") ?? fallbackDirectory, ".local/state/depot")
     }
 
+    /// `$CONFIGURATION_DIRECTORY` (systemd's ConfigurationDirectory=), where depotd looks for depotd.json
+    /// when no --config is given; nil when unset.
+    public var configurationDirectory: String? {
+        firstListed("CONFIGURATION_DIRECTORY")
+    }
+
     private func nonEmpty(_ name: String) -> String? {
         guard let value = environment[name], !value.isEmpty else { return nil }
         return value

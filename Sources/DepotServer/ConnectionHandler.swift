@@ -1,3 +1,7 @@
+import CPeerCredentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import DepotCore
 import DepotJSON
 import DepotRPC
@@ -22,8 +26,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     private let dispatcher: RPCDispatcher<ConnectionHandler>
     private let fanout: StateFanout
-    private let limits: ConnectionLimits
-    private let logger: Logger
+    private let limits: LiveLimits
+    private var logger: Logger
 
     private var context: ChannelHandlerContext?
     private var subscriptions: [Subscription] = []
@@ -43,7 +47,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// How long a client that sent an oversized line may keep sending before the connection is cut.
     static let discardLimit = TimeAmount.seconds(5)
 
-    init(dispatcher: RPCDispatcher<ConnectionHandler>, fanout: StateFanout, limits: ConnectionLimits, logger: Logger) {
+    init(dispatcher: RPCDispatcher<ConnectionHandler>, fanout: StateFanout, limits: LiveLimits, logger: Logger) {
         self.dispatcher = dispatcher
         self.fanout = fanout
         self.limits = limits
@@ -63,16 +67,18 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let id = fanout.makeSubscriptionID()
         subscriptions.append(Subscription(id: id))
         subscriptionsAwaitingAnswer.append(id)
-        logger.debug("subscribed", metadata: ["subscription": "\(id)"])
+        logger.info("subscribed", metadata: ["subscription": "\(id)"])
         return id
     }
 
     /// Ends the connection's subscription `id`; false when this connection has none by that id.
     func unsubscribe(_ id: String) -> Bool {
         guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { return false }
-        subscriptions.remove(at: index)
+        if subscriptions.remove(at: index).isActive {
+            fanout.subscriptionsEnded(1)
+        }
         leaveSubscriberGroupIfIdle()
-        logger.debug("unsubscribed", metadata: ["subscription": "\(id)"])
+        logger.info("unsubscribed", metadata: ["subscription": "\(id)"])
         return true
     }
 
@@ -85,10 +91,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
         // Read after joining the group: any state published from here on reaches this loop after this task.
         let current = fanout.current
+        let queueLimit = limits.subscriberQueueLimit
         for id in ids {
             guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { continue }
             subscriptions[index].isActive = true
-            subscriptions[index].enqueue(current, limit: limits.subscriberQueueLimit)
+            subscriptions[index].enqueue(current, limit: queueLimit)
+            fanout.subscriptionStarted()
         }
         leaveSubscriberGroupIfIdle()
         drainQueues()
@@ -97,8 +105,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Called by the subscriber group, on this loop, for every published state.
     func deliver(_ state: EncodedState) {
         guard context != nil else { return }
+        let queueLimit = limits.subscriberQueueLimit
         for index in subscriptions.indices where subscriptions[index].isActive {
-            subscriptions[index].enqueue(state, limit: limits.subscriberQueueLimit)
+            subscriptions[index].enqueue(state, limit: queueLimit)
         }
         drainQueues()
     }
@@ -143,6 +152,31 @@ final class ConnectionHandler: ChannelDuplexHandler {
         self.context = context
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        identifyPeer(context: context)
+        context.fireChannelActive()
+    }
+
+    /// Adds the client's pid and uid (from SO_PEERCRED) to every log line about this connection.
+    private func identifyPeer(context: ChannelHandlerContext) {
+        guard let provider = context.channel as? any SocketOptionProvider else { return }
+        let credentials: EventLoopFuture<depot_peer_credentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET),
+            name: SocketOptionName(depot_so_peercred())
+        )
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        credentials.whenSuccess { peer in
+            connection.value.logger[metadataKey: "peer_pid"] = "\(peer.pid)"
+            connection.value.logger[metadataKey: "peer_uid"] = "\(peer.uid)"
+            connection.value.logger.debug("connected")
+        }
+    }
+
+    /// Logs a request that changes state, naming the method and the client.
+    func noteMutation(_ method: String, _ detail: String = "") {
+        logger.info("\(method)\(detail.isEmpty ? "" : " ")\(detail) requested", metadata: ["method": "\(method)"])
+    }
+
     func handlerRemoved(context: ChannelHandlerContext) {
         leaveAllSubscriptions()
         self.context = nil
@@ -154,7 +188,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     private func leaveAllSubscriptions() {
+        let active = subscriptions.filter(\.isActive).count
         subscriptions.removeAll()
+        if active > 0 {
+            fanout.subscriptionsEnded(active)
+        }
         leaveSubscriberGroupIfIdle()
     }
 

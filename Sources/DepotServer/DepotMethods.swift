@@ -40,16 +40,19 @@ enum DepotMethods {
                 }
                 return .result(.encoded(ByteBuffer(bytes: item.json)))
             },
-            Method(method.load) { _, _ throws(RPCError) in
-                answer(repository.load())
+            Method(method.load) { _, connection throws(RPCError) in
+                connection.noteMutation(method.load)
+                return answer(repository.load())
             },
-            Method(method.remove, params: ["id", "optimistic"]) { params, _ throws(RPCError) in
+            Method(method.remove, params: ["id", "optimistic"]) { params, connection throws(RPCError) in
                 let id = try params.itemID("id")
                 let optimistic = try params.bool("optimistic", default: false)
+                connection.noteMutation(method.remove, optimistic ? "\(id) (optimistic)" : id)
                 return answer(repository.remove(id: id, optimistic: optimistic))
             },
-            Method(method.wipe) { _, _ throws(RPCError) in
-                answer(repository.wipe())
+            Method(method.wipe) { _, connection throws(RPCError) in
+                connection.noteMutation(method.wipe)
+                return answer(repository.wipe())
             },
             Method(method.subscribe) { _, connection throws(RPCError) in
                 let id = try connection.subscribe()

@@ -19,21 +19,26 @@ public final class DepotServer: Service {
     private let logger: Logger
     private let onListening: @Sendable () -> Void
     private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private let limits: LiveLimits
 
-    /// - Parameter onListening: called once the socket accepts connections.
+    /// - Parameters:
+    ///   - onListening: called once the socket accepts connections.
+    ///   - onSubscribersChanged: called with the number of active subscriptions whenever it changes.
     public init(
         configuration: ServerConfiguration,
         repository: Repository,
         eventLoopGroup: MultiThreadedEventLoopGroup = .singleton,
         logger: Logger,
-        onListening: @escaping @Sendable () -> Void = {}
+        onListening: @escaping @Sendable () -> Void = {},
+        onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.repository = repository
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
         self.onListening = onListening
-        self.fanout = StateFanout(eventLoops: Array(eventLoopGroup.makeIterator()))
+        self.limits = LiveLimits(configuration.limits)
+        self.fanout = StateFanout(eventLoops: Array(eventLoopGroup.makeIterator()), onSubscribersChanged: onSubscribersChanged)
         self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
         repository.addObserver(fanout)
     }
@@ -41,19 +46,38 @@ public final class DepotServer: Service {
     /// The names of the methods this server answers.
     public var methodNames: [String] { dispatcher.methodNames }
 
+    /// Active subscriptions, across all connections.
+    public var subscriberCount: Int { fanout.subscriberCount }
+
+    /// The limits in force.
+    public var currentLimits: ConnectionLimits { limits.current }
+
+    /// Changes the limits while the server runs (see `LiveLimits` for when each takes effect).
+    public func updateLimits(_ newLimits: ConnectionLimits) {
+        limits.update(newLimits)
+    }
+
     public func run() async throws {
         let path = configuration.socketPath
-        try SocketFile.prepare(path)
-        let listener = try await bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
-        let identity = SocketFile.identity(of: path)
-        do {
-            try SocketFile.setMode(path, configuration.socketMode)
-        } catch {
-            try? await listener.close()
-            SocketFile.remove(path, ifStill: identity)
-            throw error
+        let listener: any Channel
+        var identity: SocketFile.Identity?
+        if let inherited = configuration.inheritedSocket {
+            // Socket activation: systemd bound the socket, owns its file, and keeps it across restarts.
+            listener = try await bootstrap().withBoundSocket(inherited).get()
+            logger.info("listening on \(path), the socket systemd passed", metadata: ["socket": "\(path)"])
+        } else {
+            try SocketFile.prepare(path)
+            listener = try await bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+            identity = SocketFile.identity(of: path)
+            do {
+                try SocketFile.setMode(path, configuration.socketMode)
+            } catch {
+                try? await listener.close()
+                SocketFile.remove(path, ifStill: identity)
+                throw error
+            }
+            logger.info("listening on \(path)", metadata: ["socket": "\(path)"])
         }
-        logger.info("listening on \(path)", metadata: ["socket": "\(path)"])
         onListening()
 
         // Serve until a graceful shutdown (SIGTERM, SIGINT) or cancellation closes the listener.
@@ -73,8 +97,7 @@ public final class DepotServer: Service {
     }
 
     private func bootstrap() -> ServerBootstrap {
-        let limits = configuration.limits
-        return ServerBootstrap(group: eventLoopGroup)
+        ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 4096)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { [self] channel in

@@ -2,8 +2,11 @@
 public struct ServerConfiguration: Sendable {
     public static let defaultSocketMode: UInt32 = 0o660
 
-    /// Where the Unix socket is bound.
+    /// Where the Unix socket is bound (with `inheritedSocket`, where systemd bound it; used in messages).
     public var socketPath: String
+    /// A listening socket systemd passed (socket activation). When set, the server serves it instead of
+    /// binding, and leaves the socket file's mode and removal to systemd.
+    public var inheritedSocket: Int32?
     /// The socket file's permissions; 0660 lets the owner and the group connect.
     public var socketMode: UInt32
     public var limits: ConnectionLimits
@@ -12,11 +15,13 @@ public struct ServerConfiguration: Sendable {
 
     public init(
         socketPath: String,
+        inheritedSocket: Int32? = nil,
         socketMode: UInt32 = ServerConfiguration.defaultSocketMode,
         limits: ConnectionLimits = ConnectionLimits(),
         shutdownTimeout: Duration = .seconds(5)
     ) {
         self.socketPath = socketPath
+        self.inheritedSocket = inheritedSocket
         self.socketMode = socketMode
         self.limits = limits
         self.shutdownTimeout = shutdownTimeout

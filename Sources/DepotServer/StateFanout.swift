@@ -22,12 +22,30 @@ public final class StateFanout: StateObserver {
     private let groups: [SubscriberGroup]
     private let allocator = ByteBufferAllocator()
     private let nextSubscriptionNumber = Atomic<Int>(1)
+    private let activeSubscriptions = Atomic<Int>(0)
+    private let onSubscribersChanged: @Sendable (Int) -> Void
     /// How many times a state was encoded: once per published state, plus the rare re-encoding of an old one.
     private let encodings = Atomic<Int>(0)
 
-    /// - Parameter eventLoops: every loop connections may live on.
-    public init(eventLoops: [any EventLoop]) {
+    /// - Parameters:
+    ///   - eventLoops: every loop connections may live on.
+    ///   - onSubscribersChanged: called with the new number of active subscriptions whenever it changes.
+    public init(eventLoops: [any EventLoop], onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.groups = eventLoops.map(SubscriberGroup.init(eventLoop:))
+        self.onSubscribersChanged = onSubscribersChanged
+    }
+
+    /// Active subscriptions, across all connections.
+    public var subscriberCount: Int {
+        activeSubscriptions.load(ordering: .relaxed)
+    }
+
+    func subscriptionStarted() {
+        onSubscribersChanged(activeSubscriptions.wrappingAdd(1, ordering: .relaxed).newValue)
+    }
+
+    func subscriptionsEnded(_ count: Int) {
+        onSubscribersChanged(activeSubscriptions.wrappingSubtract(count, ordering: .relaxed).newValue)
     }
 
     public func stateDidChange(to state: PublishedState) {

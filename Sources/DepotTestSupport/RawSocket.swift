@@ -47,8 +47,12 @@ public final class RawSocket: @unchecked Sendable {
         }
     }
 
-    /// The next line without its newline; nil at end of stream.
-    public func readLine(timeoutSeconds: Int32 = 60) throws -> [UInt8]? {
+    /// The next line without its newline; nil at end of stream. Waits on a Dispatch thread.
+    public func readLine(timeoutSeconds: Int32 = 60) async throws -> [UInt8]? {
+        try await offloaded { try self.readLineNow(timeoutSeconds: timeoutSeconds) }
+    }
+
+    private func readLineNow(timeoutSeconds: Int32) throws -> [UInt8]? {
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(buffered[..<newline])
@@ -66,8 +70,8 @@ public final class RawSocket: @unchecked Sendable {
         }
     }
 
-    public func readMessage() throws -> JSONValue {
-        guard let line = try readLine() else { throw RawSocketError("the connection ended") }
+    public func readMessage() async throws -> JSONValue {
+        guard let line = try await readLine() else { throw RawSocketError("the connection ended") }
         return try JSONParser.parse(line)
     }
 

@@ -113,3 +113,35 @@ extension Result {
         return nil
     }
 }
+
+@Suite("Repository: replacing the source")
+struct ReplaceSourceTests {
+    @Test("replaceSource switches source and id field, then loads from the new one, in its turn")
+    func replaceSource() async throws {
+        let fixture = Fixture()
+        _ = try await fixture.loaded()
+        let other = TestSource(items: [["key": "a"], ["key": "b"]], idField: "key")
+        let gate = fixture.source.holdNextDelete()
+        let removal = fixture.repository.remove(id: "1")
+        let replacement = fixture.repository.replaceSource(other, idField: "key")
+        gate.open()
+        _ = try await removal.result.get()
+        let published = try await replacement.result.get()
+        #expect(Fixture.ids(published.state) == ["a", "b"])
+        #expect(fixture.repository.idField == "key")
+        #expect(fixture.repository.source.description == other.description)
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "loading", "success[2,3]", "loading", "success[a,b]"])
+        #expect(other.calls.value.fetchesStarted == 1)
+    }
+
+    @Test("a new source that fails leaves a failure, not the old items")
+    func replacementFails() async throws {
+        let fixture = Fixture()
+        _ = try await fixture.loaded()
+        let broken = TestSource(count: 1)
+        broken.failNextFetch()
+        let error = try #require(await fixture.repository.replaceSource(broken, idField: "id").result.failureValue)
+        #expect(error.code == .loadFailed)
+        #expect(fixture.repository.item(id: "1") == nil)
+    }
+}

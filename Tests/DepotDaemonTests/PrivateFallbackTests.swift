@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import DepotDaemon
+import DepotSystemd
 import DepotPlatform
 import DepotSources
 import DepotTestSupport
@@ -45,7 +46,7 @@ struct PrivateFallbackTests {
         settings.privateDirectory = shared
 
         let error = try await #require(throws: SystemError.self) {
-            try await Daemon(settings: settings, logger: Self.logger).run()
+            try await Daemon(options: DaemonOptions(), settings: settings, workingDirectory: directory.path, level: LogLevelControl(.info), logger: Self.logger).run()
         }
 
         #expect(error.description == "refusing to use \(shared): it is writable by others (mode 0777); remove it or set XDG_RUNTIME_DIR")
@@ -62,7 +63,7 @@ struct PrivateFallbackTests {
         settings.privateDirectory = shared
 
         let error = try await #require(throws: SystemError.self) {
-            try await Daemon(settings: settings, logger: Self.logger).run()
+            try await Daemon(options: DaemonOptions(), settings: settings, workingDirectory: directory.path, level: LogLevelControl(.info), logger: Self.logger).run()
         }
 
         #expect(error.description == "refusing to use \(shared): it is a symbolic link, not a directory; remove it or set XDG_RUNTIME_DIR and XDG_STATE_HOME")

@@ -16,20 +16,20 @@ struct BadInputEndToEndTests {
             let malformed = try RawSocket(connectingTo: daemon.socketPath)
             for line in ["nonsense", "{\"jsonrpc\":\"2.0\"", "[]", "[1,2]", "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"state\"}", "\u{0}\u{1}"] {
                 try malformed.send(line + "\n")
-                let answer = try malformed.readLine().map { try JSONParser.parse($0) }
+                let answer = try await malformed.readLine().map { try JSONParser.parse($0) }
                 let codes = answer?.arrayValue?.map { $0["error"]?["code"] } ?? [answer?["error"]?["code"]]
                 #expect(codes.allSatisfy { $0 == -32700 || $0 == -32600 }, "\(line): \(String(describing: answer))")
             }
 
             let oversized = try RawSocket(connectingTo: daemon.socketPath)
             try oversized.send(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":""# + String(repeating: "9", count: 2000) + "\"}}\n")
-            let refusal = try oversized.readMessage()
+            let refusal = try await oversized.readMessage()
             #expect(refusal["error"]?["code"] == -32600)
             #expect(refusal["id"] == .null)
-            #expect(try oversized.readLine() == nil, "the oversized line's connection is closed")
+            #expect(try await oversized.readLine() == nil, "the oversized line's connection is closed")
 
             try malformed.send(#"{"jsonrpc":"2.0","id":2,"method":"state"}"# + "\n")
-            #expect(try malformed.readMessage()["id"] == 2, "the connection with malformed lines still works")
+            #expect(try await malformed.readMessage()["id"] == 2, "the connection with malformed lines still works")
 
             _ = try await bystander.call("wipe")
             var seqs: [Int] = []

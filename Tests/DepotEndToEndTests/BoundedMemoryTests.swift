@@ -13,8 +13,8 @@ struct BoundedMemoryTests {
         try await withDaemon(["--source", source, "--no-initial-load", "--subscriber-queue", "32"], directory: directory) { daemon in
             let stalled = try RawSocket(connectingTo: daemon.socketPath, receiveBufferBytes: 4096)
             try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
-            #expect(try stalled.readMessage()["id"] == 1)
-            #expect(try stalled.readMessage()["params"]?["state"]?["seq"] == 0)
+            #expect(try await stalled.readMessage()["id"] == 1)
+            #expect(try await stalled.readMessage()["params"]?["state"]?["seq"] == 0)
 
             // Three subscribers that read everything (only the seq is looked at, so they keep up easily).
             var readers: [SubscriberProgress] = []
@@ -55,7 +55,7 @@ struct BoundedMemoryTests {
             var last = 0
             var skipped = 0
             while last != lastSeq {
-                let params = try #require(try stalled.readMessage()["params"])
+                let params = try #require(try await stalled.readMessage()["params"])
                 last = try #require(params["state"]?["seq"]?.numberValue?.intValue)
                 skipped += params["skipped"]?.numberValue?.intValue ?? 0
             }

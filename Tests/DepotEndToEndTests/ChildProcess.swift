@@ -20,7 +20,15 @@ final class ChildProcess: Sendable {
     /// How many of the two output pipes have reached their end.
     private let outputClosed = Condition(0)
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]? = nil) throws {
+    /// - Parameter descriptors: extra descriptors for the child, as child fd → this process's fd (for socket
+    ///   activation: a listening socket as fd 3).
+    init(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String],
+        input: [UInt8]? = nil,
+        descriptors: [Int32: Int32] = [:]
+    ) throws {
         self.executable = executable
         let output = try Self.makePipe()
         let error = try Self.makePipe()
@@ -32,6 +40,11 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_adddup2(&actions, error.write, 2)
+        for (target, source) in descriptors.sorted(by: { $0.key < $1.key }) {
+            // dup2 onto the same number would keep close-on-exec; ChildProcess callers never pass 3 for 3.
+            precondition(target != source, "pass a descriptor numbered differently from its target")
+            posix_spawn_file_actions_adddup2(&actions, source, target)
+        }
 
         // The child starts with no blocked signals and default handlers, whatever this thread had.
         var attributes = posix_spawnattr_t()

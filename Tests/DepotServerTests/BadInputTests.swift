@@ -87,9 +87,9 @@ struct BadInputTests {
         try await withServer(limits: ConnectionLimits(maxMessageBytes: 1024)) { server in
             let socket = try RawSocket(connectingTo: server.socketPath)
             try socket.send(String(repeating: "a", count: 4096))
-            let answer = try socket.readMessage()
+            let answer = try await socket.readMessage()
             #expect(answer["error"]?["code"] == -32600)
-            #expect(try socket.readLine() == nil)
+            #expect(try await socket.readLine() == nil)
         }
     }
 

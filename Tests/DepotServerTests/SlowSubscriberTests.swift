@@ -19,8 +19,8 @@ struct SlowSubscriberTests {
         try await withServer(source: Self.bulkySource(), limits: ConnectionLimits(subscriberQueueLimit: queueLimit)) { server in
             let stalled = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
             try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
-            #expect(try stalled.readMessage()["id"] == 1)
-            #expect(try stalled.readMessage()["params"]?["state"]?["seq"] == 0)
+            #expect(try await stalled.readMessage()["id"] == 1)
+            #expect(try await stalled.readMessage()["params"]?["state"]?["seq"] == 0)
             // From here on it reads nothing until every state has been published.
 
             // A subscriber that reads everything, looking only at the seq, so it keeps up easily.
@@ -45,7 +45,7 @@ struct SlowSubscriberTests {
             var seqs: [Int] = [0]
             var skippedTotal = 0
             while seqs.last != lastSeq {
-                let notification = try stalled.readMessage()
+                let notification = try await stalled.readMessage()
                 let params = try #require(notification["params"])
                 let seq = try #require(params["state"]?["seq"]?.numberValue?.intValue)
                 let skipped = params["skipped"]?.numberValue?.intValue ?? 0
@@ -67,14 +67,14 @@ struct SlowSubscriberTests {
         try await withServer(source: Self.bulkySource(), limits: ConnectionLimits(subscriberQueueLimit: 1)) { server in
             let stalled = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
             try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
-            _ = try stalled.readMessage()
+            _ = try await stalled.readMessage()
             let control = try await server.connect()
             for _ in 0..<20 {
                 _ = try await control.call("load")
             }
             var last = 0
             while last != 40 {
-                last = try #require(try stalled.readMessage()["params"]?["state"]?["seq"]?.numberValue?.intValue)
+                last = try #require(try await stalled.readMessage()["params"]?["state"]?["seq"]?.numberValue?.intValue)
             }
             #expect(last == 40)
         }

@@ -1,0 +1,96 @@
+import DepotCore
+import DepotPlatform
+import DepotServer
+import DepotSources
+import DepotSystemd
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// Reloads the configuration on SIGHUP (`systemctl reload depotd`): tells systemd RELOADING=1, reads the
+/// settings again, applies what can change while running — the log level, the limits, and the source (a new
+/// source, or id field, is loaded at once) — and tells systemd READY=1. Settings that cannot change live (the
+/// socket) are reported and kept. An invalid configuration changes nothing: the old one keeps running, the
+/// journal says why, and so does the status line until a reload succeeds.
+final class Reloader: Service {
+    private let hangups: UnixSignalsSequence
+    private let options: DaemonOptions
+    private let workingDirectory: String
+    private let settings: Mutex<DaemonSettings>
+    private let level: LogLevelControl
+    private let server: DepotServer
+    private let repository: Repository
+    private let status: StatusReporter
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+    private let makeSource: @Sendable (DaemonSettings) throws -> any Source
+
+    /// - Parameter hangups: SIGHUP, trapped before start-up so an early reload cannot end the process.
+    init(
+        hangups: UnixSignalsSequence,
+        options: DaemonOptions,
+        workingDirectory: String,
+        settings: DaemonSettings,
+        level: LogLevelControl,
+        server: DepotServer,
+        repository: Repository,
+        status: StatusReporter,
+        notifier: SystemdNotifier,
+        logger: Logger,
+        makeSource: @escaping @Sendable (DaemonSettings) throws -> any Source
+    ) {
+        self.hangups = hangups
+        self.options = options
+        self.workingDirectory = workingDirectory
+        self.settings = Mutex(settings)
+        self.level = level
+        self.server = server
+        self.repository = repository
+        self.status = status
+        self.notifier = notifier
+        self.logger = logger
+        self.makeSource = makeSource
+    }
+
+    func run() async throws {
+        for await _ in hangups.cancelOnGracefulShutdown() {
+            reload()
+        }
+    }
+
+    /// One reload, from RELOADING=1 to READY=1.
+    func reload() {
+        notifier.reloading(status: "reloading the configuration")
+        let old = settings.withLock { $0 }
+        do {
+            let new = try DaemonSettings.resolve(options: options, paths: .current, workingDirectory: workingDirectory)
+            let sourceChanged = new.source != old.source || new.idField != old.idField
+            // Everything that can fail is done before anything changes.
+            let source = sourceChanged ? try makeSource(new) : nil
+            apply(new, old: old, source: source)
+            settings.withLock { $0 = new }
+            status.setNote(nil)
+            logger.info("reloaded the configuration\(new.configFile.map { " from \($0)" } ?? "")")
+        } catch {
+            status.setNote("reload failed, previous configuration kept: \(ServiceStatus.shortened("\(error)", limit: 120))")
+            logger.error("reload failed; still running with the previous configuration: \(error)")
+        }
+        notifier.ready(status: status.current.text)
+    }
+
+    private func apply(_ new: DaemonSettings, old: DaemonSettings, source: (any Source)?) {
+        level.current = new.logLevel
+        var limits = server.currentLimits
+        limits.maxMessageBytes = new.maxMessageBytes
+        limits.subscriberQueueLimit = new.subscriberQueue
+        server.updateLimits(limits)
+        if new.socketPath != old.socketPath || new.socketMode != old.socketMode {
+            logger.warning("the socket's path and mode change only on restart; still listening on \(old.socketPath)")
+        }
+        if let source {
+            logger.info("the source changed to \(source.description); loading it")
+            repository.replaceSource(source, idField: new.idField)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Synchronization
+
+/// The connection limits in force, which a reload may change while the server runs: every subscription's
+/// queue and every connection's pending-request and subscription limits follow a change at once; the
+/// message-size limit applies to connections opened after it (a connection's line decoder keeps its own).
+final class LiveLimits: Sendable {
+    private let maxMessageBytesValue: Atomic<Int>
+    private let subscriberQueueLimitValue: Atomic<Int>
+    private let maxPendingRequestsValue: Atomic<Int>
+    private let maxSubscriptionsValue: Atomic<Int>
+
+    init(_ limits: ConnectionLimits) {
+        maxMessageBytesValue = Atomic(limits.maxMessageBytes)
+        subscriberQueueLimitValue = Atomic(limits.subscriberQueueLimit)
+        maxPendingRequestsValue = Atomic(limits.maxPendingRequests)
+        maxSubscriptionsValue = Atomic(limits.maxSubscriptions)
+    }
+
+    var maxMessageBytes: Int { maxMessageBytesValue.load(ordering: .relaxed) }
+    var subscriberQueueLimit: Int { subscriberQueueLimitValue.load(ordering: .relaxed) }
+    var maxPendingRequests: Int { maxPendingRequestsValue.load(ordering: .relaxed) }
+    var maxSubscriptions: Int { maxSubscriptionsValue.load(ordering: .relaxed) }
+
+    var current: ConnectionLimits {
+        ConnectionLimits(
+            maxMessageBytes: maxMessageBytes,
+            subscriberQueueLimit: subscriberQueueLimit,
+            maxPendingRequests: maxPendingRequests,
+            maxSubscriptions: maxSubscriptions
+        )
+    }
+
+    func update(_ limits: ConnectionLimits) {
+        maxMessageBytesValue.store(limits.maxMessageBytes, ordering: .relaxed)
+        subscriberQueueLimitValue.store(limits.subscriberQueueLimit, ordering: .relaxed)
+        maxPendingRequestsValue.store(limits.maxPendingRequests, ordering: .relaxed)
+        maxSubscriptionsValue.store(limits.maxSubscriptions, ordering: .relaxed)
+    }
+}

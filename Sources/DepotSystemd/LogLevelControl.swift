@@ -1,0 +1,59 @@
+import Logging
+import Synchronization
+
+/// The daemon's log level, shared by every log handler, so that a reload can change it for all loggers
+/// at once (swift-log's bootstrap happens only once per process).
+public final class LogLevelControl: Sendable {
+    private let level: Atomic<UInt8>
+
+    public init(_ level: Logger.Level) {
+        self.level = Atomic(Self.code(level))
+    }
+
+    public var current: Logger.Level {
+        get { Logger.Level.allCases[Int(level.load(ordering: .relaxed))] }
+        set { level.store(Self.code(newValue), ordering: .relaxed) }
+    }
+
+    private static func code(_ level: Logger.Level) -> UInt8 {
+        UInt8(Logger.Level.allCases.firstIndex(of: level)!)
+    }
+}
+
+/// Wraps another handler (the standard-error stream, when not under the journal) so that its level follows
+/// a `LogLevelControl`.
+public struct ControlledLevelLogHandler<Wrapped: LogHandler>: LogHandler {
+    private var wrapped: Wrapped
+    private let level: LogLevelControl
+    private var levelOverride: Logger.Level?
+
+    public init(_ wrapped: Wrapped, level: LogLevelControl) {
+        self.wrapped = wrapped
+        self.level = level
+    }
+
+    /// The daemon's shared level, unless this logger was given its own.
+    public var logLevel: Logger.Level {
+        get { levelOverride ?? level.current }
+        set { levelOverride = newValue }
+    }
+
+    public var metadata: Logger.Metadata {
+        get { wrapped.metadata }
+        set { wrapped.metadata = newValue }
+    }
+
+    public var metadataProvider: Logger.MetadataProvider? {
+        get { wrapped.metadataProvider }
+        set { wrapped.metadataProvider = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { wrapped[metadataKey: key] }
+        set { wrapped[metadataKey: key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        wrapped.log(event: event)
+    }
+}
