@@ -177,6 +177,11 @@ let package = Package(
         ),
         .testTarget(name: "DepotPlatformTests", dependencies: ["DepotPlatform", "DepotTestSupport"]),
         .testTarget(name: "DepotControlTests", dependencies: ["DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport"]),
+        // Installs Depot in a real systemd booted in a sandbox (scripts/systemd-sandbox) and drives it as a user would.
+        .testTarget(
+            name: "DepotSystemdIntegrationTests",
+            dependencies: ["depotd", "depotctl", "DepotJSON", "DepotTestSupport"]
+        ),
         // Runs the real depotd and depotctl binaries; depending on them makes `swift build --build-tests` build them.
         .testTarget(
             name: "DepotEndToEndTests",

@@ -40,6 +40,9 @@ public struct Daemon: Sendable {
             logger.info("configuration from \(configFile)")
         }
         let socketPath = inherited?.path ?? settings.socketPath
+        if inherited != nil, settings.socketConfigured, socketPath != settings.socketPath {
+            logger.notice("serving the socket systemd passed (\(socketPath)); the socket and socketMode settings apply only when depotd binds its own")
+        }
         let source = try Self.makeSource(settings, logger: logger)
         let repository = Repository(source: source, idField: settings.idField, logger: logger)
 

@@ -9,6 +9,8 @@ import Logging
 /// the bad value came from: the flag, the environment variable, or the config file and its key.
 public struct DaemonSettings: Sendable, Equatable {
     public var socketPath: String
+    /// True when a flag, the environment or the config file named the socket (rather than the default).
+    public var socketConfigured = false
     /// nil: the default file in the state directory, seeded with the demo collection.
     public var source: SourceLocation?
     public var stateDirectory: String
@@ -61,7 +63,8 @@ public struct DaemonSettings: Sendable, Equatable {
         }
 
         let socketPath: String
-        if let socket = fromFlag(options.socket, "--socket") ?? fromEnvironment("DEPOT_SOCKET") ?? fromFile(file.socket, "socket") {
+        let socketSetting = fromFlag(options.socket, "--socket") ?? fromEnvironment("DEPOT_SOCKET") ?? fromFile(file.socket, "socket")
+        if let socket = socketSetting {
             guard !socket.value.isEmpty else {
                 throw ConfigurationError("\(socket.origin.subject) is empty; give the socket's path, such as /run/depot/depotd.sock")
             }
@@ -116,7 +119,7 @@ public struct DaemonSettings: Sendable, Equatable {
             }
         }
 
-        return DaemonSettings(
+        var settings = DaemonSettings(
             socketPath: socketPath,
             source: source,
             stateDirectory: stateDirectory,
@@ -129,6 +132,8 @@ public struct DaemonSettings: Sendable, Equatable {
             privateDirectory: privateDirectory,
             configFile: configPath
         )
+        settings.socketConfigured = socketSetting != nil
+        return settings
     }
 
     /// An octal mode such as `0660` or `660`: one to four octal digits, no sign or prefix, at most 0777.

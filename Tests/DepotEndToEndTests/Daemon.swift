@@ -78,20 +78,6 @@ struct DaemonDidNotStart: Error, CustomStringConvertible {
     var description: String { "depotd exited before listening:\n\(log)" }
 }
 
-/// What a finished command printed, and its exit status.
-struct CommandResult: Sendable {
-    let status: Int32
-    let standardOutput: String
-    let standardError: String
-
-    /// Runs a program to its end; `input`, when given, is its standard input.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil) async throws -> CommandResult {
-        let child = try ChildProcess(executable, arguments, environment: environment, input: input.map { Array($0.utf8) })
-        let status = try await child.waitForExit()
-        return CommandResult(status: status, standardOutput: child.standardOutput.value, standardError: child.standardError.value)
-    }
-}
-
 /// Runs `body` with a started daemon and always cleans up after it.
 func withDaemon<Value: Sendable>(
     _ arguments: [String] = [],

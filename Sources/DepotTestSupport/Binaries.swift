@@ -2,8 +2,8 @@ import Foundation
 
 /// Where the built depotd and depotctl are: next to this test binary (SwiftPM puts executables and the
 /// test bundle in the same build folder), unless DEPOT_BINARIES names another folder.
-enum Binaries {
-    static let folder: String = {
+public enum Binaries {
+    public static let folder: String = {
         if let folder = ProcessInfo.processInfo.environment["DEPOT_BINARIES"], !folder.isEmpty {
             return folder
         }
@@ -16,6 +16,6 @@ enum Binaries {
         return folder.path
     }()
 
-    static var depotd: String { folder + "/depotd" }
-    static var depotctl: String { folder + "/depotctl" }
+    public static var depotd: String { folder + "/depotd" }
+    public static var depotctl: String { folder + "/depotctl" }
 }

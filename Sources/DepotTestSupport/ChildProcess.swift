@@ -1,4 +1,3 @@
-import DepotTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -10,19 +9,19 @@ import Glibc
 ///
 /// Started with posix_spawn and close-on-exec pipes: tests start many programs at once, and a pipe end
 /// inherited by a sibling would keep the output "open" until that sibling exits.
-final class ChildProcess: Sendable {
-    let pid: pid_t
-    let executable: String
-    let standardOutput = Condition("")
-    let standardError = Condition("")
+public final class ChildProcess: Sendable {
+    public let pid: pid_t
+    public let executable: String
+    public let standardOutput = Condition("")
+    public let standardError = Condition("")
     /// The exit status once it has exited (killed by a signal: 128 + the signal number).
-    let exitStatus = Condition<Int32?>(nil)
+    public let exitStatus = Condition<Int32?>(nil)
     /// How many of the two output pipes have reached their end.
     private let outputClosed = Condition(0)
 
     /// - Parameter descriptors: extra descriptors for the child, as child fd → this process's fd (for socket
     ///   activation: a listening socket as fd 3).
-    init(
+    public init(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String],
@@ -74,12 +73,17 @@ final class ChildProcess: Sendable {
         }
         self.pid = pid
 
-        if let input {
-            Self.writeAll(input, to: stdin.write)
-        }
-        close(stdin.write)
         Self.collect(output.read, into: standardOutput, closed: outputClosed)
         Self.collect(error.read, into: standardError, closed: outputClosed)
+        // Feed the input from a thread of its own, so a child that writes before it has read everything
+        // cannot deadlock against us.
+        let stdinWrite = stdin.write
+        Thread.detachNewThread {
+            if let input {
+                Self.writeAll(input, to: stdinWrite)
+            }
+            close(stdinWrite)
+        }
         let exitStatus = self.exitStatus
         let standardError = self.standardError
         Thread.detachNewThread {
@@ -92,7 +96,7 @@ final class ChildProcess: Sendable {
         }
     }
 
-    func signal(_ number: Int32) {
+    public func signal(_ number: Int32) {
         if exitStatus.value == nil {
             kill(pid, number)
         }
@@ -100,7 +104,7 @@ final class ChildProcess: Sendable {
 
     /// Waits for the exit and for the end of its output, and returns the status.
     @discardableResult
-    func waitForExit(_ limit: Duration = .seconds(60)) async throws -> Int32 {
+    public func waitForExit(_ limit: Duration = .seconds(60)) async throws -> Int32 {
         let name = (executable as NSString).lastPathComponent
         let status = try await withTimeout(limit, "\(name) to exit") {
             await self.exitStatus.wait { $0 != nil }
@@ -112,14 +116,14 @@ final class ChildProcess: Sendable {
     }
 
     /// Waits until standard error contains `text`.
-    func waitForError(containing text: String, _ limit: Duration = .seconds(60)) async throws {
+    public func waitForError(containing text: String, _ limit: Duration = .seconds(60)) async throws {
         try await withTimeout(limit, "\"\(text)\" on standard error") {
             await self.standardError.wait { $0.contains(text) }
         }
     }
 
     /// Waits until standard output has at least `count` complete lines, and returns the first `count`.
-    func waitForOutputLines(_ count: Int, _ limit: Duration = .seconds(60)) async throws -> [String] {
+    public func waitForOutputLines(_ count: Int, _ limit: Duration = .seconds(60)) async throws -> [String] {
         let text = try await withTimeout(limit, "\(count) lines of output") {
             await self.standardOutput.wait { $0.filter { $0 == "\n" }.count >= count }
         }
@@ -127,7 +131,7 @@ final class ChildProcess: Sendable {
     }
 
     /// The resident memory of the process, in KiB, from /proc.
-    func residentKiB() -> Int? {
+    public func residentKiB() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
@@ -178,6 +182,10 @@ final class ChildProcess: Sendable {
     }
 }
 
-struct ChildProcessError: Error, CustomStringConvertible {
-    let description: String
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }

@@ -1,19 +1,19 @@
 import Foundation
 
 /// Files of this repository that tests hold the code to: the README's examples and rpc-schema/.
-enum RepositoryFiles {
-    /// The repository's root, found from this source file's place in Tests/DepotEndToEndTests/.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+public enum RepositoryFiles {
+    /// The repository's root, found from this source file's place in Sources/DepotTestSupport/.
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func path(_ relative: String) -> String {
+    public static func path(_ relative: String) -> String {
         root.appendingPathComponent(relative).path
     }
 
-    static func text(_ relative: String) throws -> String {
+    public static func text(_ relative: String) throws -> String {
         try String(contentsOfFile: path(relative), encoding: .utf8)
     }
 
-    static func executable(named name: String) -> String? {
+    public static func executable(named name: String) -> String? {
         let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }

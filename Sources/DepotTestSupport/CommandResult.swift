@@ -1,0 +1,19 @@
+/// What a finished command printed, and its exit status.
+public struct CommandResult: Sendable {
+    public let status: Int32
+    public let standardOutput: String
+    public let standardError: String
+
+    public init(status: Int32, standardOutput: String, standardError: String) {
+        self.status = status
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+
+    /// Runs a program to its end; `input`, when given, is its standard input.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil) async throws -> CommandResult {
+        let child = try ChildProcess(executable, arguments, environment: environment, input: input.map { Array($0.utf8) })
+        let status = try await child.waitForExit()
+        return CommandResult(status: status, standardOutput: child.standardOutput.value, standardError: child.standardError.value)
+    }
+}

@@ -1,0 +1,178 @@
+import DepotJSON
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// Depot installed by scripts/install and run by a real systemd (PID 1 in a sandbox), driven as a user
+/// would: systemctl, journalctl, depotctl. One sandbox per test, one test at a time.
+@Suite(
+    "Under a real systemd",
+    .serialized,
+    .enabled(if: SystemdSandbox.unavailableReason == nil || SystemdSandbox.mustRun, Comment(rawValue: SystemdSandbox.unavailableReason ?? ""))
+)
+struct SystemdIntegrationTests {
+    @Test("the socket starts the service on the first connection, and that client is answered")
+    func socketActivation() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.shell("systemctl start depotd.socket")
+            #expect(try await sandbox.show("depotd.service", ["ActiveState"])["ActiveState"] == "inactive", "nothing runs before a client comes")
+
+            // The first client is answered at once, from whatever state depotd is in (its initial load may
+            // still be running: reads never wait for the source); a load joins that initial load.
+            let state = try await sandbox.depotctl(["state", "--json"])
+            #expect(state.status == 0, "\(state.standardError)")
+            #expect(try JSONParser.parse(state.standardOutput)["seq"]?.numberValue != nil)
+            let loaded = try await sandbox.depotctl(["load", "--json"])
+            #expect(try JSONParser.parse(loaded.standardOutput)["items"]?.arrayValue?.count == 151)
+            let service = try await sandbox.show("depotd.service", ["ActiveState", "SubState", "Type"])
+            #expect(service["ActiveState"] == "active")
+            #expect(service["SubState"] == "running")
+        }
+    }
+
+    @Test("StatusText shows the state, the items and the subscribers, and follows them")
+    func statusText() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.shell("systemctl start depotd.socket")
+            _ = try await sandbox.depotctl(["load"])
+            try await sandbox.shell("systemd-run --unit=watcher-1 \(SystemdSandbox.staging)/bin/depotctl watch --socket \(SystemdSandbox.socketPath)")
+            try await sandbox.shell("systemd-run --unit=watcher-2 \(SystemdSandbox.staging)/bin/depotctl watch --socket \(SystemdSandbox.socketPath)")
+            try await sandbox.waitUntil("StatusText to count two subscribers") {
+                try await sandbox.show("depotd.service", ["StatusText"])["StatusText"]?.hasPrefix("success · 151 items · 2 subscribers · seq ") == true
+            }
+            _ = try await sandbox.depotctl(["remove", "25"])
+            try await sandbox.waitUntil("StatusText to show the removal") {
+                try await sandbox.show("depotd.service", ["StatusText"])["StatusText"]?.hasPrefix("success · 150 items · 2 subscribers") == true
+            }
+            try await sandbox.shell("systemctl stop watcher-1")
+            try await sandbox.waitUntil("StatusText to count one subscriber") {
+                try await sandbox.show("depotd.service", ["StatusText"])["StatusText"]?.contains("· 1 subscriber ·") == true
+            }
+        }
+    }
+
+    @Test("systemctl reload applies a changed config; a broken one leaves depotd running and says why")
+    func reload() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.shell("systemctl start depotd.socket")
+            _ = try await sandbox.depotctl(["load"])
+            try await sandbox.write("/var/lib/depot/colours.json", Array(#"[{"id": "red"}, {"id": "green"}]"#.utf8))
+            try await sandbox.shell("chmod 0644 /var/lib/private/depot/colours.json")
+            try await sandbox.write("/etc/depot/depotd.json", Array(#"{"source": "file:/var/lib/depot/colours.json", "logLevel": "debug"}"#.utf8))
+            try await sandbox.shell("systemctl reload depotd")
+            try await sandbox.waitUntil("the new source to be served") {
+                let state = try await sandbox.depotctl(["state", "--json"])
+                return (try? JSONParser.parse(state.standardOutput))?["items"]?.arrayValue?.count == 2
+            }
+
+            try await sandbox.write("/etc/depot/depotd.json", Array(#"{"source": 42}"#.utf8))
+            try await sandbox.shell("systemctl reload depotd")
+            try await sandbox.waitUntil("StatusText to report the failed reload") {
+                try await sandbox.show("depotd.service", ["StatusText"])["StatusText"]?.hasPrefix("reload failed, previous configuration kept: config file /etc/depot/depotd.json: \"source\" must be a string") == true
+            }
+            #expect(try await sandbox.show("depotd.service", ["ActiveState"])["ActiveState"] == "active")
+            let state = try await sandbox.depotctl(["state", "--json"])
+            #expect((try? JSONParser.parse(state.standardOutput))?["items"]?.arrayValue?.count == 2, "still serving the last good configuration")
+            let journal = try await sandbox.shell("journalctl -u depotd -o cat --no-pager")
+            #expect(journal.contains("reload failed; still running with the previous configuration"))
+        }
+    }
+
+    @Test("systemctl stop exits cleanly, and subscribers see their connection close")
+    func stop() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.shell("systemctl start depotd.socket")
+            _ = try await sandbox.depotctl(["state"])
+            try await sandbox.shell("systemd-run --unit=watcher \(SystemdSandbox.staging)/bin/depotctl watch --socket \(SystemdSandbox.socketPath)")
+            try await sandbox.waitUntil("the watcher to be subscribed") {
+                try await sandbox.show("depotd.service", ["StatusText"])["StatusText"]?.contains("· 1 subscriber ·") == true
+            }
+            try await sandbox.shell("systemctl stop depotd.service")
+            let service = try await sandbox.show("depotd.service", ["ActiveState", "Result", "ExecMainCode", "ExecMainStatus"])
+            #expect(service["ActiveState"] == "inactive")
+            #expect(service["Result"] == "success", "no kill was needed")
+            #expect(service["ExecMainStatus"] == "0")
+            try await sandbox.waitUntil("the watcher to end") {
+                try await sandbox.show("watcher.service", ["ActiveState"])["ActiveState"] != "active"
+            }
+            let watcherLog = try await sandbox.shell("journalctl -u watcher -o cat --no-pager")
+            #expect(watcherLog.contains("depotctl: depotd closed the connection"))
+            // The socket stays, so the next client starts depotd again.
+            #expect(try await sandbox.depotctl(["state"]).status == 0)
+        }
+    }
+
+    @Test("a hung (SIGSTOPped) depotd is killed by the watchdog and restarted; clients work again")
+    func watchdog() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.write("/etc/systemd/system/depotd.service.d/watchdog.conf", Array("[Service]\nWatchdogSec=2s\nRestartSec=100ms\n".utf8))
+            try await sandbox.shell("systemctl daemon-reload && systemctl start depotd.socket")
+            _ = try await sandbox.depotctl(["state"])
+            let before = try await sandbox.show("depotd.service", ["MainPID", "NRestarts"])
+            let pid = try #require(before["MainPID"])
+            try await sandbox.shell("kill -STOP \(pid)")
+            try await sandbox.waitUntil("systemd to restart depotd") {
+                let now = try await sandbox.show("depotd.service", ["MainPID", "NRestarts", "ActiveState"])
+                return now["NRestarts"] == "1" && now["ActiveState"] == "active" && now["MainPID"] != pid
+            }
+            let journal = try await sandbox.shell("journalctl -u depotd -o cat --no-pager")
+            #expect(journal.contains("Watchdog timeout"))
+            let state = try await sandbox.depotctl(["state", "--json"])
+            #expect(state.status == 0, "clients work again: \(state.standardError)")
+        }
+    }
+
+    @Test("journalctl shows depotd's messages with their priorities and fields")
+    func journal() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.shell("systemctl start depotd.socket")
+            _ = try await sandbox.depotctl(["load"])
+            _ = try await sandbox.depotctl(["remove", "9999"])
+            try await sandbox.waitUntil("the removal's warning to reach the journal") {
+                try await sandbox.shell("journalctl -u depotd -p warning -o cat --no-pager").contains("remove 9999 failed")
+            }
+            let entries = try await sandbox.shell("journalctl -u depotd -o json --no-pager")
+                .split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
+            func entry(containing text: String) -> JSONValue? {
+                entries.first { $0["MESSAGE"]?.stringValue?.contains(text) == true }
+            }
+            #expect(entry(containing: "listening on /run/depot/depotd.sock")?["PRIORITY"] == "6")
+            #expect(entry(containing: "remove 9999 failed")?["PRIORITY"] == "4")
+            let request = entry(containing: "remove 9999 requested")
+            #expect(request?["PRIORITY"] == "6")
+            #expect(request?["DEPOT_METHOD"] == "remove")
+            #expect(request?["DEPOT_PEER_UID"] == "0", "the caller's uid, from the socket")
+            #expect(request?["DEPOT_PEER_PID"]?.stringValue.flatMap(Int.init) != nil)
+            #expect(request?["SYSLOG_IDENTIFIER"] == "depotd")
+        }
+    }
+
+    @Test("only root and members of group depot may connect")
+    func socketPermissions() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.shell("systemctl start depotd.socket")
+            let outsider = try await sandbox.depotctl(["state"], as: ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+            #expect(outsider.status == 3)
+            #expect(outsider.standardError.contains("permission denied on /run/depot/depotd.sock"))
+            try await sandbox.shell("useradd --no-create-home --groups depot member")
+            let member = try await sandbox.depotctl(["state"], as: ["setpriv", "--reuid=member", "--regid=member", "--init-groups"])
+            #expect(member.status == 0, "\(member.standardError)")
+        }
+    }
+
+    @Test("the units verify cleanly, and the service's exposure is at most 1.5")
+    func unitsVerifyAndSecurity() async throws {
+        try await withSandbox { sandbox in
+            let verify = try await sandbox.run(["systemd-analyze", "verify", "/etc/systemd/system/depotd.service", "/etc/systemd/system/depotd.socket"])
+            #expect(verify.status == 0)
+            #expect(verify.standardOutput.isEmpty && verify.standardError.isEmpty, "verify printed: \(verify.standardError)\(verify.standardOutput)")
+            let security = try await sandbox.shell("systemd-analyze security --no-pager depotd.service")
+            let line = try #require(security.split(separator: "\n").first { $0.contains("Overall exposure level for depotd.service") })
+            // "→ Overall exposure level for depotd.service: 1.4 OK 🙂" (":-)" without a UTF-8 locale).
+            let afterName = line.split(separator: "depotd.service:", maxSplits: 1).last ?? ""
+            let number = afterName.drop(while: { !$0.isNumber }).prefix(while: { $0.isNumber || $0 == "." })
+            let score = try #require(Double(number), "\(line)")
+            #expect(score <= 1.5, "\(line)")
+        }
+    }
+}
