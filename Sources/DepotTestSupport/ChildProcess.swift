@@ -115,10 +115,14 @@ public final class ChildProcess: Sendable {
         return status!
     }
 
-    /// Waits until standard error contains `text`.
+    /// Waits until standard error contains `text`; fails with what it printed if it exits first.
     public func waitForError(containing text: String, _ limit: Duration = .seconds(60)) async throws {
-        try await withTimeout(limit, "\"\(text)\" on standard error") {
-            await self.standardError.wait { $0.contains(text) }
+        let exitStatus = self.exitStatus
+        let printed = try await withTimeout(limit, "\"\(text)\" on standard error") {
+            await self.standardError.wait { $0.contains(text) || exitStatus.value != nil }
+        }
+        guard printed.contains(text) else {
+            throw ChildProcessError(description: "\(executable) exited (\(exitStatus.value ?? -1)) before printing \"\(text)\":\n\(printed)")
         }
     }
 

@@ -119,3 +119,46 @@ struct LifecycleTests {
         }
     }
 }
+
+@Suite("depotd: a collection the file system will not let it rewrite")
+struct ReadOnlyCollectionTests {
+    @Test("a removal the file system refuses is removeFailed, rolled back, and the file is unchanged")
+    func readOnlyDirectory() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let collection = directory.file("collection")
+        try FileManager.default.createDirectory(atPath: collection, withIntermediateDirectories: false)
+        let items = #"[{"id": 1}, {"id": 2}]"#
+        let path = collection + "/items.json"
+        try items.write(toFile: path, atomically: false, encoding: .utf8)
+        // A directory and a file depotd may read but not change. Root may change anything, so as root
+        // depotd runs as nobody (setpriv), as a system service would run as its own user.
+        chmod(collection, 0o555)
+        chmod(path, 0o444)
+        chmod(directory.path, 0o755)
+        let asRoot = getuid() == 0
+        let launcher = asRoot ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", Binaries.depotd] : [Binaries.depotd]
+        let run = directory.file("run")
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: false)
+        chmod(run, 0o777)
+        let socket = run + "/depotd.sock"
+        let daemon = try ChildProcess(
+            launcher[0],
+            Array(launcher.dropFirst()) + ["--socket", socket, "--socket-mode", "0666", "--source", "file:" + path],
+            environment: Daemon.environment(in: directory)
+        )
+        defer { daemon.signal(SIGKILL) }
+        try await daemon.waitForError(containing: "listening on")
+        let connection = try await DepotConnection.connect(to: socket)
+        _ = try await connection.call("load")
+        let error = await #expect(throws: DepotClientError.self) {
+            try await connection.call("remove", params: ["id": "1", "optimistic": true])
+        }
+        guard case .remote(let remote)? = error else { return }
+        #expect(remote.code == -32002)
+        #expect(remote.message.contains("read-only") || remote.message.contains("Permission denied"), "\(remote.message)")
+        #expect(remote.data?["items"]?.arrayValue?.count == 2, "rolled back")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == items)
+        chmod(collection, 0o755)
+    }
+}

@@ -157,6 +157,10 @@ struct SystemdIntegrationTests {
             try await sandbox.shell("useradd --no-create-home --groups depot member")
             let member = try await sandbox.depotctl(["state"], as: ["setpriv", "--reuid=member", "--regid=member", "--init-groups"])
             #expect(member.status == 0, "\(member.standardError)")
+            // Without --socket, a user's depotctl looks where a depotd of its own would listen, finds nothing
+            // there, and falls back to the system daemon's socket.
+            let found = try await sandbox.depotctl(["state"], as: ["setpriv", "--reuid=member", "--regid=member", "--init-groups", "env", "-u", "XDG_RUNTIME_DIR"], findingSocket: true)
+            #expect(found.status == 0, "\(found.standardError)")
         }
     }
 

@@ -73,9 +73,10 @@ struct SystemdSandbox: Sendable {
         try await shell("mkdir -p \"$(dirname '\(path)')\" && cat > '\(path)' && chmod \(mode) '\(path)'", input: bytes)
     }
 
-    /// depotctl inside the sandbox, as root unless `as` names a setpriv prefix.
-    func depotctl(_ arguments: [String], as user: [String] = []) async throws -> CommandResult {
-        try await run(user + ["\(Self.staging)/bin/depotctl"] + arguments + ["--socket", Self.socketPath])
+    /// depotctl inside the sandbox, as root unless `as` names a setpriv prefix; with `--socket` unless
+    /// `findingSocket` asks it to find the socket itself.
+    func depotctl(_ arguments: [String], as user: [String] = [], findingSocket: Bool = false) async throws -> CommandResult {
+        try await run(user + ["\(Self.staging)/bin/depotctl"] + arguments + (findingSocket ? [] : ["--socket", Self.socketPath]))
     }
 
     /// Properties of a unit, from `systemctl show`.
