@@ -173,7 +173,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotSystemdTests",
-            dependencies: ["DepotSystemd", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DepotSystemd", "DepotDaemon", "DepotCore", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "DepotPlatformTests", dependencies: ["DepotPlatform", "DepotTestSupport"]),
         .testTarget(name: "DepotControlTests", dependencies: ["DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport"]),
