@@ -14,17 +14,8 @@ public final class NotifySocket: @unchecked Sendable {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.fd = fd
         guard fd >= 0 else { throw RawSocketError("socket: \(String(cString: strerror(errno)))") }
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
         // An abstract address starts with a NUL byte and is not a file; NOTIFY_SOCKET writes it with "@".
-        let bytes = (abstract ? [0] : []) + Array(path.utf8)
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1))
-        let result = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
+        let result = UnixSocketAddress(path: path, abstract: abstract).withSocketAddress { bind(fd, $0, $1) }
         guard result == 0 else {
             close(fd)
             throw RawSocketError("bind \(path): \(String(cString: strerror(errno)))")

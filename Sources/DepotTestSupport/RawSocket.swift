@@ -16,14 +16,7 @@ public final class RawSocket: @unchecked Sendable {
         if var size = receiveBufferBytes {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let result = UnixSocketAddress(path: path).withSocketAddress { connect(fd, $0, $1) }
         guard result == 0 else {
             close(fd)
             throw RawSocketError("connect: \(String(cString: strerror(errno)))")

@@ -109,32 +109,6 @@ struct SystemdProtocolTests {
     }
 }
 
-/// A bound, listening Unix socket, as a socket unit would pass it.
-final class ListeningSocket: Sendable {
-    let fd: Int32
-
-    init(path: String) throws {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        self.fd = fd
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard fd > 3, bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw ChildProcessError(description: "cannot listen on \(path): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    deinit {
-        close(fd)
-    }
-}
-
 /// Runs `body` with depotd started with extra environment variables, and always cleans up after it.
 func withDaemonProcess(
     _ arguments: [String],

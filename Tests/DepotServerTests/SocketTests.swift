@@ -24,18 +24,9 @@ struct SocketTests {
     func staleSocketIsReplaced() async throws {
         let directory = TemporaryDirectory()
         let path = directory.file("depotd.sock")
-        // Bind a socket and close it without unlinking: what a killed daemon leaves behind.
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        #expect(bound == 0)
-        close(fd)
+        // A socket bound and closed without unlinking: what a killed daemon leaves behind.
+        _ = try ListeningSocket(path: path)
+        #expect(FileExists.at(path))
 
         let server = try await RunningServer.start(directory: directory)
         let connection = try await server.connect()
