@@ -42,6 +42,11 @@ let package = Package(
             ]
         ),
 
+        // The protocol's OpenRPC document (rpc-schema/openrpc.json), built into the binary by a plugin.
+        .executableTarget(name: "EmbedFile"),
+        .plugin(name: "EmbedRPCSchema", capability: .buildTool(), dependencies: ["EmbedFile"]),
+        .target(name: "DepotContract", dependencies: ["DepotJSON"], plugins: ["EmbedRPCSchema"]),
+
         // The domain: items, loading states, the repository and the Source protocol. No networking.
         .target(
             name: "DepotCore",
@@ -77,6 +82,7 @@ let package = Package(
             name: "DepotServer",
             dependencies: [
                 "CPeerCredentials",
+                "DepotContract",
                 "DepotCore",
                 "DepotPlatform",
                 "DepotRPC",
@@ -124,6 +130,7 @@ let package = Package(
             name: "DepotControl",
             dependencies: [
                 "DepotClient",
+                "DepotContract",
                 "DepotJSON",
                 "DepotPlatform",
                 "DepotRPC",

@@ -8,6 +8,8 @@ public enum DepotProtocol {
         public static let wipe = "wipe"
         public static let subscribe = "subscribe"
         public static let unsubscribe = "unsubscribe"
+        /// OpenRPC's discovery method: answers the protocol's document.
+        public static let discover = "rpc.discover"
     }
 
     /// The notification that carries each published state to a subscription.

@@ -8,27 +8,44 @@ public enum IncomingMessage: Sendable {
     /// The line is not JSON, or is an empty array: one error response with a null id.
     case unanswerable(RPCError)
 
-    /// Parses and classifies one line (without its newline).
-    public static func decode(_ line: UnsafeRawBufferPointer, maxDepth: Int = JSONParser.defaultMaxDepth) -> IncomingMessage {
+    /// The most requests one batch may hold when no other limit is given.
+    public static let defaultMaxBatchRequests = 256
+
+    /// Parses and classifies one line (without its newline). A batch of more than `maxBatchRequests` is refused
+    /// whole, before any of it runs.
+    public static func decode(
+        _ line: UnsafeRawBufferPointer,
+        maxDepth: Int = JSONParser.defaultMaxDepth,
+        maxBatchRequests: Int = defaultMaxBatchRequests
+    ) -> IncomingMessage {
         let value: JSONValue
         do {
             value = try JSONParser.parse(line, maxDepth: maxDepth)
         } catch {
             return .unanswerable(.parseError(error.description))
         }
-        return classify(value)
+        return classify(value, maxBatchRequests: maxBatchRequests)
     }
 
-    public static func decode(_ line: [UInt8], maxDepth: Int = JSONParser.defaultMaxDepth) -> IncomingMessage {
-        line.withUnsafeBytes { decode($0, maxDepth: maxDepth) }
+    public static func decode(
+        _ line: [UInt8],
+        maxDepth: Int = JSONParser.defaultMaxDepth,
+        maxBatchRequests: Int = defaultMaxBatchRequests
+    ) -> IncomingMessage {
+        line.withUnsafeBytes { decode($0, maxDepth: maxDepth, maxBatchRequests: maxBatchRequests) }
     }
 
-    public static func classify(_ value: JSONValue) -> IncomingMessage {
+    public static func classify(_ value: JSONValue, maxBatchRequests: Int = defaultMaxBatchRequests) -> IncomingMessage {
         guard case .array(let elements) = value else {
             return .single(RPCRequest.validate(value))
         }
         guard !elements.isEmpty else {
             return .unanswerable(.invalidRequest("an empty batch has nothing to do"))
+        }
+        guard elements.count <= maxBatchRequests else {
+            return .unanswerable(.invalidRequest(
+                "a batch of \(elements.count) requests is more than this server's limit of \(maxBatchRequests); none of it was run: send at most \(maxBatchRequests) at a time"
+            ))
         }
         return .batch(elements.map(RPCRequest.validate))
     }

@@ -266,7 +266,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let message: IncomingMessage? = line.withUnsafeReadableBytes { bytes in
             // A line of nothing but whitespace (an empty line, a stray CR) is not a message.
             guard bytes.contains(where: { !Self.isWhitespace($0) }) else { return nil }
-            return IncomingMessage.decode(bytes)
+            return IncomingMessage.decode(bytes, maxBatchRequests: limits.maxBatchRequests)
         }
         guard let message else { return }
 

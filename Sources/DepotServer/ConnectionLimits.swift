@@ -1,3 +1,5 @@
+import DepotRPC
+
 /// The limits every connection is held to, so no client can grow the daemon's memory without bound.
 public struct ConnectionLimits: Sendable {
     /// The longest line accepted; a longer one is answered with an error and the connection is closed.
@@ -8,6 +10,8 @@ public struct ConnectionLimits: Sendable {
     public var maxPendingRequests: Int
     /// Subscriptions one connection may hold at once.
     public var maxSubscriptions: Int
+    /// Requests one batch may hold; a larger batch is refused whole.
+    public var maxBatchRequests: Int
 
     public static let defaultMaxMessageBytes = 1 << 20
     public static let defaultSubscriberQueueLimit = 256
@@ -16,11 +20,13 @@ public struct ConnectionLimits: Sendable {
         maxMessageBytes: Int = defaultMaxMessageBytes,
         subscriberQueueLimit: Int = defaultSubscriberQueueLimit,
         maxPendingRequests: Int = 64,
-        maxSubscriptions: Int = 64
+        maxSubscriptions: Int = 64,
+        maxBatchRequests: Int = IncomingMessage.defaultMaxBatchRequests
     ) {
         self.maxMessageBytes = maxMessageBytes
         self.subscriberQueueLimit = subscriberQueueLimit
         self.maxPendingRequests = maxPendingRequests
         self.maxSubscriptions = maxSubscriptions
+        self.maxBatchRequests = maxBatchRequests
     }
 }

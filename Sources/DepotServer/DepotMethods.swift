@@ -1,3 +1,4 @@
+import DepotContract
 import DepotCore
 import DepotJSON
 import DepotRPC
@@ -21,6 +22,9 @@ enum DepotMethods {
                 }
             }
         }
+
+        // The document, compact (an answer is one line), encoded once.
+        let document = ByteBuffer(bytes: ProtocolDocument.value.jsonBytes)
 
         return RPCDispatcher(methods: [
             Method(method.state) { _, _ throws(RPCError) in
@@ -61,6 +65,9 @@ enum DepotMethods {
             Method(method.unsubscribe, params: ["subscription"]) { params, connection throws(RPCError) in
                 let id = try params.string("subscription")
                 return .result(.value(.bool(connection.unsubscribe(id))))
+            },
+            Method(method.discover) { _, _ throws(RPCError) in
+                .result(.encoded(document))
             },
         ])
     }

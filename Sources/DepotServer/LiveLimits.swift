@@ -8,25 +8,29 @@ final class LiveLimits: Sendable {
     private let subscriberQueueLimitValue: Atomic<Int>
     private let maxPendingRequestsValue: Atomic<Int>
     private let maxSubscriptionsValue: Atomic<Int>
+    private let maxBatchRequestsValue: Atomic<Int>
 
     init(_ limits: ConnectionLimits) {
         maxMessageBytesValue = Atomic(limits.maxMessageBytes)
         subscriberQueueLimitValue = Atomic(limits.subscriberQueueLimit)
         maxPendingRequestsValue = Atomic(limits.maxPendingRequests)
         maxSubscriptionsValue = Atomic(limits.maxSubscriptions)
+        maxBatchRequestsValue = Atomic(limits.maxBatchRequests)
     }
 
     var maxMessageBytes: Int { maxMessageBytesValue.load(ordering: .relaxed) }
     var subscriberQueueLimit: Int { subscriberQueueLimitValue.load(ordering: .relaxed) }
     var maxPendingRequests: Int { maxPendingRequestsValue.load(ordering: .relaxed) }
     var maxSubscriptions: Int { maxSubscriptionsValue.load(ordering: .relaxed) }
+    var maxBatchRequests: Int { maxBatchRequestsValue.load(ordering: .relaxed) }
 
     var current: ConnectionLimits {
         ConnectionLimits(
             maxMessageBytes: maxMessageBytes,
             subscriberQueueLimit: subscriberQueueLimit,
             maxPendingRequests: maxPendingRequests,
-            maxSubscriptions: maxSubscriptions
+            maxSubscriptions: maxSubscriptions,
+            maxBatchRequests: maxBatchRequests
         )
     }
 
@@ -35,5 +39,6 @@ final class LiveLimits: Sendable {
         subscriberQueueLimitValue.store(limits.subscriberQueueLimit, ordering: .relaxed)
         maxPendingRequestsValue.store(limits.maxPendingRequests, ordering: .relaxed)
         maxSubscriptionsValue.store(limits.maxSubscriptions, ordering: .relaxed)
+        maxBatchRequestsValue.store(limits.maxBatchRequests, ordering: .relaxed)
     }
 }
