@@ -6,7 +6,7 @@ import DepotPlatform
 ///
 /// ```json
 /// {"socket": "/run/depot/depotd.sock", "source": "file:/srv/items.json", "idField": "id",
-///  "maxMessageBytes": 1048576, "subscriberQueue": 256, "socketMode": "0660", "logLevel": "info",
+///  "maxMessageBytes": 1048576, "maxBatchRequests": 256, "subscriberQueue": 256, "socketMode": "0660", "logLevel": "info",
 ///  "initialLoad": true}
 /// ```
 public struct ConfigurationFile: Sendable, Equatable {
@@ -16,11 +16,12 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var idField: String?
     public var maxMessageBytes: Int?
     public var subscriberQueue: Int?
+    public var maxBatchRequests: Int?
     public var socketMode: String?
     public var logLevel: String?
     public var initialLoad: Bool?
 
-    public static let keys = ["socket", "source", "idField", "maxMessageBytes", "subscriberQueue", "socketMode", "logLevel", "initialLoad"]
+    public static let keys = ["socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "socketMode", "logLevel", "initialLoad"]
 
     public init() {}
 
@@ -78,6 +79,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         self.idField = try string("idField")
         self.maxMessageBytes = try integer("maxMessageBytes", .maxMessageBytes)
         self.subscriberQueue = try integer("subscriberQueue", .subscriberQueue)
+        self.maxBatchRequests = try integer("maxBatchRequests", .maxBatchRequests)
         self.socketMode = try string("socketMode")
         self.logLevel = try string("logLevel")
         if let member = object["initialLoad"] {

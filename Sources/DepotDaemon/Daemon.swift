@@ -53,7 +53,11 @@ public struct Daemon: Sendable {
                 socketPath: socketPath,
                 inheritedSocket: inherited?.descriptor,
                 socketMode: settings.socketMode,
-                limits: ConnectionLimits(maxMessageBytes: settings.maxMessageBytes, subscriberQueueLimit: settings.subscriberQueue)
+                limits: ConnectionLimits(
+                    maxMessageBytes: settings.maxMessageBytes,
+                    subscriberQueueLimit: settings.subscriberQueue,
+                    maxBatchRequests: settings.maxBatchRequests
+                )
             ),
             repository: repository,
             logger: logger,

@@ -20,7 +20,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     public var idField: String?
 
     @Option(help: ArgumentHelp(
-        "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, subscriberQueue, socketMode, logLevel, initialLoad).",
+        "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad).",
         discussion: "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
         valueName: "file"
     ))
@@ -28,6 +28,9 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(name: .customLong("max-message-bytes"), help: ArgumentHelp("The longest request line accepted, 64 to 1073741824; a longer one is answered with an error and its connection closed. Default: 1048576 (1 MiB).", valueName: "bytes"))
     public var maxMessageBytes: Int?
+
+    @Option(name: .customLong("max-batch-requests"), help: ArgumentHelp("The most requests one batch may hold, 1 to 65536; a larger batch is refused whole, before any of it runs. Default: 256.", valueName: "requests"))
+    public var maxBatchRequests: Int?
 
     @Option(name: .customLong("subscriber-queue"), help: ArgumentHelp("States a subscriber may fall behind by, 1 to 1048576; beyond it the oldest are dropped and the next notification says how many were skipped. Default: 256.", valueName: "states"))
     public var subscriberQueue: Int?

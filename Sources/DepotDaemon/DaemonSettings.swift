@@ -17,6 +17,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var idField: String
     public var maxMessageBytes: Int
     public var subscriberQueue: Int
+    public var maxBatchRequests: Int
     public var socketMode: UInt32
     public var logLevel: Logger.Level
     public var initialLoad: Bool
@@ -97,6 +98,8 @@ public struct DaemonSettings: Sendable, Equatable {
             .map { value throws(ConfigurationError) in try IntegerSetting.maxMessageBytes.checked(value) }
         let subscriberQueue = try (fromFlag(options.subscriberQueue, "--subscriber-queue") ?? fromFile(file.subscriberQueue, "subscriberQueue"))
             .map { value throws(ConfigurationError) in try IntegerSetting.subscriberQueue.checked(value) }
+        let maxBatchRequests = try (fromFlag(options.maxBatchRequests, "--max-batch-requests") ?? fromFile(file.maxBatchRequests, "maxBatchRequests"))
+            .map { value throws(ConfigurationError) in try IntegerSetting.maxBatchRequests.checked(value) }
 
         let socketMode = try (fromFlag(options.socketMode, "--socket-mode") ?? fromFile(file.socketMode, "socketMode"))
             .map { value throws(ConfigurationError) in try parseMode(value) }
@@ -126,6 +129,7 @@ public struct DaemonSettings: Sendable, Equatable {
             idField: idField?.value ?? Repository.defaultIDField,
             maxMessageBytes: maxMessageBytes ?? IntegerSetting.maxMessageBytes.defaultValue,
             subscriberQueue: subscriberQueue ?? IntegerSetting.subscriberQueue.defaultValue,
+            maxBatchRequests: maxBatchRequests ?? IntegerSetting.maxBatchRequests.defaultValue,
             socketMode: socketMode ?? ServerConfiguration.defaultSocketMode,
             logLevel: logLevel,
             initialLoad: options.initialLoad ?? file.initialLoad ?? true,

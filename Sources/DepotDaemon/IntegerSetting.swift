@@ -1,3 +1,4 @@
+import DepotRPC
 import DepotServer
 
 /// An integer setting's accepted range and default, and the error for a value outside the range, which
@@ -11,6 +12,8 @@ struct IntegerSetting: Sendable {
     static let maxMessageBytes = IntegerSetting(range: 64...1_073_741_824, defaultValue: ConnectionLimits.defaultMaxMessageBytes)
     /// States a subscriber may fall behind by: at least one, at most 1 Mi.
     static let subscriberQueue = IntegerSetting(range: 1...1_048_576, defaultValue: ConnectionLimits.defaultSubscriberQueueLimit)
+    /// Requests in one batch: at least one, at most 64 Ki.
+    static let maxBatchRequests = IntegerSetting(range: 1...65_536, defaultValue: IncomingMessage.defaultMaxBatchRequests)
 
     /// `value` when it is in range.
     func checked(_ value: Sourced<Int>) throws(ConfigurationError) -> Int {

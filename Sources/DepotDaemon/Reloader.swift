@@ -84,6 +84,7 @@ final class Reloader: Service {
         var limits = server.currentLimits
         limits.maxMessageBytes = new.maxMessageBytes
         limits.subscriberQueueLimit = new.subscriberQueue
+        limits.maxBatchRequests = new.maxBatchRequests
         server.updateLimits(limits)
         if new.socketPath != old.socketPath || new.socketMode != old.socketMode {
             logger.warning("the socket's path and mode change only on restart; still listening on \(old.socketPath)")

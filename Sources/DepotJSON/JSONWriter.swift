@@ -137,7 +137,8 @@ public enum JSONWriter {
 
     // MARK: Strings
 
-    /// Writes `utf8` in quotes, escaping `"`, `\` and bytes below 0x20; runs between escapes go out in bulk.
+    /// Writes `utf8` in quotes, escaping `"`, `\`, bytes below 0x20, U+2028 and U+2029; runs between escapes go
+    /// out in bulk.
     static func writeEscaped<Output: JSONOutput>(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout Output) {
         output.writeJSONByte(ASCII.quote)
         let count = utf8.count
@@ -152,6 +153,18 @@ public enum JSONWriter {
                 }
             }
             let byte = utf8[i]
+            if byte == 0xE2, count &- i >= 3, utf8[i &+ 1] == 0x80, utf8[i &+ 2] == 0xA8 || utf8[i &+ 2] == 0xA9 {
+                // U+2028 and U+2029 are valid in JSON strings, but line breaks to JavaScript and to readers that
+                // split lines the Unicode way; escaped, every message stays one line whatever splits it.
+                if runStart < i {
+                    output.writeJSONBytes(UnsafeRawBufferPointer(start: utf8.baseAddress! + runStart, count: i &- runStart))
+                }
+                let escape: StaticString = utf8[i &+ 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                output.writeJSONBytes(UnsafeRawBufferPointer(start: escape.utf8Start, count: escape.utf8CodeUnitCount))
+                i &+= 3
+                runStart = i
+                continue
+            }
             guard byte < 0x20 || byte == ASCII.quote || byte == ASCII.backslash else {
                 i &+= 1
                 continue
@@ -169,10 +182,14 @@ public enum JSONWriter {
         output.writeJSONByte(ASCII.quote)
     }
 
-    /// True when any of the eight bytes is `"`, `\` or below 0x20 (never misses one; may raise a false alarm).
+    /// True when any of the eight bytes is `"`, `\`, below 0x20, or 0xE2 (which starts U+2028 and U+2029); never
+    /// misses one, may raise a false alarm.
     @inline(__always)
     static func mayNeedEscape(_ word: UInt64) -> Bool {
-        ASCII.quoteBackslashOrControlBits(word) != 0
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let lineSeparatorLead = word ^ (ones &* 0xE2)
+        let hasLead = (lineSeparatorLead &- ones) & ~lineSeparatorLead & 0x8080_8080_8080_8080
+        return (ASCII.quoteBackslashOrControlBits(word) | hasLead) != 0
     }
 
     /// `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, or `\u00XX` (lowercase hex) for other control characters.

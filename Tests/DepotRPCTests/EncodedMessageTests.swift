@@ -120,9 +120,10 @@ struct EncodedMessageTests {
         ("\u{1F}", #""\u001f""#),
         ("\u{8}\u{C}", #""\b\f""#),
         ("quote\"back\\slash", #""quote\"back\\slash""#),
-        // Not JSON's business to escape: written as UTF-8, and none of their bytes is 0x0A or 0x0D.
-        ("\u{2028}", "\"\u{2028}\""),
-        ("\u{2029}", "\"\u{2029}\""),
+        // U+2028 and U+2029 are escaped, so a reader splitting lines the Unicode way still sees one line;
+        // NEL (U+0085) is written as UTF-8: none of its bytes is 0x0A or 0x0D.
+        ("\u{2028}", #""\u2028""#),
+        ("\u{2029}", #""\u2029""#),
         ("\u{85}", "\"\u{85}\""),
         ("\u{7F}", "\"\u{7F}\""),
         ("😀", "\"😀\""),
@@ -151,7 +152,7 @@ struct EncodedMessageTests {
     @Test func responseToAMethodNameWithANewlineIsOneLine() {
         let line = dispatch(#"{"jsonrpc":"2.0","method":"a\nb\u2028","id":1}"#, to: RequestIDTests.dispatcher)
             .immediateLine()
-        expectLine(line, is: "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found: \\\"a\\nb\u{2028}\\\"; this server has ping\"}}")
+        expectLine(line, is: "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found: \\\"a\\nb\\u2028\\\"; this server has ping\"}}")
     }
 
     // MARK: Other pieces
