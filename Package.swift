@@ -138,6 +138,10 @@ let package = Package(
             ]
         ),
 
+        // JSON Schema (draft-07) and OpenRPC documents: checks params, results, errors and notifications
+        // against rpc-schema/openrpc.json, for tests, depotctl and rpc.discover.
+        .target(name: "DepotSchema", dependencies: ["DepotJSON"]),
+
         // Helpers for the tests only: gates, waitable conditions, time-outs, temporary directories.
         .target(name: "DepotTestSupport", dependencies: ["DepotCore", "DepotJSON", "DepotPlatform"]),
 
@@ -182,6 +186,7 @@ let package = Package(
             name: "DepotSystemdTests",
             dependencies: ["DepotSystemd", "DepotDaemon", "DepotCore", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(name: "DepotSchemaTests", dependencies: ["DepotSchema", "DepotContract", "DepotJSON", "DepotTestSupport"]),
         .testTarget(name: "DepotPlatformTests", dependencies: ["DepotPlatform", "DepotTestSupport"]),
         .testTarget(name: "DepotControlTests", dependencies: ["DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport"]),
         // Installs Depot in a real systemd booted in a sandbox (scripts/systemd-sandbox) and drives it as a user would.

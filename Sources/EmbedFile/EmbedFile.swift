@@ -15,7 +15,9 @@ struct EmbedFile {
         }
         let (input, output, typeName) = (arguments[1], arguments[2], arguments[3])
         guard let text = read(input) else { fail("cannot read \(input): \(String(cString: strerror(errno)))") }
-        // Enough #s that nothing in the text can end the literal or start an interpolation.
+        // The literal's value is exactly `text`, final newline included: a multi-line literal drops only the
+        // newline right before its closing delimiter, which the template adds. Enough #s that nothing in the
+        // text can end the literal or start an interpolation.
         var hashes = 1
         while text.contains("\"" + String(repeating: "#", count: hashes)) || text.contains("\\" + String(repeating: "#", count: hashes)) {
             hashes += 1
@@ -26,7 +28,7 @@ struct EmbedFile {
 
             enum \(typeName) {
                 static let text: String = \(delimiter)\"\"\"
-            \(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+            \(text)
             \"\"\"\(delimiter)
             }
 

@@ -1,0 +1,93 @@
+import DepotJSON
+
+/// A JSON number literal as an exact decimal: sign, significant digits and a power of ten. Schemas compare
+/// numbers with it instead of `Double`, so `12345678901234567891 > 12345678901234567890` and
+/// `0.1 + 0.2`-style rounding never decide whether an instance is valid.
+///
+/// Exact for every literal whose exponent is within ±10^15 (the exponent is clamped there, so two numbers
+/// beyond that, such as `1e10000000000000000` and `1e20000000000000000`, compare as equal); no parseable
+/// document has numbers anywhere near that large.
+struct DecimalNumber: Sendable, Comparable {
+    /// True for negative non-zero numbers (`-0` is zero).
+    let isNegative: Bool
+    /// The significant digits without leading or trailing zeros, as ASCII values; empty for zero.
+    let digits: [UInt8]
+    /// The value is `0.d1d2d3… × 10^exponent`: the number of digits before the decimal point.
+    let exponent: Int
+
+    private static let exponentLimit = 1_000_000_000_000_000
+
+    init(_ number: JSONNumber) {
+        var bytes = Array(number.literal.utf8)[...]
+        var negative = false
+        if bytes.first == UInt8(ascii: "-") {
+            negative = true
+            bytes = bytes.dropFirst()
+        }
+        var mantissa: [UInt8] = []
+        var pointPosition: Int?
+        var explicitExponent = 0
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                pointPosition = mantissa.count
+            } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                explicitExponent = Self.parseExponent(bytes[(index + 1)...])
+                break
+            } else {
+                mantissa.append(byte)
+            }
+            index += 1
+        }
+        // Value = 0.mantissa × 10^(digits before the point + explicit exponent).
+        var exponent = (pointPosition ?? mantissa.count) + explicitExponent
+        let leadingZeros = mantissa.prefix(while: { $0 == UInt8(ascii: "0") }).count
+        mantissa.removeFirst(leadingZeros)
+        exponent -= leadingZeros
+        while mantissa.last == UInt8(ascii: "0") { mantissa.removeLast() }
+        self.digits = mantissa
+        self.isNegative = negative && !mantissa.isEmpty
+        self.exponent = mantissa.isEmpty ? 0 : exponent
+    }
+
+    var isZero: Bool { digits.isEmpty }
+
+    /// A decimal exponent, clamped to ±`exponentLimit` so that absurd ones cannot overflow.
+    private static func parseExponent(_ bytes: ArraySlice<UInt8>) -> Int {
+        var bytes = bytes
+        var negative = false
+        if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            negative = sign == UInt8(ascii: "-")
+            bytes = bytes.dropFirst()
+        }
+        var value = 0
+        for byte in bytes {
+            value = min(value * 10 + Int(byte - UInt8(ascii: "0")), exponentLimit)
+        }
+        return negative ? -value : value
+    }
+
+    static func == (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
+        lhs.isNegative == rhs.isNegative && lhs.exponent == rhs.exponent && lhs.digits == rhs.digits
+    }
+
+    static func < (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
+        if lhs.isNegative != rhs.isNegative { return lhs.isNegative }
+        // Same sign: compare magnitudes, reversed for negatives.
+        let magnitude = compareMagnitudes(lhs, rhs)
+        return lhs.isNegative ? magnitude > 0 : magnitude < 0
+    }
+
+    /// -1, 0 or 1 as |lhs| is less than, equal to or greater than |rhs|.
+    private static func compareMagnitudes(_ lhs: DecimalNumber, _ rhs: DecimalNumber) -> Int {
+        if lhs.isZero || rhs.isZero {
+            return lhs.isZero == rhs.isZero ? 0 : (lhs.isZero ? -1 : 1)
+        }
+        if lhs.exponent != rhs.exponent { return lhs.exponent < rhs.exponent ? -1 : 1 }
+        for (left, right) in zip(lhs.digits, rhs.digits) where left != right {
+            return left < right ? -1 : 1
+        }
+        return lhs.digits.count == rhs.digits.count ? 0 : (lhs.digits.count < rhs.digits.count ? -1 : 1)
+    }
+}

@@ -1,0 +1,24 @@
+/// One way an instance fails its schema: where (a JSON Pointer into the instance) and what is wrong,
+/// worded for the person who has to fix it ("/items/3/id: must be an integer, found string \"x\"").
+public struct SchemaViolation: Sendable, Equatable, CustomStringConvertible {
+    /// A JSON Pointer (RFC 6901) into the instance: "" for the instance itself, "/items/3/id" for a member of
+    /// an element; `~` and `/` in member names are written `~0` and `~1`.
+    public let path: String
+    /// What is wrong there, without the path: "missing required member \"seq\"".
+    public let message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    /// "/items/3/id: must be …", or just the message when the violation is about the instance itself.
+    public var description: String {
+        path.isEmpty ? message : "\(path): \(message)"
+    }
+
+    /// The same violation seen from a value that holds the instance at `prefix` ("/params", "/error").
+    public func nested(under prefix: String) -> SchemaViolation {
+        SchemaViolation(path: prefix + path, message: message)
+    }
+}
