@@ -134,6 +134,7 @@ let package = Package(
                 "DepotJSON",
                 "DepotPlatform",
                 "DepotRPC",
+                "DepotSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -142,8 +143,12 @@ let package = Package(
         // against rpc-schema/openrpc.json, for tests, depotctl and rpc.discover.
         .target(name: "DepotSchema", dependencies: ["DepotJSON"]),
 
-        // Helpers for the tests only: gates, waitable conditions, time-outs, temporary directories.
-        .target(name: "DepotTestSupport", dependencies: ["DepotCore", "DepotJSON", "DepotPlatform"]),
+        // Helpers for the tests only: gates, waitable conditions, time-outs, temporary directories, and the checks
+        // that hold every message depotd sends in a test to rpc-schema/openrpc.json.
+        .target(
+            name: "DepotTestSupport",
+            dependencies: ["DepotClient", "DepotContract", "DepotCore", "DepotJSON", "DepotPlatform", "DepotSchema"]
+        ),
 
         .executableTarget(name: "depotd", dependencies: ["DepotDaemon"]),
         .executableTarget(name: "depotctl", dependencies: ["DepotControl"]),

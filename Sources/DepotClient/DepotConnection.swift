@@ -27,12 +27,14 @@ public final class DepotConnection: Sendable {
         self.lines = lines
     }
 
-    /// Connects to depotd's socket at `path`.
+    /// Connects to depotd's socket at `path`; `tap`, when given, sees every message sent and received.
     public static func connect(
         to path: String,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        tap: (any ConnectionTap)? = nil
     ) async throws(DepotClientError) -> DepotConnection {
-        let connection = DepotConnection(lines: try await LineConnection.connect(to: path, eventLoopGroup: eventLoopGroup))
+        let lines = try await LineConnection.connect(to: path, eventLoopGroup: eventLoopGroup, tap: tap)
+        let connection = DepotConnection(lines: lines)
         Task { await connection.readAnswers() }
         return connection
     }

@@ -11,18 +11,21 @@ import Glibc
 /// `DepotConnection` builds calls and subscriptions on it; tests use it to speak the protocol byte by byte.
 public final class LineConnection: Sendable {
     private let channel: any Channel
+    private let tap: (any ConnectionTap)?
     /// Every line received, without its newline, until the daemon closes the connection.
     public let lines: AsyncThrowingStream<[UInt8], any Error>
 
-    private init(channel: any Channel, lines: AsyncThrowingStream<[UInt8], any Error>) {
+    private init(channel: any Channel, lines: AsyncThrowingStream<[UInt8], any Error>, tap: (any ConnectionTap)?) {
         self.channel = channel
         self.lines = lines
+        self.tap = tap
     }
 
-    /// Connects to the Unix socket at `path`.
+    /// Connects to the Unix socket at `path`; `tap`, when given, sees everything sent and received.
     public static func connect(
         to path: String,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        tap: (any ConnectionTap)? = nil
     ) async throws(DepotClientError) -> LineConnection {
         let (lines, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         do {
@@ -30,12 +33,12 @@ public final class LineConnection: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: .max)))
-                        try channel.pipeline.syncOperations.addHandler(LineCollector(continuation: continuation))
+                        try channel.pipeline.syncOperations.addHandler(LineCollector(continuation: continuation, tap: tap))
                     }
                 }
                 .connect(unixDomainSocketPath: path)
                 .get()
-            return LineConnection(channel: channel, lines: lines)
+            return LineConnection(channel: channel, lines: lines, tap: tap)
         } catch {
             continuation.finish()
             throw .cannotConnect(path: path, reason: Self.explain(error, path: path))
@@ -49,11 +52,13 @@ public final class LineConnection: Sendable {
 
     /// Sends bytes exactly as given (no newline is added).
     public func send(bytes: [UInt8]) async throws {
+        tap?.sent(bytes)
         try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
     }
 
     /// Closes the sending side only; the daemon answers what it has and may then close.
     public func finishSending() async throws {
+        tap?.finishedSending()
         try await channel.close(mode: .output)
     }
 
@@ -81,14 +86,18 @@ private final class LineCollector: ChannelInboundHandler, Sendable {
     typealias InboundIn = LineFrame
 
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    private let tap: (any ConnectionTap)?
 
-    init(continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
+    init(continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation, tap: (any ConnectionTap)?) {
         self.continuation = continuation
+        self.tap = tap
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .line(let line) = unwrapInboundIn(data) {
-            continuation.yield(Array(line.readableBytesView))
+            let bytes = Array(line.readableBytesView)
+            tap?.received(bytes)
+            continuation.yield(bytes)
         }
     }
 

@@ -5,7 +5,11 @@ struct CallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "call",
         abstract: "Call any method with params given as a JSON object, and print its result as JSON.",
-        discussion: "Example: depotctl call remove '{\"id\": \"25\", \"optimistic\": true}'"
+        discussion: """
+            Params are checked against the protocol's document (depotctl schema) before anything is sent: an unknown \
+            name, a missing required param or a wrong type is named, and depotctl exits with status 64. \
+            Example: depotctl call remove '{"id": "25", "optimistic": true}'
+            """
     )
 
     @OptionGroup var options: ConnectionOptions
@@ -16,8 +20,14 @@ struct CallCommand: AsyncParsableCommand {
     @Argument(help: "The params, as a JSON object.")
     var params: String?
 
+    @Flag(help: "Send the params without checking them against the protocol's document.")
+    var noCheck = false
+
     func validate() throws {
-        _ = try parsedParams()
+        let params = try parsedParams()
+        if !noCheck {
+            try ParamsCheck.check(method, params)
+        }
     }
 
     func run() async throws {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DepotClient
 import DepotJSON
 
 /// A plain blocking Unix socket, for a client that the daemon must not be able to hurt: one that never
@@ -8,9 +9,12 @@ import DepotJSON
 public final class RawSocket: @unchecked Sendable {
     // Sendable because each test uses its socket from one task at a time; the descriptor itself is immutable.
     public let fd: Int32
+    private let tap: (any ConnectionTap)?
     private var buffered: [UInt8] = []
 
-    public init(connectingTo path: String, receiveBufferBytes: Int32? = nil) throws {
+    /// Connects to `path`; `tap`, when given, sees what is sent and each line read (a `ProtocolChecker`).
+    public init(connectingTo path: String, receiveBufferBytes: Int32? = nil, tap: (any ConnectionTap)? = nil) throws {
+        self.tap = tap
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError("socket: \(String(cString: strerror(errno)))") }
         if var size = receiveBufferBytes {
@@ -32,6 +36,7 @@ public final class RawSocket: @unchecked Sendable {
     }
 
     public func send(bytes: [UInt8]) throws {
+        tap?.sent(bytes)
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -42,7 +47,9 @@ public final class RawSocket: @unchecked Sendable {
 
     /// The next line without its newline; nil at end of stream. Waits on a Dispatch thread.
     public func readLine(timeoutSeconds: Int32 = 60) async throws -> [UInt8]? {
-        try await offloaded { try self.readLineNow(timeoutSeconds: timeoutSeconds) }
+        let line = try await offloaded { try self.readLineNow(timeoutSeconds: timeoutSeconds) }
+        if let line { tap?.received(line) }
+        return line
     }
 
     private func readLineNow(timeoutSeconds: Int32) throws -> [UInt8]? {
@@ -69,6 +76,7 @@ public final class RawSocket: @unchecked Sendable {
     }
 
     public func shutdownWrite() {
+        tap?.finishedSending()
         shutdown(fd, Int32(SHUT_WR))
     }
 }

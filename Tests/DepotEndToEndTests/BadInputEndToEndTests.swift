@@ -13,7 +13,7 @@ struct BadInputEndToEndTests {
             let bystander = try await daemon.connect()
             let subscription = try await bystander.subscribe()
 
-            let malformed = try RawSocket(connectingTo: daemon.socketPath)
+            let malformed = try daemon.rawSocket()
             for line in ["nonsense", "{\"jsonrpc\":\"2.0\"", "[]", "[1,2]", "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"state\"}", "\u{0}\u{1}"] {
                 try malformed.send(line + "\n")
                 let answer = try await malformed.readLine().map { try JSONParser.parse($0) }
@@ -21,7 +21,7 @@ struct BadInputEndToEndTests {
                 #expect(codes.allSatisfy { $0 == -32700 || $0 == -32600 }, "\(line): \(String(describing: answer))")
             }
 
-            let oversized = try RawSocket(connectingTo: daemon.socketPath)
+            let oversized = try daemon.rawSocket()
             try oversized.send(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":""# + String(repeating: "9", count: 2000) + "\"}}\n")
             let refusal = try await oversized.readMessage()
             #expect(refusal["error"]?["code"] == -32600)

@@ -11,7 +11,7 @@ struct BoundedMemoryTests {
         // 200 items of about 1 KiB: every success state is about 200 KiB on the wire.
         let source = Daemon.writeItems(200, in: directory, padding: 1000)
         try await withDaemon(["--source", source, "--no-initial-load", "--subscriber-queue", "32"], directory: directory) { daemon in
-            let stalled = try RawSocket(connectingTo: daemon.socketPath, receiveBufferBytes: 4096)
+            let stalled = try daemon.rawSocket(receiveBufferBytes: 4096)
             try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
             #expect(try await stalled.readMessage()["id"] == 1)
             #expect(try await stalled.readMessage()["params"]?["state"]?["seq"] == 0)
@@ -19,7 +19,7 @@ struct BoundedMemoryTests {
             // Three subscribers that read everything (only the seq is looked at, so they keep up easily).
             var readers: [SubscriberProgress] = []
             for _ in 0..<3 {
-                let reader = try await LineConnection.connect(to: daemon.socketPath)
+                let reader = try await daemon.connectLines()
                 try await reader.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
                 readers.append(SubscriberProgress(reader.lines))
             }

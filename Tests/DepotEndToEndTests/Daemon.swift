@@ -2,12 +2,15 @@ import DepotClient
 import DepotJSON
 import DepotTestSupport
 import Foundation
+import Testing
 
 /// The real depotd binary, started on a socket in a temporary directory for one test.
 struct Daemon: Sendable {
     let directory: TemporaryDirectory
     let socketPath: String
     let process: ChildProcess
+    /// Holds every message this daemon sends to the test to rpc-schema/openrpc.json; checked at clean-up.
+    let ledger = ProtocolLedger()
 
     /// An environment that points everything depotd and depotctl might look at into `directory`.
     static func environment(in directory: TemporaryDirectory) -> [String: String] {
@@ -50,8 +53,19 @@ struct Daemon: Sendable {
         return "file:" + directory.write(name, "[\n" + items.joined(separator: ",\n") + "\n]\n")
     }
 
+    /// A client connection whose every received message is checked against the protocol's document.
     func connect() async throws -> DepotConnection {
-        try await DepotConnection.connect(to: socketPath)
+        try await DepotConnection.connect(to: socketPath, tap: ledger.checker())
+    }
+
+    /// A line-level connection, checked like `connect()`'s.
+    func connectLines() async throws -> LineConnection {
+        try await LineConnection.connect(to: socketPath, tap: ledger.checker())
+    }
+
+    /// A blocking socket the test reads only when it says so, checked like `connect()`'s.
+    func rawSocket(receiveBufferBytes: Int32? = nil) throws -> RawSocket {
+        try RawSocket(connectingTo: socketPath, receiveBufferBytes: receiveBufferBytes, tap: ledger.checker())
     }
 
     /// Runs depotctl against this daemon.
@@ -63,8 +77,10 @@ struct Daemon: Sendable {
         )
     }
 
-    /// Kills the daemon if it still runs and removes its directory.
+    /// Kills the daemon if it still runs and removes its directory; fails the test for every message the daemon
+    /// sent that breaks the protocol's document.
     func cleanUp() async {
+        ledger.expectConformance()
         if process.exitStatus.value == nil {
             process.signal(SIGKILL)
             _ = try? await process.waitForExit()

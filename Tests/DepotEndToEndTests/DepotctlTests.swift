@@ -96,9 +96,29 @@ struct DepotctlTests {
             #expect(unknownMethod.status == 1)
             #expect(unknownMethod.standardError.hasPrefix("depotctl: Method not found: \"explode\""))
 
+            // Checked against the document before sending: each wrong param named, exit 64, nothing sent.
             let unknownParam = try await daemon.depotctl(["call", "get", #"{"id": 1, "colour": "red"}"#])
-            #expect(unknownParam.status == 1)
-            #expect(unknownParam.standardError.contains("unknown param \"colour\""))
+            #expect(unknownParam.status == 64)
+            #expect(unknownParam.standardError.contains(#"param "colour": is not a param of get (it takes id)"#), "\(unknownParam.standardError)")
+            let wrongType = try await daemon.depotctl(["call", "remove", #"{"id": "1", "optimistic": "yes"}"#])
+            #expect(wrongType.status == 64)
+            #expect(wrongType.standardError.contains(#"param "optimistic": must be a boolean, found string "yes""#), "\(wrongType.standardError)")
+            #expect(wrongType.standardError.contains("remove takes id, optimistic (optional)"))
+            let missing = try await daemon.depotctl(["call", "remove", #"{"optimistic": true}"#])
+            #expect(missing.status == 64)
+            #expect(missing.standardError.contains(#"missing required param "id""#), "\(missing.standardError)")
+            let emptyID = try await daemon.depotctl(["call", "get", #"{"id": ""}"#])
+            #expect(emptyID.status == 64)
+            #expect(emptyID.standardError.contains(#"param "id""#), "\(emptyID.standardError)")
+            let notification = try await daemon.depotctl(["call", "stateChanged"])
+            #expect(notification.status == 64)
+            #expect(notification.standardError.contains("depotctl watch"))
+            #expect(try await daemon.connect().call("state")["items"]?.arrayValue?.count == 151, "nothing was removed")
+
+            // --no-check sends them as they are; depotd's own check answers (-32602, exit 1).
+            let unchecked = try await daemon.depotctl(["call", "get", #"{"id": 1, "colour": "red"}"#, "--no-check"])
+            #expect(unchecked.status == 1)
+            #expect(unchecked.standardError.contains("unknown param \"colour\""), "\(unchecked.standardError)")
 
             let notJSON = try await daemon.depotctl(["call", "get", "{id: 1}"])
             #expect(notJSON.status == 64)

@@ -149,7 +149,9 @@ struct ReadOnlyCollectionTests {
         )
         defer { daemon.signal(SIGKILL) }
         try await daemon.waitForError(containing: "listening on")
-        let connection = try await DepotConnection.connect(to: socket)
+        let ledger = ProtocolLedger()
+        defer { ledger.expectConformance() }
+        let connection = try await DepotConnection.connect(to: socket, tap: ledger.checker())
         _ = try await connection.call("load")
         let error = await #expect(throws: DepotClientError.self) {
             try await connection.call("remove", params: ["id": "1", "optimistic": true])

@@ -57,29 +57,4 @@ struct ScriptingTests {
             #expect(lines.last?.hasSuffix("· idle") == true)
         }
     }
-
-    @Test("rpc-schema/openrpc.json lists exactly the methods depotd answers, and the stateChanged notification")
-    func schemaMatchesTheServer() async throws {
-        let schema = try JSONParser.parse(try RepositoryFiles.text("rpc-schema/openrpc.json"))
-        let methods = try #require(schema["methods"]?.arrayValue)
-        let called = methods.filter { $0["x-notification"] != true }.compactMap { $0["name"]?.stringValue }.sorted()
-        let notifications = methods.filter { $0["x-notification"] == true }.compactMap { $0["name"]?.stringValue }
-        #expect(notifications == ["stateChanged"])
-
-        // Ask the real daemon about every method: a known one never answers -32601, an unknown one does.
-        try await withDaemon(["--no-initial-load"]) { daemon in
-            let connection = try await daemon.connect()
-            for name in called {
-                do {
-                    _ = try await connection.call(name, params: [:])
-                } catch let DepotClientError.remote(error) {
-                    #expect(error.code != -32601, "\(name) is in the schema but depotd does not know it")
-                }
-            }
-            let unknown = await #expect(throws: DepotClientError.self) { try await connection.call("not-in-the-schema") }
-            guard case .remote(let error)? = unknown else { return }
-            // The -32601 message lists every method depotd has: it must be the schema's list.
-            #expect(error.message == "Method not found: \"not-in-the-schema\"; this server has \(called.joined(separator: ", "))")
-        }
-    }
 }

@@ -138,7 +138,7 @@ struct StrictJSONRPCTests {
         let directory = TemporaryDirectory()
         let source = Daemon.writeItems(2, in: directory)
         try await withDaemon(["--source", source, "--no-initial-load", "--max-batch-requests", "4"], directory: directory) { daemon in
-            try await body(try RawSocket(connectingTo: daemon.socketPath))
+            try await body(try daemon.rawSocket())
         }
     }
 }

@@ -101,7 +101,9 @@ struct SystemdProtocolTests {
             descriptors: [3: listener.fd]
         )
         try await daemon.waitForError(containing: "listening on \(path), the socket systemd passed")
-        let state = try await DepotConnection.connect(to: path).call("load")
+        let ledger = ProtocolLedger()
+        defer { ledger.expectConformance() }
+        let state = try await DepotConnection.connect(to: path, tap: ledger.checker()).call("load")
         #expect(state["items"]?.arrayValue?.count == 4)
         daemon.signal(SIGTERM)
         #expect(try await daemon.waitForExit() == 0)

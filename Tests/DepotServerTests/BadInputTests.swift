@@ -85,7 +85,7 @@ struct BadInputTests {
     @Test("a huge line is refused as soon as it passes the limit, without waiting for its end")
     func hugeLineWithoutNewline() async throws {
         try await withServer(limits: ConnectionLimits(maxMessageBytes: 1024)) { server in
-            let socket = try RawSocket(connectingTo: server.socketPath)
+            let socket = try server.rawSocket()
             try socket.send(String(repeating: "a", count: 4096))
             let answer = try await socket.readMessage()
             #expect(answer["error"]?["code"] == -32600)
@@ -113,7 +113,7 @@ struct BadInputTests {
     func nonReadingRequester() async throws {
         try await withServer(source: SlowSubscriberTests.bulkySource()) { server in
             _ = try await server.repository.load().result.get()
-            let greedy = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
+            let greedy = try server.rawSocket(receiveBufferBytes: 4096)
             let request = #"{"jsonrpc":"2.0","id":1,"method":"state"}"# + "\n"
             // 2,000 requests of a 64 KiB answer each (about 128 MiB of answers) that it never reads.
             let flood = Task.detached {

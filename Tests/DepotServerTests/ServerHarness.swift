@@ -6,6 +6,7 @@ import DepotTestSupport
 import Logging
 import NIOPosix
 import ServiceLifecycle
+import Testing
 
 /// A DepotServer running in this process on a real Unix socket in a temporary directory, with a
 /// test source behind its repository.
@@ -15,6 +16,8 @@ struct RunningServer: Sendable {
     let source: TestSource
     let repository: Repository
     let server: DepotServer
+    /// Holds every message the server sends to the test to rpc-schema/openrpc.json; checked when it stops.
+    let ledger = ProtocolLedger()
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
@@ -57,15 +60,21 @@ struct RunningServer: Sendable {
     }
 
     func connect() async throws -> DepotConnection {
-        try await DepotConnection.connect(to: socketPath)
+        try await DepotConnection.connect(to: socketPath, tap: ledger.checker())
     }
 
     func connectLines() async throws -> LineConnection {
-        try await LineConnection.connect(to: socketPath)
+        try await LineConnection.connect(to: socketPath, tap: ledger.checker())
     }
 
-    /// Stops the server (as on cancellation) and waits for it to finish; removes the directory.
+    func rawSocket(receiveBufferBytes: Int32? = nil) throws -> RawSocket {
+        try RawSocket(connectingTo: socketPath, receiveBufferBytes: receiveBufferBytes, tap: ledger.checker())
+    }
+
+    /// Stops the server (as on cancellation) and waits for it to finish; removes the directory. Fails the test for
+    /// every message the server sent that breaks the protocol's document.
     func stop() async {
+        ledger.expectConformance()
         task.cancel()
         _ = try? await task.value
         directory.remove()

@@ -17,7 +17,7 @@ struct SlowSubscriberTests {
     func stalledSubscriberSkips() async throws {
         let queueLimit = 16
         try await withServer(source: Self.bulkySource(), limits: ConnectionLimits(subscriberQueueLimit: queueLimit)) { server in
-            let stalled = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
+            let stalled = try server.rawSocket(receiveBufferBytes: 4096)
             try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
             #expect(try await stalled.readMessage()["id"] == 1)
             #expect(try await stalled.readMessage()["params"]?["state"]?["seq"] == 0)
@@ -65,7 +65,7 @@ struct SlowSubscriberTests {
     @Test("with a queue of one, a lagging subscriber still ends on the newest state")
     func queueOfOne() async throws {
         try await withServer(source: Self.bulkySource(), limits: ConnectionLimits(subscriberQueueLimit: 1)) { server in
-            let stalled = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
+            let stalled = try server.rawSocket(receiveBufferBytes: 4096)
             try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
             _ = try await stalled.readMessage()
             let control = try await server.connect()

@@ -102,7 +102,7 @@ struct StalledShutdownTests {
     func stalledSubscriberDoesNotHoldShutdown() async throws {
         // The fallback time-out is an hour: if the stalled connection held shutdown, the test's own limit would fail it.
         let server = try await RunningServer.start(source: SlowSubscriberTests.bulkySource(), shutdownTimeout: .seconds(3600))
-        let stalled = try RawSocket(connectingTo: server.socketPath, receiveBufferBytes: 4096)
+        let stalled = try server.rawSocket(receiveBufferBytes: 4096)
         try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
         let control = try await server.connect()
         for _ in 0..<20 {

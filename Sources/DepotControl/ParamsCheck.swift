@@ -1,0 +1,36 @@
+import ArgumentParser
+import DepotContract
+import DepotJSON
+import DepotSchema
+
+/// Holds `depotctl call`'s params to the protocol's document (rpc-schema/openrpc.json, as built into depotctl)
+/// before anything is sent, so a typo is named at once instead of travelling to the daemon.
+///
+/// A method the document does not list is sent unchecked: a newer depotd may have it, and depotd answers
+/// -32601 with its own list if it does not.
+enum ParamsCheck {
+    static let document: OpenRPCDocument? = try? OpenRPCDocument(json: ProtocolDocument.value)
+
+    /// Throws a `ValidationError` (exit 64) naming each wrong param, or calling out a notification.
+    static func check(_ method: String, _ params: JSONObject?) throws {
+        guard let document, let described = document.method(named: method) else { return }
+        guard !described.isNotification else {
+            throw ValidationError("\(method) is a notification depotd sends to subscribers, not a method to call; use `depotctl watch` to receive it")
+        }
+        let violations = described.validateParams(params ?? JSONObject())
+        guard !violations.isEmpty else { return }
+        let takes = described.params.isEmpty
+            ? "\(method) takes no params"
+            : "\(method) takes " + described.params.map { "\($0.name)\($0.isRequired ? "" : " (optional)")" }.joined(separator: ", ")
+        let problems = violations.map { violation in
+            let name = violation.path.split(separator: "/").first.map { "param \"\($0)\"" } ?? "params"
+            let rest = violation.path.split(separator: "/").dropFirst().map { "/\($0)" }.joined()
+            return violation.path.isEmpty ? violation.message : "\(name)\(rest.isEmpty ? "" : " at \(rest)"): \(violation.message)"
+        }
+        // An unknown name's message already says what the method takes.
+        let hint = problems.contains { $0.contains("(it takes") } ? "" : " \(takes)."
+        throw ValidationError(
+            "the params do not fit \(method) in the protocol's document (depotctl schema): " + problems.joined(separator: "; ") + ".\(hint) Add --no-check to send them anyway."
+        )
+    }
+}
