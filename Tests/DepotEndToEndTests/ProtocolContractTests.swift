@@ -3,6 +3,7 @@ import DepotContract
 import DepotJSON
 import DepotSchema
 import DepotTestSupport
+import Foundation
 import Testing
 
 /// The socket protocol as a contract: the real depotd answers what rpc-schema/openrpc.json lists, nothing
@@ -108,5 +109,31 @@ struct ProtocolContractTests {
         withKnownIssue("each violation is a test issue") {
             ledger.expectConformance()
         }
+    }
+}
+
+extension ProtocolContractTests {
+    @Test("the README's error catalogue has exactly the codes the document lists, and each method's errors appear under it")
+    func errorCatalogue() throws {
+        let readme = try RepositoryFiles.text("README.md")
+        let start = try #require(readme.range(of: "**Errors.**"), "README.md has an **Errors.** catalogue")
+        let rows = readme[start.upperBound...].split(separator: "\n").drop { !$0.hasPrefix("| Code") }.dropFirst(2).prefix { $0.hasPrefix("|") }
+        var methodsByCode: [Int: String] = [:]
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let code = try #require(Int(cells[0]), "a row of the catalogue starts with its code: \(row)")
+            methodsByCode[code] = cells[2]
+        }
+        var documented = Set(OpenRPCError.jsonRPCCodes)
+        for method in Self.document.methods {
+            for error in method.errors {
+                documented.insert(error.code)
+                #expect(methodsByCode[error.code]?.contains("`\(method.name)`") == true, "README: \(error.code) should name \(method.name)")
+            }
+        }
+        if case .object(let errors)? = Self.document.json["components"]?["errors"] {
+            documented.formUnion(errors.compactMap { $0.value["code"]?.numberValue?.intValue })
+        }
+        #expect(Set(methodsByCode.keys) == documented)
     }
 }
