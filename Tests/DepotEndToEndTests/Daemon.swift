@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The real depotd binary, started on a socket in a temporary directory for one test.
-struct Daemon: Sendable {
+struct Daemon: CheckedEndpoint {
     let directory: TemporaryDirectory
     let socketPath: String
     let process: ChildProcess
@@ -51,21 +51,6 @@ struct Daemon: Sendable {
         let pad = String(repeating: "p", count: padding)
         let items = (1...count).map { #"{"id": \#($0), "name": "item \#($0)", "pad": "\#(pad)"}"# }
         return "file:" + directory.write(name, "[\n" + items.joined(separator: ",\n") + "\n]\n")
-    }
-
-    /// A client connection whose every received message is checked against the protocol's document.
-    func connect() async throws -> DepotConnection {
-        try await DepotConnection.connect(to: socketPath, tap: ledger.checker())
-    }
-
-    /// A line-level connection, checked like `connect()`'s.
-    func connectLines() async throws -> LineConnection {
-        try await LineConnection.connect(to: socketPath, tap: ledger.checker())
-    }
-
-    /// A blocking socket the test reads only when it says so, checked like `connect()`'s.
-    func rawSocket(receiveBufferBytes: Int32? = nil) throws -> RawSocket {
-        try RawSocket(connectingTo: socketPath, receiveBufferBytes: receiveBufferBytes, tap: ledger.checker())
     }
 
     /// Runs depotctl against this daemon.

@@ -10,7 +10,7 @@ import Testing
 
 /// A DepotServer running in this process on a real Unix socket in a temporary directory, with a
 /// test source behind its repository.
-struct RunningServer: Sendable {
+struct RunningServer: CheckedEndpoint {
     let directory: TemporaryDirectory
     let socketPath: String
     let source: TestSource
@@ -57,18 +57,6 @@ struct RunningServer: Sendable {
         }
         try started?.get()
         return RunningServer(directory: directory, socketPath: socketPath, source: source, repository: repository, server: server, group: group, task: task)
-    }
-
-    func connect() async throws -> DepotConnection {
-        try await DepotConnection.connect(to: socketPath, tap: ledger.checker())
-    }
-
-    func connectLines() async throws -> LineConnection {
-        try await LineConnection.connect(to: socketPath, tap: ledger.checker())
-    }
-
-    func rawSocket(receiveBufferBytes: Int32? = nil) throws -> RawSocket {
-        try RawSocket(connectingTo: socketPath, receiveBufferBytes: receiveBufferBytes, tap: ledger.checker())
     }
 
     /// Stops the server (as on cancellation) and waits for it to finish; removes the directory. Fails the test for
