@@ -167,6 +167,12 @@ let package = Package(
             ]
         ),
 
+        // Saves self-checking lists into a cache in a loop, for the test that kills it at random moments.
+        .executableTarget(
+            name: "depot-cache-writer",
+            dependencies: ["DepotCache", "DepotCore", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+
         .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"]),
         .testTarget(
             name: "DepotCoreTests",
@@ -201,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "DepotCacheTests",
             dependencies: [
-                "DepotCache", "DepotCore", "DepotJSON", "DepotTestSupport",
+                "DepotCache", "DepotCore", "DepotJSON", "DepotTestSupport", "depot-cache-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
