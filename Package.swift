@@ -162,7 +162,8 @@ let package = Package(
         .executableTarget(
             name: "depot-bench",
             dependencies: [
-                "DepotClient", "DepotJSON",
+                "DepotCache", "DepotClient", "DepotCore", "DepotJSON",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
