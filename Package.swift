@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // JSON values that keep member order and number literals exactly; parser and writer. No dependencies.
@@ -64,6 +65,16 @@ let package = Package(
                 "DepotCore",
                 "DepotPlatform",
                 "DepotJSON",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The last successful item list, kept in SQLite in the state directory, so a restart has items at once.
+        .target(
+            name: "DepotCache",
+            dependencies: [
+                "DepotCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -156,9 +167,16 @@ let package = Package(
         .executableTarget(
             name: "depot-bench",
             dependencies: [
-                "DepotClient", "DepotJSON",
+                "DepotCache", "DepotClient", "DepotCore", "DepotJSON",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+
+        // Saves self-checking lists into a cache in a loop, for the test that kills it at random moments.
+        .executableTarget(
+            name: "depot-cache-writer",
+            dependencies: ["DepotCache", "DepotCore", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
 
         .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"]),
@@ -192,6 +210,14 @@ let package = Package(
             dependencies: ["DepotSystemd", "DepotDaemon", "DepotCore", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "DepotSchemaTests", dependencies: ["DepotSchema", "DepotContract", "DepotJSON", "DepotTestSupport"]),
+        .testTarget(
+            name: "DepotCacheTests",
+            dependencies: [
+                "DepotCache", "DepotCore", "DepotJSON", "DepotTestSupport", "depot-cache-writer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "DepotPlatformTests", dependencies: ["DepotPlatform", "DepotTestSupport"]),
         .testTarget(name: "DepotControlTests", dependencies: ["DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport"]),
         // Installs Depot in a real systemd booted in a sandbox (scripts/systemd-sandbox) and drives it as a user would.

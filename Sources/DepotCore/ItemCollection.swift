@@ -33,6 +33,20 @@ public struct ItemCollection: Sendable {
         self.positionByID = positionByID
     }
 
+    /// A collection from items that already carry their ids (kept by the on-disk cache, say), in this order,
+    /// without parsing their JSON again. Fails with the first repeated id.
+    public init(items: [Item]) throws(ItemCollectionError) {
+        var positionByID: [String: Int] = [:]
+        positionByID.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            if let firstIndex = positionByID.updateValue(index, forKey: item.id) {
+                throw ItemCollectionError(.duplicateID(id: item.id, index: index, firstIndex: firstIndex))
+            }
+        }
+        self.items = items
+        self.positionByID = positionByID
+    }
+
     /// A collection from items whose ids are already known to be unique (for example a subset of another collection).
     init(uniqueItems items: [Item]) {
         var positionByID: [String: Int] = [:]

@@ -44,19 +44,9 @@ public struct RuntimePaths: Sendable {
     /// The system daemon's socket, which depotctl also tries when nothing listens at its own default.
     public static let systemSocketPath = "/run/depot/depotd.sock"
 
-    /// `$STATE_DIRECTORY`, else `$XDG_STATE_HOME/depot`, else `/var/lib/depot` for root and
-    /// `~/.local/state/depot` for others.
+    /// The state directory's path (see `StateDirectory` for the rules).
     public var defaultStateDirectory: String {
-        if let directory = firstListed("STATE_DIRECTORY") {
-            return directory
-        }
-        if let directory = nonEmpty("XDG_STATE_HOME") {
-            return join(directory, "depot")
-        }
-        if isRoot {
-            return "/var/lib/depot"
-        }
-        return join(nonEmpty("HOME") ?? fallbackDirectory, ".local/state/depot")
+        StateDirectory(environment: environment, userID: userID).path
     }
 
     /// `$CONFIGURATION_DIRECTORY` (systemd's ConfigurationDirectory=), where depotd looks for depotd.json

@@ -8,8 +8,8 @@ import Foundation
 struct DepotBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "depot-bench",
-        abstract: "Measure depotd: starts the depotd next to this binary (or --depotd) on a temporary socket.",
-        subcommands: [OptimisticRemoveFanout.self]
+        abstract: "Measure depotd (started next to this binary, or --depotd, on a temporary socket) and its parts.",
+        subcommands: [OptimisticRemoveFanout.self, CacheTimes.self]
     )
 }
 

@@ -1,0 +1,257 @@
+import DepotCore
+import Dispatch
+import Foundation
+import GRDB
+import Logging
+
+/// The last successful item list, kept on disk so that a restarted depotd has items before the source answers.
+///
+/// One SQLite file (normally `cache.sqlite` in the state directory) in WAL mode. A save replaces the whole
+/// list in one transaction, so after a crash or a `kill -9` at any moment the file holds the previous list or
+/// the new one, never a mix. A removal deletes one row; it does not rewrite the list.
+///
+/// Every call runs on the cache's own serial dispatch queue (GRDB's), so awaiting one suspends the task
+/// without holding a thread of Swift's cooperative pool.
+public final class ItemCache: Sendable {
+    /// The cache file's name in the state directory.
+    public static let fileName = "cache.sqlite"
+
+    /// The cache file.
+    public let path: String
+    private let database: DatabaseQueue
+
+    /// `cache.sqlite` in `stateDirectory`.
+    public static func defaultPath(in stateDirectory: String) -> String {
+        stateDirectory.hasSuffix("/") ? stateDirectory + fileName : stateDirectory + "/" + fileName
+    }
+
+    /// Opens the cache at `path`, creating an empty one when there is none, and brings an older file's schema
+    /// up to date. Its directory must exist.
+    ///
+    /// A file that is not an SQLite database, or fails SQLite's integrity check, is moved aside
+    /// (`cache.sqlite.damaged-TIMESTAMP`, logged as a warning) and an empty cache is started in its place:
+    /// the cache only saves a trip to the source, so depotd keeps working. A file from a newer depotd is left
+    /// alone and refused (`ItemCacheError.Problem.newerSchema`), as are files depotd may not read or write.
+    public static func open(at path: String, logger: Logger) async throws(ItemCacheError) -> ItemCache {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ItemCache, ItemCacheError>, Never>) in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(ItemCacheError) in
+                    try ItemCache(path: path, logger: logger)
+                })
+            }
+        }
+        return try result.get()
+    }
+
+    /// Opens the cache, blocking the calling thread; `open(at:logger:)` is the same off the cooperative pool.
+    /// - Parameter migrator: the schema's migrations; tests give other ones to play older and newer depotds.
+    init(path: String, logger: Logger, migrator: DatabaseMigrator = ItemCacheSchema.migrator) throws(ItemCacheError) {
+        self.path = path
+        do {
+            database = try Self.openDatabase(path, migrator: migrator)
+        } catch {
+            guard case .damaged(let reason) = error else { throw error.refusal(path) }
+            let setAside = try Self.setAside(path, reason: reason)
+            logger.warning(
+                "the cache was unreadable and was moved aside; starting with an empty cache",
+                metadata: ["path": "\(path)", "movedTo": "\(setAside)", "reason": "\(reason)"]
+            )
+            do {
+                database = try Self.openDatabase(path, migrator: migrator)
+            } catch {
+                throw error.refusal(path)
+            }
+        }
+    }
+
+    /// The cached list; nil when nothing was saved since the cache was created or cleared.
+    public func read() async throws(ItemCacheError) -> CachedCollection? {
+        try await access("read") { database in
+            try await database.read { db in
+                guard let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT source, idField, fetchedAtMilliseconds, etag, lastModified FROM collection"
+                ) else { return nil }
+                var items: [Item] = []
+                let cursor = try Row.fetchCursor(db, sql: "SELECT id, json FROM item ORDER BY position")
+                while let item = try cursor.next() {
+                    let json = try item.withUnsafeData(atIndex: 1) { data in data.map { [UInt8]($0) } ?? [] }
+                    items.append(Item(id: item[0], json: json))
+                }
+                return CachedCollection(
+                    items: try ItemCollection(items: items),
+                    fetchedAt: Date(timeIntervalSince1970: Double(row[2] as Int64) / 1000),
+                    version: SourceVersion(etag: row[3], lastModified: row[4]),
+                    source: row[0],
+                    idField: row[1]
+                )
+            }
+        }
+    }
+
+    /// Replaces the cached list with `collection`, in one transaction.
+    public func save(_ collection: CachedCollection) async throws(ItemCacheError) {
+        try await access("save to") { database in
+            try await database.write { db in
+                try db.execute(sql: "DELETE FROM item")
+                let insert = try db.makeStatement(sql: "INSERT INTO item (position, id, json) VALUES (?, ?, ?)")
+                for (position, item) in collection.items.items.enumerated() {
+                    try insert.execute(arguments: [position, item.id, Data(item.json)])
+                }
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO collection (singleton, source, idField, fetchedAtMilliseconds, etag, lastModified)
+                        VALUES (1, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        collection.source, collection.idField, Self.milliseconds(collection.fetchedAt),
+                        collection.version.etag, collection.version.lastModified,
+                    ]
+                )
+            }
+        }
+    }
+
+    /// Drops the item `id` from the cached list, keeping the others in order.
+    /// - Returns: false when the cached list has no such item (or there is none).
+    @discardableResult
+    public func remove(id: String) async throws(ItemCacheError) -> Bool {
+        try await access("remove an item from") { database in
+            try await database.write { db in
+                try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
+                return db.changesCount > 0
+            }
+        }
+    }
+
+    /// Forgets the cached list, and compacts the file so the items' bytes no longer sit in it (wipe).
+    public func clear() async throws(ItemCacheError) {
+        try await access("clear") { database in
+            try await database.write { db in
+                try db.execute(sql: "DELETE FROM item; DELETE FROM collection")
+            }
+            try await database.writeWithoutTransaction { db in
+                try db.execute(sql: "VACUUM")
+                // Old pages also sit in the write-ahead log until a checkpoint: copy them back and empty it.
+                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        }
+    }
+
+    /// Closes the file. Using the cache afterwards fails; the file can be opened again.
+    public func close() throws(ItemCacheError) {
+        do {
+            try database.close()
+        } catch {
+            throw ItemCacheError(path: path, .database(operation: "close", reason: Self.reason(error)))
+        }
+    }
+
+    // MARK: Internals
+
+    /// Why opening failed: a damaged file, which may be set aside, or an error to pass on as it is.
+    private enum OpeningFailure: Error {
+        case damaged(String)
+        case refused(ItemCacheError)
+
+        /// The error to give the caller for a file that cannot be opened as it is.
+        func refusal(_ path: String) -> ItemCacheError {
+            switch self {
+            case .damaged(let reason): ItemCacheError(path: path, .database(operation: "open", reason: reason))
+            case .refused(let error): error
+            }
+        }
+    }
+
+    private static func openDatabase(_ path: String, migrator: DatabaseMigrator) throws(OpeningFailure) -> DatabaseQueue {
+        do {
+            try examine(path, migrator: migrator)
+            var configuration = Configuration()
+            configuration.label = "DepotCache"
+            // WAL with synchronous=NORMAL (GRDB's setting for WAL): a commit is safe from a process crash
+            // once it returns; after a power loss the last commits may be gone, but the file is never
+            // corrupt nor half-written. For a cache, losing the latest list to a power cut is harmless.
+            configuration.journalMode = .wal
+            configuration.prepareDatabase { db in
+                // A 100,000-item save grows the log to the list's size; truncate it after checkpoints.
+                try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
+            }
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            try migrator.migrate(database)
+            return database
+        } catch let failure as OpeningFailure {
+            throw failure
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            throw .damaged(reason(error))
+        } catch {
+            throw .refused(ItemCacheError(path: path, .database(operation: "open", reason: reason(error))))
+        }
+    }
+
+    /// Checks an existing file through a read-only connection, before anything writes to it (GRDB's WAL
+    /// set-up does): it must pass SQLite's quick integrity check and have no migration from a newer depotd.
+    /// Either way the file is left exactly as it was found.
+    private static func examine(_ path: String, migrator: DatabaseMigrator) throws {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_size > 0 else { return }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let database = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? database.close() }
+        try database.read { db in
+            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+            guard check == ["ok"] else {
+                throw OpeningFailure.damaged("integrity check failed: " + check.prefix(3).joined(separator: "; "))
+            }
+            let unknown = try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
+            guard unknown.isEmpty else {
+                throw OpeningFailure.refused(ItemCacheError(path: path, .newerSchema(unknownMigrations: unknown.sorted())))
+            }
+        }
+    }
+
+    /// Moves a damaged cache file (and its write-ahead log) out of the way, keeping it for inspection.
+    /// - Returns: where the file went.
+    private static func setAside(_ path: String, reason: String) throws(ItemCacheError) -> String {
+        let stamp = Int64(Date().timeIntervalSince1970)
+        let destination = "\(path).damaged-\(stamp)"
+        guard rename(path, destination) == 0 else {
+            let why = String(cString: strerror(errno))
+            throw ItemCacheError(
+                path: path,
+                .database(operation: "open", reason: "\(reason), and it cannot be moved aside: \(why)")
+            )
+        }
+        _ = rename(path + "-wal", destination + "-wal")
+        _ = unlink(path + "-shm")
+        return destination
+    }
+
+    /// Runs `work` on the database, turning any failure into an error that names the file and the operation.
+    private func access<Value: Sendable>(
+        _ operation: String,
+        _ work: (DatabaseQueue) async throws -> Value
+    ) async throws(ItemCacheError) -> Value {
+        do {
+            return try await work(database)
+        } catch {
+            throw ItemCacheError(path: path, .database(operation: operation, reason: Self.reason(error)))
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as DatabaseError:
+            "\(error.message ?? "SQLite error") (SQLite code \(error.extendedResultCode.rawValue))"
+        case is CancellationError:
+            "cancelled"
+        default:
+            "\(error)"
+        }
+    }
+
+    /// `date` as whole milliseconds since 1970, the unit the file keeps.
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+}
