@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // JSON values that keep member order and number literals exactly; parser and writer. No dependencies.
@@ -79,6 +80,22 @@ let package = Package(
             ]
         ),
 
+        // `http://` and `https://` sources over AsyncHTTPClient: conditional GET, DELETE by URL template,
+        // headers and secrets from files, timeouts and limits. The only target that makes network connections.
+        .target(
+            name: "DepotHTTPSource",
+            dependencies: [
+                "DepotCore",
+                "DepotJSON",
+                "DepotPlatform",
+                "DepotSources",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // JSON-RPC 2.0 over lines: model, framing, codec, dispatcher, and Depot's method names. No transport.
         .target(
             name: "DepotRPC",
@@ -128,6 +145,7 @@ let package = Package(
                 "DepotJSON",
                 "DepotServer",
                 "DepotSources",
+                "DepotHTTPSource",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -154,11 +172,17 @@ let package = Package(
         // against rpc-schema/openrpc.json, for tests, depotctl and rpc.discover.
         .target(name: "DepotSchema", dependencies: ["DepotJSON"]),
 
-        // Helpers for the tests only: gates, waitable conditions, time-outs, temporary directories, and the checks
-        // that hold every message depotd sends in a test to rpc-schema/openrpc.json.
+        // Helpers for the tests only: gates, waitable conditions, time-outs, temporary directories, an HTTP server,
+        // and the checks that hold every message depotd sends in a test to rpc-schema/openrpc.json.
         .target(
             name: "DepotTestSupport",
-            dependencies: ["DepotClient", "DepotContract", "DepotCore", "DepotJSON", "DepotPlatform", "DepotSchema"]
+            dependencies: [
+                "DepotClient", "DepotContract", "DepotCore", "DepotJSON", "DepotPlatform", "DepotSchema",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         .executableTarget(name: "depotd", dependencies: ["DepotDaemon"]),
@@ -187,6 +211,10 @@ let package = Package(
         .testTarget(
             name: "DepotSourcesTests",
             dependencies: ["DepotSources", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "DepotHTTPSourceTests",
+            dependencies: ["DepotHTTPSource", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "DepotRPCTests",

@@ -105,7 +105,7 @@ public final class ItemCache: Sendable {
                         """,
                     arguments: [
                         collection.source, collection.idField, Self.milliseconds(collection.fetchedAt),
-                        collection.version.etag, collection.version.lastModified,
+                        collection.version?.etag, collection.version?.lastModified,
                     ]
                 )
             }

@@ -21,6 +21,9 @@ public final class Repository: Sendable {
     private let publication: Mutex<[any StateObserver]>
     /// What reads see; separate from `publication` so that reads never wait while observers run.
     private let latest: Mutex<PublishedState>
+    /// The version the source gave with the items of the current success state; nil when it gave none or
+    /// the items in memory are no longer exactly what it sent. Changed only by mutations.
+    private let version = Mutex<SourceVersion?>(nil)
 
     public init(source: any Source, idField: String = Repository.defaultIDField, logger: Logger) {
         self.binding = Mutex((source, idField))
@@ -46,6 +49,11 @@ public final class Repository: Sendable {
         latest.withLock { $0 }
     }
 
+    /// The version the source gave with the items held now (an ETag, say); nil when there is none.
+    public var sourceVersion: SourceVersion? {
+        version.withLock { $0 }
+    }
+
     /// The item `id` of the current success state; nil when there is none.
     public func item(id: String) -> Item? {
         current.state.items?.item(id: id)
@@ -63,6 +71,9 @@ public final class Repository: Sendable {
 
     /// Publishes loading, asks the source, then publishes success(items) or failure(loadFailed).
     ///
+    /// When items are held and the source gave a version with them, the source is asked only for changes
+    /// since that version; if it answers unchanged, success is published again with the same items.
+    ///
     /// A load submitted while the last submitted mutation is a load that has not finished joins it:
     /// one source call, and every caller gets the same result.
     @discardableResult
@@ -78,6 +89,7 @@ public final class Repository: Sendable {
     public func replaceSource(_ source: any Source, idField: String) -> Mutation<MutationResult> {
         queue.submit(joinable: false) { [self] in
             binding.withLock { $0 = (source, idField) }
+            version.withLock { $0 = nil }
             logger.info("now serving \(source.description)", metadata: ["source": "\(source.description)"])
             return await performLoad()
         }
@@ -116,12 +128,14 @@ public final class Repository: Sendable {
                 return .failure(RepositoryError(code: failure.code, message: failure.message, state: rolledBack))
             }
 
-            switch await fetchCollection() {
-            case .success(let items):
+            switch await fetchEverything() {
+            case .success(let (items, newVersion)):
+                version.withLock { $0 = newVersion }
                 let published = publish(.success(items))
                 logger.info("removed \(id); \(items.count) items remain", metadata: ["seq": "\(published.seq)"])
                 return .success(published)
             case .failure(let error):
+                version.withLock { $0 = nil }
                 let remaining: LoadingState = previousItems.map { .success($0.removing(id: id)) } ?? before
                 let published = publish(remaining)
                 logger.warning(
@@ -137,6 +151,7 @@ public final class Repository: Sendable {
     @discardableResult
     public func wipe() -> Mutation<MutationResult> {
         queue.submit(joinable: false) { [self] in
+            version.withLock { $0 = nil }
             let published = publish(.idle)
             logger.info("wiped", metadata: ["seq": "\(published.seq)"])
             return .success(published)
@@ -146,17 +161,32 @@ public final class Repository: Sendable {
     // MARK: Internals
 
     private func performLoad() async -> MutationResult {
+        // A version describes the items in memory; without items there is nothing it could leave unchanged.
+        let held = current.state.items
+        let known = held == nil ? nil : version.withLock { $0 }
         publish(.loading)
-        switch await fetchCollection() {
-        case .success(let items):
+        switch await fetchCollection(ifChangedSince: known) {
+        case .success(.items(let items, let newVersion)):
+            version.withLock { $0 = newVersion }
             let published = publish(.success(items))
             logger.info("loaded \(items.count) items from \(source.description)", metadata: ["seq": "\(published.seq)"])
             return .success(published)
+        case .success(.unchanged):
+            // fetchCollection answers unchanged only when it was given a version, so only when items are held.
+            guard let held, let known else { preconditionFailure("unchanged without a version") }
+            let published = publish(.success(held))
+            logger.info("\(source.description) is unchanged (\(known)); keeping \(held.count) items", metadata: ["seq": "\(published.seq)"])
+            return .success(published)
         case .failure(let error):
-            let published = publish(.failure(error))
+            return failLoad(error)
+        }
+    }
+
+    private func failLoad(_ error: StateError) -> MutationResult {
+        version.withLock { $0 = nil }
+        let published = publish(.failure(error))
             logger.error("load failed: \(error.message)", metadata: ["seq": "\(published.seq)"])
             return .failure(RepositoryError(code: error.code, message: error.message, state: published))
-        }
     }
 
     /// Publishes `state` with the next seq to every observer, in order. Only mutations call this, one at a time.
@@ -175,18 +205,44 @@ public final class Repository: Sendable {
         }
     }
 
-    private func fetchCollection() async -> Result<ItemCollection, StateError> {
+    /// What a fetch gave: the items checked into a collection, or word that the held ones are current.
+    private enum Fetched {
+        case items(ItemCollection, version: SourceVersion?)
+        case unchanged
+    }
+
+    private func fetchCollection(ifChangedSince known: SourceVersion?) async -> Result<Fetched, StateError> {
         let (source, idField) = binding.withLock { $0 }
         let values: [JSONValue]
+        let newVersion: SourceVersion?
         do {
-            values = try await source.fetchItems()
+            switch try await source.fetchItems(ifChangedSince: known) {
+            case .items(let items, let version):
+                (values, newVersion) = (items, version)
+            case .unchanged where known != nil:
+                return .success(.unchanged)
+            case .unchanged:
+                return .failure(StateError(
+                    code: .loadFailed,
+                    message: "\(source.description) answered \"unchanged\" although no version was given; this is a bug in the source"
+                ))
+            }
         } catch {
             return .failure(StateError(code: .loadFailed, message: String(describing: error)))
         }
         do {
-            return .success(try ItemCollection(values: values, idField: idField))
+            return .success(.items(try ItemCollection(values: values, idField: idField), version: newVersion))
         } catch {
             return .failure(StateError(code: .loadFailed, message: "\(source.description): \(error)"))
+        }
+    }
+
+    /// Every item, whatever is held: the refetch after a removal.
+    private func fetchEverything() async -> Result<(ItemCollection, SourceVersion?), StateError> {
+        switch await fetchCollection(ifChangedSince: nil) {
+        case .success(.items(let items, let version)): .success((items, version))
+        case .success(.unchanged): preconditionFailure("fetchCollection(ifChangedSince: nil) is never unchanged")
+        case .failure(let error): .failure(error)
         }
     }
 

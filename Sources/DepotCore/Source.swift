@@ -14,6 +14,19 @@ public protocol Source: Sendable {
     /// checks that, and the ids, when it builds the collection.
     func fetchItems() async throws -> [JSONValue]
 
+    /// Every item, unless they are still those of `version`: then `.unchanged`. `version` is what this
+    /// source returned with the items the repository holds; nil means fetch unconditionally.
+    ///
+    /// Optional: the default fetches every time and reports no version, which is right for a source that
+    /// has no cheap way to tell (a file). An HTTP source sends If-None-Match / If-Modified-Since.
+    func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing
+
     /// Deletes the item `id`. Throws `SourceError.notFound` when the source has no such item.
     func deleteItem(id: String) async throws
+}
+
+extension Source {
+    public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
+        .items(try await fetchItems(), version: nil)
+    }
 }

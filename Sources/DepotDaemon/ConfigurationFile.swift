@@ -9,6 +9,9 @@ import DepotPlatform
 ///  "maxMessageBytes": 1048576, "maxBatchRequests": 256, "subscriberQueue": 256, "socketMode": "0660", "logLevel": "info",
 ///  "initialLoad": true}
 /// ```
+///
+/// An `http(s)://` source adds `itemsPath`, `deleteURL`, `headers`, `headerFiles`, `headerCredentials`,
+/// `connectTimeout`, `requestTimeout` (seconds), `maxResponseBytes` and `maxRedirects`.
 public struct ConfigurationFile: Sendable, Equatable {
     public var socket: String?
     /// As written; a relative `file:` path is resolved against the config file's directory by `DaemonSettings`.
@@ -20,8 +23,31 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var socketMode: String?
     public var logLevel: String?
     public var initialLoad: Bool?
+    public var itemsPath: String?
+    public var deleteURL: String?
+    /// Header names and values, in the file's order.
+    public var headers: [NamedString] = []
+    /// Header names and the files that hold their values; a relative path is resolved by `DaemonSettings`.
+    public var headerFiles: [NamedString] = []
+    /// Header names and the systemd credentials that hold their values.
+    public var headerCredentials: [NamedString] = []
+    /// Seconds, as a number (fractions allowed).
+    public var connectTimeout: Double?
+    public var requestTimeout: Double?
+    public var maxResponseBytes: Int?
+    public var maxRedirects: Int?
 
-    public static let keys = ["socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "socketMode", "logLevel", "initialLoad"]
+    /// One member of an object of strings, such as `"headers"`.
+    public struct NamedString: Sendable, Equatable {
+        public let name: String
+        public let value: String
+    }
+
+    public static let keys = [
+        "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "socketMode", "logLevel", "initialLoad",
+        "itemsPath", "deleteURL", "headers", "headerFiles", "headerCredentials", "connectTimeout", "requestTimeout", "maxResponseBytes",
+        "maxRedirects",
+    ]
 
     public init() {}
 
@@ -82,6 +108,37 @@ public struct ConfigurationFile: Sendable, Equatable {
         self.maxBatchRequests = try integer("maxBatchRequests", .maxBatchRequests)
         self.socketMode = try string("socketMode")
         self.logLevel = try string("logLevel")
+        func seconds(_ key: String) throws(ConfigurationError) -> Double? {
+            guard let member = object[key] else { return nil }
+            guard let number = member.numberValue else {
+                throw ConfigurationError("config file \(path): \"\(key)\" must be a number of seconds, such as 2.5, not \(member.jsonText)")
+            }
+            return number.doubleValue
+        }
+        func strings(_ key: String) throws(ConfigurationError) -> [NamedString] {
+            guard let member = object[key] else { return [] }
+            guard case .object(let members) = member else {
+                throw ConfigurationError("config file \(path): \"\(key)\" must be an object of header names and strings, such as {\"Accept\": \"application/json\"}, not \(member.typeName)")
+            }
+            var named: [NamedString] = []
+            for entry in members {
+                // Not the value: under "headers" it may be a secret someone put there anyway.
+                guard case .string(let text) = entry.value else {
+                    throw ConfigurationError("config file \(path): \"\(key)\": \"\(entry.key)\" must be a string, not \(entry.value.typeName)")
+                }
+                named.append(NamedString(name: entry.key, value: text))
+            }
+            return named
+        }
+        self.itemsPath = try string("itemsPath")
+        self.deleteURL = try string("deleteURL")
+        self.headers = try strings("headers")
+        self.headerFiles = try strings("headerFiles")
+        self.headerCredentials = try strings("headerCredentials")
+        self.connectTimeout = try seconds("connectTimeout")
+        self.requestTimeout = try seconds("requestTimeout")
+        self.maxResponseBytes = try integer("maxResponseBytes", .maxResponseBytes)
+        self.maxRedirects = try integer("maxRedirects", .maxRedirects)
         if let member = object["initialLoad"] {
             guard case .bool(let flag) = member else {
                 throw ConfigurationError("config file \(path): \"initialLoad\" must be true or false, not \(member.jsonText)")

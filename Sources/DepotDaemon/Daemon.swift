@@ -1,4 +1,5 @@
 import DepotCore
+import DepotHTTPSource
 import DepotPlatform
 import DepotServer
 import DepotSources
@@ -127,11 +128,13 @@ public struct Daemon: Sendable {
         try PrivateDirectory.ensure(directory, remedy: remedy)
     }
 
-    /// The source `settings` name: a file, or the demo collection in the state directory (seeded on first use).
+    /// The source `settings` name: a file, an HTTP API, or the demo collection in the state directory (seeded on first use).
     static func makeSource(_ settings: DaemonSettings, logger: Logger) throws -> any Source {
         switch settings.source {
         case .file(let path)?:
             return FileSource(path: path, idField: settings.idField)
+        case .http(let address)?:
+            return HTTPSource(address: address, options: settings.http, logger: logger)
         case nil:
             let (path, seeded) = try DemoSeeding.prepareDefaultFile(in: settings.stateDirectory)
             if seeded {

@@ -10,7 +10,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     public var socket: String?
 
     @Option(help: ArgumentHelp(
-        "Where the collection comes from: file:PATH, a JSON array of objects. Env: DEPOT_SOURCE.",
+        "Where the collection comes from: file:PATH, a JSON array of objects, or an http:// or https:// URL that answers GET with one. Env: DEPOT_SOURCE.",
         discussion: "Default: items.json in the state directory ($STATE_DIRECTORY, else $XDG_STATE_HOME/depot, else ~/.local/state/depot, /var/lib/depot for root), seeded with the 151 first-generation Pokémon on first run.",
         valueName: "uri"
     ))
@@ -20,7 +20,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     public var idField: String?
 
     @Option(help: ArgumentHelp(
-        "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad).",
+        "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials.",
         discussion: "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
         valueName: "file"
     ))
@@ -40,6 +40,24 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical. Default: info.", valueName: "level"))
     public var logLevel: String?
+
+    @Option(name: .customLong("items-path"), help: ArgumentHelp("HTTP source: the member of the response that holds the array of items, or a dotted path such as data.results. Default: the response is the array.", valueName: "path"))
+    public var itemsPath: String?
+
+    @Option(name: .customLong("delete-url"), help: ArgumentHelp("HTTP source: where a removal sends DELETE, with {id} where the item's id goes (percent-encoded), as in https://host/items/{id}. Default: none; removals are refused.", valueName: "template"))
+    public var deleteURL: String?
+
+    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("HTTP source: seconds connecting may take, 0.1 to 600. Default: 10.", valueName: "seconds"))
+    public var connectTimeout: Double?
+
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("HTTP source: seconds one whole request may take, body and redirects included, 0.1 to 3600. Default: 30.", valueName: "seconds"))
+    public var requestTimeout: Double?
+
+    @Option(name: .customLong("max-response-bytes"), help: ArgumentHelp("HTTP source: the largest body read, 1024 to 1073741824; reading stops past it and the load fails. Default: 67108864 (64 MiB).", valueName: "bytes"))
+    public var maxResponseBytes: Int?
+
+    @Option(name: .customLong("max-redirects"), help: ArgumentHelp("HTTP source: redirects followed, 0 to 20; a redirect loop is refused at once. Default: 5.", valueName: "count"))
+    public var maxRedirects: Int?
 
     /// nil when neither flag is given, so `"initialLoad"` from the config file applies; either flag overrides it.
     @Flag(

@@ -1,4 +1,5 @@
 import DepotCore
+import DepotHTTPSource
 import DepotPlatform
 import DepotServer
 import DepotSources
@@ -21,6 +22,9 @@ public struct DaemonSettings: Sendable, Equatable {
     public var socketMode: UInt32
     public var logLevel: Logger.Level
     public var initialLoad: Bool
+    /// How an `http(s)://` source is used: items path, delete URL, headers, timeouts and limits. Resolved (to
+    /// the defaults) whatever the source, and used only by an HTTP one.
+    public var http = HTTPSourceOptions()
     /// `/tmp/depot-$UID` when the socket, or the state directory of the default collection, is inside it:
     /// a directory in a shared place, which depotd must make sure is its own before using it. nil otherwise.
     public var privateDirectory: String?
@@ -113,6 +117,13 @@ public struct DaemonSettings: Sendable, Equatable {
             logLevel = parsed
         }
 
+        let http = try resolveHTTP(
+            options: options,
+            file: file,
+            configPath: configPath,
+            credentialsDirectory: environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }
+        )
+
         let stateDirectory = paths.defaultStateDirectory
         var privateDirectory: String?
         if !paths.isRoot {
@@ -137,7 +148,101 @@ public struct DaemonSettings: Sendable, Equatable {
             configFile: configPath
         )
         settings.socketConfigured = socketSetting != nil
+        settings.http = http
         return settings
+    }
+
+    /// The HTTP source's settings: flags, then the config file, then the defaults. Headers come from the config
+    /// file only, and secrets from files it names, never from a flag: command lines are visible to every user.
+    static func resolveHTTP(
+        options: DaemonOptions,
+        file: ConfigurationFile,
+        configPath: String?,
+        credentialsDirectory: String?
+    ) throws(ConfigurationError) -> HTTPSourceOptions {
+        func fromFile<Value>(_ value: Value?, _ key: String) -> Sourced<Value>? {
+            guard let configPath else { return nil }
+            return value.map { Sourced(value: $0, origin: .configFile(path: configPath, key: key)) }
+        }
+        func fromFlag<Value>(_ value: Value?, _ name: String) -> Sourced<Value>? {
+            value.map { Sourced(value: $0, origin: .flag(name)) }
+        }
+        var http = HTTPSourceOptions()
+        if let path = fromFlag(options.itemsPath, "--items-path") ?? fromFile(file.itemsPath, "itemsPath") {
+            do {
+                http.itemsPath = try ItemsPath(parsing: path.value)
+            } catch {
+                throw ConfigurationError("\(path.origin.quoting(path.value)) \(error)")
+            }
+        }
+        if let template = fromFlag(options.deleteURL, "--delete-url") ?? fromFile(file.deleteURL, "deleteURL") {
+            do {
+                http.deleteURL = try ItemURLTemplate(parsing: template.value)
+            } catch {
+                throw ConfigurationError("\(template.origin.quoting(HTTPAddress.redacted(template.value))) \(error)")
+            }
+        }
+        if let seconds = fromFlag(options.connectTimeout, "--connect-timeout") ?? fromFile(file.connectTimeout, "connectTimeout") {
+            http.connectTimeout = try TimeoutSetting.connect.checked(seconds)
+        }
+        if let seconds = fromFlag(options.requestTimeout, "--request-timeout") ?? fromFile(file.requestTimeout, "requestTimeout") {
+            http.requestTimeout = try TimeoutSetting.request.checked(seconds)
+        }
+        if let bytes = fromFlag(options.maxResponseBytes, "--max-response-bytes") ?? fromFile(file.maxResponseBytes, "maxResponseBytes") {
+            http.maxResponseBytes = try IntegerSetting.maxResponseBytes.checked(bytes)
+        }
+        if let count = fromFlag(options.maxRedirects, "--max-redirects") ?? fromFile(file.maxRedirects, "maxRedirects") {
+            http.maxRedirects = try IntegerSetting.maxRedirects.checked(count)
+        }
+        guard let configPath else { return http }
+        let configDirectory = Directories.parent(of: configPath)
+        var seen: [String: String] = [:]
+        func claim(_ name: String, _ key: String) throws(ConfigurationError) {
+            if let earlier = seen.updateValue(key, forKey: name.lowercased()) {
+                throw ConfigurationError("config file \(configPath): the header \(name) is given twice (in \"\(earlier)\" and \"\(key)\"); keep one")
+            }
+        }
+        for header in file.headers {
+            try claim(header.name, "headers")
+            do {
+                http.headers.append(try HeaderField(name: header.name, value: header.value))
+            } catch {
+                // The problem never quotes the value.
+                throw ConfigurationError("config file \(configPath): \"headers\": \(header.name) \(error)")
+            }
+        }
+        for header in file.headerFiles {
+            try claim(header.name, "headerFiles")
+            guard !header.value.isEmpty else {
+                throw ConfigurationError("config file \(configPath): \"headerFiles\": \(header.name) names no file; give the path of the file that holds its value")
+            }
+            let path = absolute(header.value, in: configDirectory)
+            http.secretHeaders.append(try secretHeader(header.name, path: path, origin: .file, key: "headerFiles", configPath: configPath))
+        }
+        for header in file.headerCredentials {
+            try claim(header.name, "headerCredentials")
+            let credential = header.value
+            guard !credential.isEmpty, !credential.contains("/"), credential != ".", credential != ".." else {
+                throw ConfigurationError("config file \(configPath): \"headerCredentials\": \(header.name) names the credential \"\(credential)\"; a credential's name is a file name, as in LoadCredential=depot-token:/etc/depot/token")
+            }
+            guard let credentialsDirectory else {
+                throw ConfigurationError(
+                    "config file \(configPath): \"headerCredentials\" needs $CREDENTIALS_DIRECTORY, which systemd sets for a service "
+                        + "with LoadCredential=\(credential):/path/to/file; outside systemd, use \"headerFiles\" instead"
+                )
+            }
+            let path = absolute(credential, in: credentialsDirectory)
+            http.secretHeaders.append(try secretHeader(header.name, path: path, origin: .credential(credential), key: "headerCredentials", configPath: configPath))
+        }
+        return http
+    }
+
+    private static func secretHeader(_ name: String, path: String, origin: SecretHeader.Origin, key: String, configPath: String) throws(ConfigurationError) -> SecretHeader {
+        do {
+            return try SecretHeader(name: name, path: path, origin: origin)
+        } catch {
+            throw ConfigurationError("config file \(configPath): \"\(key)\": \(error)")
+        }
     }
 
     /// An octal mode such as `0660` or `660`: one to four octal digits, no sign or prefix, at most 0777.

@@ -1,3 +1,4 @@
+import DepotHTTPSource
 import DepotRPC
 import DepotServer
 
@@ -14,6 +15,11 @@ struct IntegerSetting: Sendable {
     static let subscriberQueue = IntegerSetting(range: 1...1_048_576, defaultValue: ConnectionLimits.defaultSubscriberQueueLimit)
     /// Requests in one batch: at least one, at most 64 Ki.
     static let maxBatchRequests = IntegerSetting(range: 1...65_536, defaultValue: IncomingMessage.defaultMaxBatchRequests)
+
+    /// The largest body an HTTP source reads: at least 1 KiB, at most 1 GiB.
+    static let maxResponseBytes = IntegerSetting(range: 1024...1_073_741_824, defaultValue: HTTPSourceOptions.defaultMaxResponseBytes)
+    /// Redirects an HTTP source follows: none to 20.
+    static let maxRedirects = IntegerSetting(range: 0...20, defaultValue: HTTPSourceOptions.defaultMaxRedirects)
 
     /// `value` when it is in range.
     func checked(_ value: Sourced<Int>) throws(ConfigurationError) -> Int {

@@ -1,8 +1,10 @@
 /// Where depotd's collection lives, as given by `--source`: `file:PATH` (a relative path is resolved against
 /// a base directory), or a `file://` URI with an absolute path (`file:///srv/items.json`,
-/// `file://localhost/srv/items.json`), which is percent-decoded. The scheme is case-insensitive.
+/// `file://localhost/srv/items.json`), which is percent-decoded; or an `http://` or `https://` URL. The scheme is
+/// case-insensitive.
 public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
     case file(path: String)
+    case http(HTTPAddress)
 
     /// Why a source value cannot be used, with an example of one that can. `problem` is the message without
     /// its subject, so a caller can say where the value came from (`--source "x" is not supported: …`).
@@ -17,7 +19,7 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
             self.problem = problem
         }
 
-        /// `source "http://x" is not supported: …`, or `the source is empty: give file:PATH`.
+        /// `source "ftp://x" is not supported: …`, or `the source is empty: give file:PATH`.
         public var description: String {
             uri.isEmpty ? "the source \(problem)" : "source \"\(uri)\" \(problem)"
         }
@@ -26,10 +28,19 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
     /// Parses a source URI. A relative `file:` path is resolved against `baseDirectory`.
     public init(parsing uri: String, workingDirectory baseDirectory: String) throws(ParseError) {
         func fail(_ problem: String) -> ParseError { ParseError(uri: uri, problem: problem) }
-        guard !uri.isEmpty else { throw fail("is empty: give file:PATH") }
+        guard !uri.isEmpty else { throw fail("is empty: give file:PATH or an https:// URL") }
+        if Self.dropPrefixIgnoringCase("http://", from: uri) != nil || Self.dropPrefixIgnoringCase("https://", from: uri) != nil {
+            do {
+                self = .http(try HTTPAddress(parsing: uri))
+                return
+            } catch {
+                // The URL may hold a password or a key; the message shows it without them.
+                throw ParseError(uri: HTTPAddress.redacted(uri), problem: error.description)
+            }
+        }
         guard let rest = Self.dropPrefixIgnoringCase("file:", from: uri) else {
             let hint = uri.contains(":") ? "" : "; did you mean file:\(uri)?"
-            throw fail("is not supported: use file:PATH for a JSON file\(hint)")
+            throw fail("is not supported: use file:PATH for a JSON file, or an http:// or https:// URL\(hint)")
         }
         guard rest.hasPrefix("//") else {
             guard !rest.isEmpty else { throw fail("names no file; write file:PATH, as in file:/var/lib/depot/items.json") }
@@ -52,6 +63,7 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .file(let path): "file:\(path)"
+        case .http(let address): address.description
         }
     }
 

@@ -3,7 +3,8 @@ import DepotJSON
 import Synchronization
 
 /// The injectable source for repository and server tests: it serves a list held in memory, counts its
-/// calls, can fail on demand, can be held mid-call by a gate, and can be slowed by a fixed delay.
+/// calls, can fail on demand, can be held mid-call by a gate, and can be slowed by a fixed delay. Given a
+/// `version`, it answers conditional fetches as an HTTP server would: unchanged when asked about that version.
 public final class TestSource: Source {
     /// What has happened so far; wait on `calls` for a call to have started.
     public struct Calls: Sendable, Equatable {
@@ -12,6 +13,9 @@ public final class TestSource: Source {
         public var deletesStarted = 0
         public var deletesFinished = 0
         public var deletedIDs: [String] = []
+        /// The version each fetch was asked about, in order (nil: an unconditional fetch).
+        public var versionsAsked: [SourceVersion?] = []
+        public var unchangedAnswers = 0
     }
 
     private struct Behaviour {
@@ -22,6 +26,7 @@ public final class TestSource: Source {
         var fetchGates: [Gate] = []
         var deleteGates: [Gate] = []
         var delay: Duration = .zero
+        var version: SourceVersion?
     }
 
     private let behaviour: Mutex<Behaviour>
@@ -40,6 +45,12 @@ public final class TestSource: Source {
     public var items: [JSONValue] {
         get { behaviour.withLock { $0.items } }
         set { behaviour.withLock { $0.items = newValue } }
+    }
+
+    /// The version the items are; nil (the default) makes every fetch return the items, as a file would.
+    public var version: SourceVersion? {
+        get { behaviour.withLock { $0.version } }
+        set { behaviour.withLock { $0.version = newValue } }
     }
 
     /// Every call is slowed by `delay` (on top of any gate).
@@ -72,7 +83,15 @@ public final class TestSource: Source {
     }
 
     public func fetchItems() async throws -> [JSONValue] {
-        calls.update { $0.fetchesStarted += 1 }
+        guard case .items(let items, _) = try await fetchItems(ifChangedSince: nil) else { return [] }
+        return items
+    }
+
+    public func fetchItems(ifChangedSince asked: SourceVersion?) async throws -> SourceListing {
+        calls.update {
+            $0.fetchesStarted += 1
+            $0.versionsAsked.append(asked)
+        }
         let (gate, delay, failure) = behaviour.withLock { behaviour in
             (behaviour.fetchGates.popFirst(), behaviour.delay, behaviour.fetchFailures.popFirst())
         }
@@ -80,7 +99,12 @@ public final class TestSource: Source {
         if delay > .zero { try? await Task.sleep(for: delay) }
         defer { calls.update { $0.fetchesFinished += 1 } }
         if let failure { throw failure }
-        return items
+        let (items, version) = behaviour.withLock { ($0.items, $0.version) }
+        if let asked, asked == version {
+            calls.update { $0.unchangedAnswers += 1 }
+            return .unchanged
+        }
+        return .items(items, version: version)
     }
 
     public func deleteItem(id: String) async throws {

@@ -20,7 +20,7 @@ struct CacheWriter {
         do {
             let cache = try await ItemCache.open(at: path, logger: Logger(label: "depot-cache-writer"))
             let found = try await cache.read()
-            var generation = (CacheGeneration.generation(fromETag: found?.version.etag) ?? 0) + 1
+            var generation = (CacheGeneration.generation(fromETag: found?.version?.etag) ?? 0) + 1
             while true {
                 say("saving \(generation)")
                 try await cache.save(

@@ -50,8 +50,8 @@ struct CrashSafetyTests {
                     if lastSaved > 0 { failures.append("kill \(kill): no list after generation \(lastSaved) was saved") }
                     continue
                 }
-                guard let generation = CacheGeneration.generation(fromETag: list.version.etag) else {
-                    failures.append("kill \(kill): unexpected etag \(list.version.etag ?? "nil")")
+                guard let generation = CacheGeneration.generation(fromETag: list.version?.etag) else {
+                    failures.append("kill \(kill): unexpected etag \(list.version?.etag ?? "nil")")
                     continue
                 }
                 // A save that returned before the kill is in the file; the one under way may be, whole.
@@ -62,7 +62,7 @@ struct CrashSafetyTests {
                     generation: generation,
                     items: list.items.items,
                     fetchedAt: list.fetchedAt,
-                    lastModified: list.version.lastModified
+                    lastModified: list.version?.lastModified
                 ).map { "kill \(kill): \($0)" }
                 lastSaved = generation
             } catch {

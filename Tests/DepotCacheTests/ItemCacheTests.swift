@@ -42,7 +42,7 @@ struct ItemCacheTests {
             try await cache.save(cached(ItemCollection(), version: .none))
             let read = try #require(try await cache.read())
             #expect(read.items.isEmpty)
-            #expect(read.version == SourceVersion(etag: nil, lastModified: nil))
+            #expect(read.version == nil)
         }
     }
 

@@ -51,7 +51,7 @@ func collection(_ texts: [String], idField: String = "id") throws -> ItemCollect
 func cached(
     _ items: ItemCollection,
     fetchedAt: Date = Date(timeIntervalSince1970: 1_750_000_000.123),
-    version: SourceVersion = SourceVersion(etag: #"W/"abc""#, lastModified: "Wed, 21 Oct 2015 07:28:00 GMT")
+    version: SourceVersion? = SourceVersion(etag: #"W/"abc""#, lastModified: "Wed, 21 Oct 2015 07:28:00 GMT")
 ) -> CachedCollection {
     CachedCollection(items: items, fetchedAt: fetchedAt, version: version, source: "test:items", idField: "id")
 }

@@ -4,7 +4,8 @@ import Testing
 
 @Suite("ConfigurationFile")
 struct ConfigurationFileTests {
-    static let keysList = "socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad"
+    static let keysList = "socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, "
+        + "itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"
 
     @Test("all keys are parsed")
     func allKeys() throws {
@@ -170,6 +171,6 @@ struct ConfigurationFileTests {
 
     @Test("the documented keys")
     func keys() {
-        #expect(ConfigurationFile.keys == ["socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "socketMode", "logLevel", "initialLoad"])
+        #expect(ConfigurationFile.keys.joined(separator: ", ") == Self.keysList)
     }
 }

@@ -267,9 +267,9 @@ struct DaemonSettingsTests {
         (["--id-field", ""], "--id-field is empty; give the member that holds each item's id, such as id"),
         (["--socket", ""], "--socket is empty; give the socket's path, such as /run/depot/depotd.sock"),
         (["--config", ""], "--config is empty; give the path of a JSON config file"),
-        (["--source", ""], "--source is empty: give file:PATH"),
-        (["--source", "http://x"], #"--source "http://x" is not supported: use file:PATH for a JSON file"#),
-        (["--source", "items.json"], #"--source "items.json" is not supported: use file:PATH for a JSON file; did you mean file:items.json?"#),
+        (["--source", ""], "--source is empty: give file:PATH or an https:// URL"),
+        (["--source", "https://u:pw@x/items"], #"--source "https://…@x/items" has a user name or password in it; remove it from the URL and send credentials as a header read from a file ("headerFiles" or "headerCredentials" in the config file)"#),
+        (["--source", "items.json"], #"--source "items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:items.json?"#),
         (["--source", "file:"], #"--source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
         (["--source", "file://"], #"--source "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
         (["--source", "file:///a%zz"], #"--source "file:///a%zz" has an invalid percent escape "%zz": % must be followed by two hex digits; write %25 for a % itself"#),
@@ -282,7 +282,7 @@ struct DaemonSettingsTests {
     @Test("invalid values from the environment name the variable")
     func invalidFromEnvironment() throws {
         #expect(configurationError([], environment: ["DEPOT_SOURCE": "ftp://host/items.json"])
-            == ConfigurationError(#"DEPOT_SOURCE "ftp://host/items.json" is not supported: use file:PATH for a JSON file"#))
+            == ConfigurationError(#"DEPOT_SOURCE "ftp://host/items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL"#))
         #expect(configurationError([], environment: ["DEPOT_SOURCE": "file://"])
             == ConfigurationError(#"DEPOT_SOURCE "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#))
     }
@@ -297,8 +297,8 @@ struct DaemonSettingsTests {
         (#"{"maxMessageBytes": -1}"#, #""maxMessageBytes" -1 must be an integer between 64 and 1073741824 (default 1048576)"#),
         (#"{"idField": ""}"#, #""idField" is empty; give the member that holds each item's id, such as id"#),
         (#"{"socket": ""}"#, #""socket" is empty; give the socket's path, such as /run/depot/depotd.sock"#),
-        (#"{"source": ""}"#, #""source" is empty: give file:PATH"#),
-        (#"{"source": "plain/path"}"#, #""source" "plain/path" is not supported: use file:PATH for a JSON file; did you mean file:plain/path?"#),
+        (#"{"source": ""}"#, #""source" is empty: give file:PATH or an https:// URL"#),
+        (#"{"source": "plain/path"}"#, #""source" "plain/path" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:plain/path?"#),
     ])
     func invalidFromConfigFile(text: String, problem: String) throws {
         let directory = TemporaryDirectory()
@@ -322,9 +322,9 @@ struct DaemonSettingsTests {
     func validFlagHidesInvalidFile() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let config = directory.write("depot.json", #"{"socketMode": "999", "logLevel": "loud", "source": "http://x"}"#)
+        let config = directory.write("depot.json", #"{"socketMode": "999", "logLevel": "loud", "source": "ftp://x"}"#)
         let settings = try resolve(["--config", config, "--socket-mode", "0600", "--log-level", "debug", "--source", "file:/ok.json"],
-                                   environment: ["DEPOT_SOURCE": "http://also-bad"])
+                                   environment: ["DEPOT_SOURCE": "ftp://also-bad"])
         #expect(settings.socketMode == 0o600)
         #expect(settings.logLevel == .debug)
         #expect(settings.source == .file(path: "/ok.json"))
@@ -339,7 +339,7 @@ struct DaemonSettingsTests {
 
         let typo = directory.write("typo.json", #"{"sockett": "/x"}"#)
         #expect(configurationError(["--config", typo, "--socket", "/flag.sock"])
-            == ConfigurationError(#"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad"#))
+            == ConfigurationError(#"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"#))
     }
 
     @Test("a relative --config is read from the given working directory, like a relative source")

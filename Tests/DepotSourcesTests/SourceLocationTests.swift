@@ -41,7 +41,7 @@ struct SourceLocationTests {
     @Test("invalid URIs give an exact message with a hint", arguments: [
         ("file:", #"source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
         ("file://relative/items.json", #"source "file://relative/items.json" needs an absolute path after file://, as in file:///var/lib/depot/items.json; for a relative path write file:relative/items.json"#),
-        ("", "the source is empty: give file:PATH"),
+        ("", "the source is empty: give file:PATH or an https:// URL"),
         ("file://", #"source "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
         ("FILE://", #"source "FILE://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
         ("file://localhost", #"source "file://localhost" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
@@ -52,12 +52,15 @@ struct SourceLocationTests {
         ("file:///a%", #"source "file:///a%" has an invalid percent escape "%": % must be followed by two hex digits; write %25 for a % itself"#),
         ("file:///a%00b", #"source "file:///a%00b" has %00 in its path, and a path cannot contain a NUL byte"#),
         ("file:///a%FF.json", #"source "file:///a%FF.json" has percent escapes that do not decode to UTF-8 text"#),
-        ("ftp://host/items.json", #"source "ftp://host/items.json" is not supported: use file:PATH for a JSON file"#),
-        ("http://x", #"source "http://x" is not supported: use file:PATH for a JSON file"#),
-        ("https://example.com/items.json", #"source "https://example.com/items.json" is not supported: use file:PATH for a JSON file"#),
-        ("plain/path", #"source "plain/path" is not supported: use file:PATH for a JSON file; did you mean file:plain/path?"#),
-        ("/var/lib/depot/items.json", #"source "/var/lib/depot/items.json" is not supported: use file:PATH for a JSON file; did you mean file:/var/lib/depot/items.json?"#),
-        ("items.json", #"source "items.json" is not supported: use file:PATH for a JSON file; did you mean file:items.json?"#),
+        ("ftp://host/items.json", #"source "ftp://host/items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL"#),
+        ("http://", #"source "http:///" names no host; write http://HOST/PATH, as in http://example.com/items"#),
+        ("https://user:hunter2@example.com/items?key=k", #"source "https://…@example.com/items?key=…" has a user name or password in it; remove it from the URL and send credentials as a header read from a file ("headerFiles" or "headerCredentials" in the config file)"#),
+        ("https://example.com:99999/items", #"source "https://example.com:99999/items" has the port "99999"; a port is a number from 1 to 65535"#),
+        ("https://example.com/items#top", #"source "https://example.com/items" has a fragment (#…), which is never sent to a server; remove it"#),
+        ("https://example.com/my items", #"source "https://example.com/my items" has the character space (write %20), which must be percent-encoded in a URL"#),
+        ("plain/path", #"source "plain/path" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:plain/path?"#),
+        ("/var/lib/depot/items.json", #"source "/var/lib/depot/items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:/var/lib/depot/items.json?"#),
+        ("items.json", #"source "items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:items.json?"#),
     ])
     func invalid(uri: String, message: String) {
         let error = #expect(throws: DepotSources.SourceLocation.ParseError.self) {
@@ -69,9 +72,26 @@ struct SourceLocationTests {
     @Test("a parse error keeps the value and the problem apart, so a caller can say where the value came from")
     func errorParts() {
         let error = #expect(throws: DepotSources.SourceLocation.ParseError.self) {
-            try DepotSources.SourceLocation(parsing: "http://x", workingDirectory: "/work")
+            try DepotSources.SourceLocation(parsing: "ftp://x", workingDirectory: "/work")
         }
-        #expect(error?.uri == "http://x")
-        #expect(error?.problem == "is not supported: use file:PATH for a JSON file")
+        #expect(error?.uri == "ftp://x")
+        #expect(error?.problem == "is not supported: use file:PATH for a JSON file, or an http:// or https:// URL")
+    }
+}
+
+@Suite("HTTPAddress")
+struct HTTPAddressTests {
+    @Test("http and https URLs are sources, the scheme in lower case, shown without the query's values", arguments: [
+        ("https://example.com/items", "https://example.com/items", "https://example.com/items"),
+        ("HTTP://127.0.0.1:8080", "http://127.0.0.1:8080", "http://127.0.0.1:8080/"),
+        ("https://[::1]:8443/v1/items?api_key=s3cret&page=2&all", "https://[::1]:8443/v1/items?api_key=s3cret&page=2&all", "https://[::1]:8443/v1/items?api_key=…&page=…&all"),
+    ])
+    func valid(uri: String, url: String, shown: String) throws {
+        let location = try DepotSources.SourceLocation(parsing: uri, workingDirectory: "/work")
+        let address = try HTTPAddress(parsing: uri)
+        #expect(location == .http(address))
+        #expect(address.url == url)
+        #expect(address.description == shown)
+        #expect(location.description == shown)
     }
 }

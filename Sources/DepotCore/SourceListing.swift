@@ -1,0 +1,10 @@
+import DepotJSON
+
+/// What a conditional fetch returns: the items with the version they are, or word that the version the
+/// repository holds is still current.
+public enum SourceListing: Sendable, Equatable {
+    /// Every item, in the source's order, and the version they are (nil when the source cannot tell).
+    case items([JSONValue], version: SourceVersion?)
+    /// The items have not changed since the version the repository gave; only returned when it gave one.
+    case unchanged
+}

@@ -1,0 +1,229 @@
+import AsyncHTTPClient
+import DepotCore
+import DepotJSON
+import DepotPlatform
+import DepotSources
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A collection served by an HTTP API (`--source https://…`): GET returns the items as a JSON array, or an
+/// object with the array at `itemsPath`; a removal sends DELETE to `deleteURL` with the id filled in.
+///
+/// Loads are conditional: the ETag and Last-Modified of the last 200 come back as If-None-Match and
+/// If-Modified-Since, and a 304 leaves the items as they are. Every failure — a status that is not 2xx, a
+/// body that is not the expected JSON, a timeout, a body over the size limit, too many redirects — is a
+/// `SourceError` whose message names the request (the URL without query values), what happened, and what to do.
+///
+/// Each call uses a client of its own, shut down when the call ends: loads are rare, so a kept-alive connection
+/// would gain little, and no client outlives a source that a reload replaced. AsyncHTTPClient is given no
+/// logger, so nothing it does can log a header; this source logs requests at debug level without their headers.
+public struct HTTPSource: Source {
+    public let address: HTTPAddress
+    public let options: HTTPSourceOptions
+    private let logger: Logger
+
+    public init(address: HTTPAddress, options: HTTPSourceOptions = HTTPSourceOptions(), logger: Logger) {
+        self.address = address
+        self.options = options
+        self.logger = logger
+    }
+
+    public var description: String { address.description }
+
+    public func fetchItems() async throws -> [JSONValue] {
+        switch try await fetchItems(ifChangedSince: nil) {
+        case .items(let items, _): items
+        case .unchanged: throw SourceError(.invalidData, "\(address) answered 304 Not Modified to an unconditional GET; check the server")
+        }
+    }
+
+    public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
+        let what = "GET \(address)"
+        var conditions: [(String, String)] = []
+        if let etag = version?.etag { conditions.append(("If-None-Match", etag)) }
+        if let lastModified = version?.lastModified { conditions.append(("If-Modified-Since", lastModified)) }
+        let response = try await perform(.GET, address, extraHeaders: conditions, what: what) { status in
+            (200..<300).contains(status.code)
+        }
+        switch response.status.code {
+        case 304 where !conditions.isEmpty:
+            logger.debug("\(what): 304 Not Modified")
+            return .unchanged
+        case 200..<300:
+            let newVersion = SourceVersion(etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"))
+            logger.debug("\(what): \(Self.text(response.status)), \(response.body.count) bytes\(newVersion.map { ", \($0)" } ?? "")")
+            return .items(try parse(response.body, what: what), version: newVersion)
+        default:
+            throw SourceError(.unavailable, "\(what) answered \(Self.text(response.status)); \(Self.advice(for: response.status))")
+        }
+    }
+
+    public func deleteItem(id: String) async throws {
+        guard let template = options.deleteURL else {
+            throw SourceError(
+                .refused,
+                "\(address) allows no removals: no delete URL is set; set --delete-url (\"deleteURL\" in the config file) "
+                    + "to the URL that deletes one item, with {id} where the id goes, as in \(address.scheme)://HOST/items/{id}"
+            )
+        }
+        let target = template.address(for: id)
+        let what = "DELETE \(target)"
+        let response = try await perform(.DELETE, target, extraHeaders: [], what: what) { _ in false }
+        logger.debug("\(what): \(Self.text(response.status))")
+        switch response.status.code {
+        case 200..<300:
+            return
+        case 404, 410:
+            throw SourceError(.notFound, "\(what) answered \(Self.text(response.status)): the server has no item with id \"\(id)\"")
+        default:
+            throw SourceError(.refused, "\(what) answered \(Self.text(response.status)), so the item was not removed; \(Self.advice(for: response.status))")
+        }
+    }
+
+    // MARK: Requests
+
+    /// A response's status, headers and (when `wantsBody` says so for its status) body.
+    private struct Response: Sendable {
+        let status: HTTPResponseStatus
+        let headers: HTTPHeaders
+        let body: [UInt8]
+    }
+
+    /// Sends one request with the configured headers and limits, and reads the body within the size limit,
+    /// all within the request timeout. Every error comes out as a `SourceError` about `what`.
+    private func perform(
+        _ method: HTTPMethod,
+        _ target: HTTPAddress,
+        extraHeaders: [(String, String)],
+        what: String,
+        wantsBody: @escaping @Sendable (HTTPResponseStatus) -> Bool
+    ) async throws(SourceError) -> Response {
+        var request = HTTPClientRequest(url: target.url)
+        request.method = method
+        request.headers = try headers(adding: extraHeaders)
+        let options = options
+        do {
+            return try await withDeadline(options.requestTimeout) { [request] in
+                try await HTTPClient.withHTTPClient(configuration: Self.clientConfiguration(options)) { client in
+                    let response = try await client.execute(request, timeout: Self.timeAmount(options.requestTimeout))
+                    guard wantsBody(response.status) else { return Response(status: response.status, headers: response.headers, body: []) }
+                    let body = try await Self.readBody(response, limit: options.maxResponseBytes, what: what)
+                    return Response(status: response.status, headers: response.headers, body: body)
+                }
+            }
+        } catch {
+            throw failure(error, what: what)
+        }
+    }
+
+    /// The configured headers, the secrets read from their files now, `Accept` unless configured, and `extra`.
+    private func headers(adding extra: [(String, String)]) throws(SourceError) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for header in options.headers {
+            headers.add(name: header.name, value: header.value)
+        }
+        for secret in options.secretHeaders {
+            headers.add(name: secret.name, value: try secret.value())
+        }
+        if !headers.contains(name: "Accept") {
+            headers.add(name: "Accept", value: "application/json")
+        }
+        if !headers.contains(name: "User-Agent") {
+            headers.add(name: "User-Agent", value: "depotd")
+        }
+        for (name, value) in extra {
+            headers.replaceOrAdd(name: name, value: value)
+        }
+        return headers
+    }
+
+    private static func clientConfiguration(_ options: HTTPSourceOptions) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: options.maxRedirects == 0 ? .disallow : .follow(max: options.maxRedirects, allowCycles: false),
+            timeout: .init(connect: timeAmount(options.connectTimeout))
+        )
+        configuration.decompression = .disabled
+        return configuration
+    }
+
+    /// The body, read as it streams in; past `limit` bytes (or when Content-Length says it will be) reading stops
+    /// and the request is abandoned.
+    private static func readBody(_ response: HTTPClientResponse, limit: Int, what: String) async throws -> [UInt8] {
+        let tooLarge = SourceError(
+            .invalidData,
+            "\(what) sent more than \(limit) bytes, the limit (maxResponseBytes), so reading stopped; if the collection "
+                + "really is that large, raise --max-response-bytes"
+        )
+        let announced = response.headers.first(name: "Content-Length").flatMap { Int($0) }
+        if let announced, announced > limit { throw tooLarge }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(announced ?? 0, limit))
+        for try await chunk in response.body {
+            guard bytes.count + chunk.readableBytes <= limit else { throw tooLarge }
+            bytes.append(contentsOf: chunk.readableBytesView)
+        }
+        return bytes
+    }
+
+    private func parse(_ body: [UInt8], what: String) throws(SourceError) -> [JSONValue] {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(body)
+        } catch {
+            throw SourceError(
+                .invalidData,
+                "\(what) answered with a body that is not valid JSON: \(error) (\(error.position(in: body))); check that the URL serves a JSON array of items"
+            )
+        }
+        return try options.itemsPath.items(in: value, from: what)
+    }
+
+    // MARK: Messages
+
+    /// `500 Internal Server Error`.
+    static func text(_ status: HTTPResponseStatus) -> String {
+        "\(status.code) \(status.reasonPhrase)"
+    }
+
+    /// What a user can do about a status that is not success.
+    static func advice(for status: HTTPResponseStatus) -> String {
+        switch status.code {
+        case 300..<400: "follow the redirect yourself by setting the new URL, or allow redirects with --max-redirects (\"maxRedirects\")"
+        case 401, 403: "check the credentials sent in \"headerFiles\" or \"headerCredentials\" in the config file"
+        case 404, 410: "check the URL"
+        case 408, 429: "the server is busy; try again later"
+        case 500..<600: "the server failed; try again later, or look at the server's logs"
+        default: "check the URL and the headers in the config file"
+        }
+    }
+
+    /// The `SourceError` for an error thrown while requesting `what`.
+    private func failure(_ error: any Error, what: String) -> SourceError {
+        switch error {
+        case let error as SourceError:
+            return error
+        case is DeadlineExceeded:
+            return SourceError(.unavailable, "\(what) timed out: no complete answer within \(options.requestTimeout) (requestTimeout); check that the server is up, or raise --request-timeout")
+        case let error as HTTPClientError where error == .deadlineExceeded:
+            return SourceError(.unavailable, "\(what) timed out: no complete answer within \(options.requestTimeout) (requestTimeout); check that the server is up, or raise --request-timeout")
+        case let error as HTTPClientError where error == .connectTimeout:
+            return SourceError(.unavailable, "\(what) could not connect within \(options.connectTimeout) (connectTimeout); check the host and port, and that the server is up")
+        case let error as HTTPClientError where error == .redirectLimitReached:
+            return SourceError(.unavailable, "\(what) was redirected more than \(options.maxRedirects) times (maxRedirects); set --source to the final URL, or raise --max-redirects")
+        case let error as HTTPClientError where error == .redirectCycleDetected:
+            return SourceError(.unavailable, "\(what) is redirected in a loop; check the URL and the server's redirects")
+        case let error as HTTPClientError where error == .remoteConnectionClosed:
+            return SourceError(.unavailable, "\(what) failed: the server closed the connection before it answered; check the server")
+        case let error as HTTPClientError:
+            return SourceError(.unavailable, "\(what) failed: \(error.shortDescription); check the URL and the server")
+        default:
+            return SourceError(.unavailable, "\(what) failed: \(error); check the URL, and that the server is up")
+        }
+    }
+
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,51 @@
+import DepotSources
+
+/// The URL a removal sends DELETE to: a template with `{id}` where the item's id goes, as in
+/// `https://api.example.com/items/{id}`. The id is percent-encoded as one path segment, so an id such as
+/// `a/b c` becomes `a%2Fb%20c` and can never reach another path.
+public struct ItemURLTemplate: Sendable, Equatable, CustomStringConvertible {
+    /// The placeholder the id replaces.
+    public static let placeholder = "{id}"
+
+    /// As given.
+    public let template: String
+
+    /// Checks that `template` is an http(s) URL once `{id}` is filled in, with `{id}` after the host.
+    public init(parsing template: String) throws(SettingProblem) {
+        guard template.contains(Self.placeholder) else {
+            throw SettingProblem("has no \(Self.placeholder) where the item's id goes, as in https://example.com/items/{id}")
+        }
+        let sample = try HTTPAddress(parsing: template.replacing(Self.placeholder, with: "id"))
+        let authority = template.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).prefix(3).joined(separator: "/")
+        guard !authority.contains(Self.placeholder) else {
+            throw SettingProblem("has \(Self.placeholder) in its host; put it in the path, as in \(sample.scheme)://example.com/items/{id}")
+        }
+        self.template = template
+    }
+
+    /// The URL for the item `id`.
+    public func address(for id: String) -> HTTPAddress {
+        // The template parsed with "id" in place of {id}; a percent-encoded id uses only the same characters.
+        try! HTTPAddress(parsing: template.replacing(Self.placeholder, with: Self.percentEncodedSegment(id)))
+    }
+
+    /// Shown in messages without the query's values, with `{id}` as written.
+    public var description: String { HTTPAddress.redacted(template) }
+
+    /// `text` with every byte but RFC 3986's unreserved characters (letters, digits, `-._~`) written as `%XX`
+    /// of its UTF-8: safe as one path segment, and as a query value.
+    public static func percentEncodedSegment(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+            }
+        }
+        return encoded
+    }
+}

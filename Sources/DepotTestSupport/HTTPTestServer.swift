@@ -1,0 +1,145 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A real HTTP/1.1 server on 127.0.0.1 (a port the system picks) for testing the HTTP source without a mocked
+/// client. Each request is answered by the test's `reply` function and logged in `requests`, headers and all,
+/// so a test can check what was really sent. Every answer closes its connection.
+public final class HTTPTestServer: Sendable {
+    /// A request as the server saw it.
+    public struct Request: Sendable, CustomStringConvertible {
+        public let method: String
+        /// The request target as sent, percent escapes and query included: `/items/a%2Fb?x=1`.
+        public let uri: String
+        public let headers: [(name: String, value: String)]
+
+        /// The first value of the header `name`, compared ignoring case.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+
+        public var description: String { "\(method) \(uri)" }
+    }
+
+    /// How the server answers a request.
+    public enum Reply: Sendable {
+        /// A complete response; Content-Length is set from the body.
+        case respond(status: Int, headers: [(String, String)] = [], body: String = "")
+        /// No answer at all: the connection stays open until the client gives up or the server stops.
+        case hang
+        /// 200 with a chunked body that never ends: 64 KiB chunks as fast as the client reads them, until it
+        /// closes the connection (or after 1 GiB, so that a broken client cannot keep a test running forever).
+        case endless
+    }
+
+    public let port: Int
+    /// Every request received, in order.
+    public let requests: Condition<[Request]>
+    private let serverChannel: any Channel
+    private let connections: Condition<[ObjectIdentifier: any Channel]>
+
+    /// `http://127.0.0.1:PORT` followed by `path`.
+    public func url(_ path: String) -> String {
+        "http://127.0.0.1:\(port)\(path)"
+    }
+
+    /// Starts a server that answers every request with `reply(request)`.
+    public static func start(_ reply: @escaping @Sendable (Request) -> Reply) async throws -> HTTPTestServer {
+        let requests = Condition<[Request]>([])
+        let connections = Condition<[ObjectIdentifier: any Channel]>([:])
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                connections.update { $0[ObjectIdentifier(channel)] = channel }
+                channel.closeFuture.whenComplete { _ in
+                    connections.update { _ = $0.removeValue(forKey: ObjectIdentifier(channel)) }
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Handler(reply: reply, requests: requests))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        return HTTPTestServer(channel: channel, requests: requests, connections: connections)
+    }
+
+    private init(channel: any Channel, requests: Condition<[Request]>, connections: Condition<[ObjectIdentifier: any Channel]>) {
+        self.serverChannel = channel
+        self.port = channel.localAddress?.port ?? 0
+        self.requests = requests
+        self.connections = connections
+    }
+
+    /// Stops listening and closes every open connection, including those held by `.hang` and `.endless`.
+    public func stop() async {
+        try? await serverChannel.close()
+        for connection in connections.value.values {
+            try? await connection.close()
+        }
+    }
+}
+
+extension HTTPTestServer {
+    /// Reads one request at a time, logs it, and answers it as `reply` says.
+    private final class Handler: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        private let reply: @Sendable (Request) -> Reply
+        private let requests: Condition<[Request]>
+        private var head: HTTPRequestHead?
+
+        init(reply: @escaping @Sendable (Request) -> Reply, requests: Condition<[Request]>) {
+            self.reply = reply
+            self.requests = requests
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                self.head = head
+            case .body:
+                break
+            case .end:
+                guard let head else { return }
+                self.head = nil
+                let request = Request(method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) })
+                requests.update { $0.append(request) }
+                answer(reply(request), context: context)
+            }
+        }
+
+        private func answer(_ reply: Reply, context: ChannelHandlerContext) {
+            let channel = context.channel
+            switch reply {
+            case .respond(let status, let extra, let body):
+                var headers = HTTPHeaders(extra)
+                headers.replaceOrAdd(name: "Content-Length", value: String(body.utf8.count))
+                headers.replaceOrAdd(name: "Connection", value: "close")
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))), promise: nil)
+                if !body.isEmpty {
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+                }
+                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+            case .hang:
+                break
+            case .endless:
+                let headers = HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")])
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+                Self.writeChunks(to: channel, chunk: ByteBuffer(repeating: UInt8(ascii: " "), count: 64 * 1024), remaining: 16 * 1024)
+            }
+        }
+
+        /// Writes `remaining` more chunks, each once the last has gone out, and stops at the first failed write.
+        private static func writeChunks(to channel: any Channel, chunk: ByteBuffer, remaining: Int) {
+            guard remaining > 0 else {
+                channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
+                return
+            }
+            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(chunk))).whenSuccess {
+                writeChunks(to: channel, chunk: chunk, remaining: remaining - 1)
+            }
+        }
+    }
+}
