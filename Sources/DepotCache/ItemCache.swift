@@ -255,3 +255,5 @@ public final class ItemCache: Sendable {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 }
+
+extension ItemCache: CollectionCache {}

@@ -2,12 +2,21 @@ import DepotJSON
 import Logging
 import Synchronization
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The one shared collection: loads it from a source, keeps it in memory, and publishes every change
 /// of state, numbered by `seq`, to its observers.
 ///
 /// Mutations (`load`, `remove`, `wipe`) are accepted synchronously and run one at a time in arrival order;
 /// each returns a `Mutation` whose result is awaited separately. Reads (`current`, `item(id:)`) answer at once
 /// from the last published state and never wait behind a source call.
+///
+/// With a `CollectionCache`, every list the source gives is kept on disk, removals and wipes keep it in step,
+/// and a load's `RetrievalStrategy` decides when the cached list stands in for the source.
 public final class Repository: Sendable {
     /// The id member used when none is configured.
     public static let defaultIDField = "id"
@@ -24,9 +33,20 @@ public final class Repository: Sendable {
     /// The version the source gave with the items of the current success state; nil when it gave none or
     /// the items in memory are no longer exactly what it sent. Changed only by mutations.
     private let version = Mutex<SourceVersion?>(nil)
+    private let cache: (any CollectionCache)?
+    private let now: @Sendable () -> Date
 
-    public init(source: any Source, idField: String = Repository.defaultIDField, logger: Logger) {
+    /// `cache`, when given, keeps the source's lists on disk; `now` tells the time lists are fetched at.
+    public init(
+        source: any Source,
+        idField: String = Repository.defaultIDField,
+        cache: (any CollectionCache)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger
+    ) {
         self.binding = Mutex((source, idField))
+        self.cache = cache
+        self.now = now
         self.logger = logger
         self.publication = Mutex([])
         self.latest = Mutex(PublishedState(seq: 0, state: .idle))
@@ -69,7 +89,8 @@ public final class Repository: Sendable {
 
     // MARK: Mutations
 
-    /// Publishes loading, asks the source, then publishes success(items) or failure(loadFailed).
+    /// Loads as `strategy` says (see `RetrievalStrategy`); from the source, that is: publishes loading, asks
+    /// the source, then publishes success(items) or failure(loadFailed), and keeps the list in the cache.
     ///
     /// When items are held and the source gave a version with them, the source is asked only for changes
     /// since that version; if it answers unchanged, success is published again with the same items.
@@ -77,9 +98,9 @@ public final class Repository: Sendable {
     /// A load submitted while the last submitted mutation is a load that has not finished joins it:
     /// one source call, and every caller gets the same result.
     @discardableResult
-    public func load() -> Mutation<MutationResult> {
+    public func load(strategy: RetrievalStrategy = .defaultForLoad) -> Mutation<MutationResult> {
         queue.submit(joinable: true) { [self] in
-            await performLoad()
+            await performLoad(strategy)
         }
     }
 
@@ -91,7 +112,7 @@ public final class Repository: Sendable {
             binding.withLock { $0 = (source, idField) }
             version.withLock { $0 = nil }
             logger.info("now serving \(source.description)", metadata: ["source": "\(source.description)"])
-            return await performLoad()
+            return await performLoad(.defaultForLoad)
         }
     }
 
@@ -105,14 +126,15 @@ public final class Repository: Sendable {
     ///   the state from before the removal again: the rollback every subscriber sees.
     /// - When the delete succeeds but the refetch fails, publishes the previous items without `id` and logs
     ///   a warning: the removal stands.
+    /// The cache follows: the refetched list replaces it, or `id` is dropped from it.
     @discardableResult
     public func remove(id: String, optimistic: Bool = false) -> Mutation<MutationResult> {
         queue.submit(joinable: false) { [self] in
             let before = current.state
             let previousItems = before.items
             if optimistic {
-                if let previousItems, previousItems.contains(id: id) {
-                    publish(.success(previousItems.removing(id: id)))
+                if let previousItems, let provenance = before.provenance, previousItems.contains(id: id) {
+                    publish(.success(previousItems.removing(id: id), provenance.derived))
                 }
             } else {
                 publish(.loading)
@@ -128,66 +150,169 @@ public final class Repository: Sendable {
                 return .failure(RepositoryError(code: failure.code, message: failure.message, state: rolledBack))
             }
 
-            switch await fetchEverything() {
-            case .success(let (items, newVersion)):
+            switch await fetchCollection(ifChangedSince: nil) {
+            case .success(.items(let items, let newVersion)):
                 version.withLock { $0 = newVersion }
-                let published = publish(.success(items))
+                let fetchedAt = now()
+                let published = publish(.success(items, .source(at: fetchedAt)))
                 logger.info("removed \(id); \(items.count) items remain", metadata: ["seq": "\(published.seq)"])
+                await keep(items, fetchedAt: fetchedAt, version: newVersion)
                 return .success(published)
+            case .success(.unchanged):
+                preconditionFailure("fetchCollection(ifChangedSince: nil) is never unchanged")
             case .failure(let error):
                 version.withLock { $0 = nil }
-                let remaining: LoadingState = previousItems.map { .success($0.removing(id: id)) } ?? before
+                let remaining: LoadingState = previousItems.map { items in
+                    .success(items.removing(id: id), before.provenance?.derived ?? .source(at: now()))
+                } ?? before
                 let published = publish(remaining)
                 logger.warning(
                     "removed \(id), but the refetch failed; keeping the previous items without it: \(error.message)",
                     metadata: ["seq": "\(published.seq)"]
                 )
+                await cacheOperation("drop \(id) from") { try await $0.remove(id: id) }
                 return .success(published)
             }
         }
     }
 
-    /// Publishes idle and drops the items held in memory.
+    /// Publishes idle and drops the items held in memory and in the cache.
     @discardableResult
     public func wipe() -> Mutation<MutationResult> {
         queue.submit(joinable: false) { [self] in
             version.withLock { $0 = nil }
             let published = publish(.idle)
             logger.info("wiped", metadata: ["seq": "\(published.seq)"])
+            await cacheOperation("clear") { try await $0.clear() }
             return .success(published)
         }
     }
 
-    // MARK: Internals
+    // MARK: Loading
 
-    private func performLoad() async -> MutationResult {
+    private func performLoad(_ strategy: RetrievalStrategy) async -> MutationResult {
+        switch strategy {
+        case .fastestAvailable:
+            let held = current
+            if case .success = held.state {
+                return .success(held)
+            }
+            if let cached = await readCache() {
+                return .success(publishCached(cached, stale: false))
+            }
+            return await loadFromSource(publishingLoading: true, fallback: nil)
+        case .upToDateWithFallback:
+            return await loadFromSource(publishingLoading: true, fallback: .readWhenNeeded)
+        case .returnMultipleTimes:
+            if current.state.items == nil, let cached = await readCache() {
+                publishCached(cached, stale: false)
+                return await loadFromSource(publishingLoading: false, fallback: .read(cached))
+            }
+            return await loadFromSource(publishingLoading: true, fallback: .readWhenNeeded)
+        }
+    }
+
+    /// What stands in for the source when it fails.
+    private enum Fallback {
+        /// The cache's list, read if the source fails.
+        case readWhenNeeded
+        /// This list, already read from the cache.
+        case read(CachedCollection)
+    }
+
+    /// Asks the source (conditionally, when items and their version are held) and publishes its answer; when
+    /// it fails, publishes the fallback's list marked stale if there is one, or failure.
+    private func loadFromSource(publishingLoading: Bool, fallback: Fallback?) async -> MutationResult {
         // A version describes the items in memory; without items there is nothing it could leave unchanged.
         let held = current.state.items
         let known = held == nil ? nil : version.withLock { $0 }
-        publish(.loading)
+        if publishingLoading {
+            publish(.loading)
+        }
         switch await fetchCollection(ifChangedSince: known) {
         case .success(.items(let items, let newVersion)):
             version.withLock { $0 = newVersion }
-            let published = publish(.success(items))
+            let fetchedAt = now()
+            let published = publish(.success(items, .source(at: fetchedAt)))
             logger.info("loaded \(items.count) items from \(source.description)", metadata: ["seq": "\(published.seq)"])
+            await keep(items, fetchedAt: fetchedAt, version: newVersion)
             return .success(published)
         case .success(.unchanged):
             // fetchCollection answers unchanged only when it was given a version, so only when items are held.
             guard let held, let known else { preconditionFailure("unchanged without a version") }
-            let published = publish(.success(held))
+            let published = publish(.success(held, .source(at: now())))
             logger.info("\(source.description) is unchanged (\(known)); keeping \(held.count) items", metadata: ["seq": "\(published.seq)"])
             return .success(published)
         case .failure(let error):
-            return failLoad(error)
+            let standIn: CachedCollection? = switch fallback {
+            case nil: nil
+            case .readWhenNeeded?: await readCache()
+            case .read(let cached)?: cached
+            }
+            guard let standIn else {
+                version.withLock { $0 = nil }
+                let published = publish(.failure(error))
+                logger.error("load failed: \(error.message)", metadata: ["seq": "\(published.seq)"])
+                return .failure(RepositoryError(code: error.code, message: error.message, state: published))
+            }
+            let published = publishCached(standIn, stale: true)
+            logger.warning(
+                "load failed, serving the \(standIn.items.count) cached items fetched at \(standIn.fetchedAt) instead: \(error.message)",
+                metadata: ["seq": "\(published.seq)"]
+            )
+            return .success(published)
         }
     }
 
-    private func failLoad(_ error: StateError) -> MutationResult {
-        version.withLock { $0 = nil }
-        let published = publish(.failure(error))
-            logger.error("load failed: \(error.message)", metadata: ["seq": "\(published.seq)"])
-            return .failure(RepositoryError(code: error.code, message: error.message, state: published))
+    @discardableResult
+    private func publishCached(_ cached: CachedCollection, stale: Bool) -> PublishedState {
+        version.withLock { $0 = cached.version }
+        let published = publish(.success(cached.items, Provenance(origin: .cache, fetchedAt: cached.fetchedAt, stale: stale)))
+        logger.info(
+            "serving \(cached.items.count) cached items fetched at \(cached.fetchedAt)\(stale ? " (stale)" : "")",
+            metadata: ["seq": "\(published.seq)"]
+        )
+        return published
     }
+
+    // MARK: Cache
+
+    /// The cache's list, if it has one for the current source and id field.
+    private func readCache() async -> CachedCollection? {
+        guard let cache else { return nil }
+        let (source, idField) = binding.withLock { $0 }
+        do {
+            guard let cached = try await cache.read() else { return nil }
+            guard cached.belongs(to: source.description, idField: idField) else {
+                logger.info("the cache holds the list of \(cached.source) (ids from \(cached.idField)), not of \(source.description); not using it")
+                return nil
+            }
+            return cached
+        } catch {
+            logger.warning("cannot read the cache, going on without it: \(error)")
+            return nil
+        }
+    }
+
+    /// Keeps the list the source just gave in the cache.
+    private func keep(_ items: ItemCollection, fetchedAt: Date, version: SourceVersion?) async {
+        let (source, idField) = binding.withLock { $0 }
+        let collection = CachedCollection(items: items, fetchedAt: fetchedAt, version: version, source: source.description, idField: idField)
+        await cacheOperation("save \(items.count) items to") { try await $0.save(collection) }
+    }
+
+    /// Runs `operation` on the cache, if there is one; a failure is logged, never passed on: the cache only
+    /// ever helps.
+    private func cacheOperation(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async {
+        guard let cache else { return }
+        do {
+            try await operation(cache)
+        } catch {
+            logger.warning("cannot \(what) the cache: \(error)")
+        }
+    }
+
+    // MARK: Internals
 
     /// Publishes `state` with the next seq to every observer, in order. Only mutations call this, one at a time.
     @discardableResult
@@ -234,15 +359,6 @@ public final class Repository: Sendable {
             return .success(.items(try ItemCollection(values: values, idField: idField), version: newVersion))
         } catch {
             return .failure(StateError(code: .loadFailed, message: "\(source.description): \(error)"))
-        }
-    }
-
-    /// Every item, whatever is held: the refetch after a removal.
-    private func fetchEverything() async -> Result<(ItemCollection, SourceVersion?), StateError> {
-        switch await fetchCollection(ifChangedSince: nil) {
-        case .success(.items(let items, let version)): .success((items, version))
-        case .success(.unchanged): preconditionFailure("fetchCollection(ifChangedSince: nil) is never unchanged")
-        case .failure(let error): .failure(error)
         }
     }
 

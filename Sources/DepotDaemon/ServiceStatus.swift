@@ -20,9 +20,12 @@ public struct ServiceStatus: Sendable, Equatable {
             parts.append(note)
         }
         switch state.state {
-        case .success(let items):
+        case .success(let items, let provenance):
             parts.append("success")
             parts.append(items.count == 1 ? "1 item" : "\(items.count) items")
+            if provenance.origin == .cache {
+                parts.append(provenance.stale ? "from the cache, stale" : "from the cache")
+            }
         case .failure(let error):
             parts.append("failure: " + Self.shortened(error.message))
         case .idle, .loading:

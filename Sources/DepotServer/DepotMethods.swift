@@ -44,9 +44,10 @@ enum DepotMethods {
                 }
                 return .result(.encoded(ByteBuffer(bytes: item.json)))
             },
-            Method(method.load) { _, connection throws(RPCError) in
-                connection.noteMutation(method.load)
-                return answer(repository.load())
+            Method(method.load, params: ["strategy"]) { params, connection throws(RPCError) in
+                let strategy = try params.choice("strategy", of: RetrievalStrategy.self) ?? .defaultForLoad
+                connection.noteMutation(method.load, strategy == .defaultForLoad ? "" : strategy.rawValue)
+                return answer(repository.load(strategy: strategy))
             },
             Method(method.remove, params: ["id", "optimistic"]) { params, connection throws(RPCError) in
                 let id = try params.itemID("id")

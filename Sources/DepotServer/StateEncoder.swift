@@ -3,14 +3,15 @@ import DepotJSON
 import NIOCore
 
 /// The wire form of a published state:
-/// `{"seq":N,"status":"idle"|"loading"|"success"|"failure","items":[…],"error":{"code":…,"message":…}}`,
-/// with `items` only on success and `error` only on failure.
+/// `{"seq":N,"status":"idle"|"loading"|"success"|"failure", …}`; a success adds
+/// `"origin":"source"|"cache"|"memory","fetchedAt":"<RFC 3339>","stale":false,"items":[…]` (the short members
+/// first, so a reader sees them before a long list), a failure adds `"error":{"code":…,"message":…}`.
 ///
 /// Items are already compact JSON, so encoding a success state is one pass of copies into one buffer.
 public enum StateEncoder {
     public static func encode(_ published: PublishedState, allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
         let itemBytes = published.state.items?.items.reduce(0) { $0 + $1.json.count + 1 } ?? 0
-        var buffer = allocator.buffer(capacity: 64 + itemBytes)
+        var buffer = allocator.buffer(capacity: 160 + itemBytes)
         buffer.writeStaticString("{\"seq\":")
         buffer.writeString(String(published.seq))
         buffer.writeStaticString(",\"status\":\"")
@@ -19,7 +20,12 @@ public enum StateEncoder {
         switch published.state {
         case .idle, .loading:
             break
-        case .success(let collection):
+        case .success(let collection, let provenance):
+            buffer.writeStaticString(",\"origin\":\"")
+            buffer.writeString(provenance.origin.rawValue)
+            buffer.writeStaticString("\",\"fetchedAt\":\"")
+            buffer.writeString(RFC3339.string(from: provenance.fetchedAt))
+            buffer.writeStaticString(provenance.stale ? "\",\"stale\":true" : "\",\"stale\":false")
             buffer.writeStaticString(",\"items\":[")
             for (index, item) in collection.items.enumerated() {
                 if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }

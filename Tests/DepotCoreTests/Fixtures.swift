@@ -31,7 +31,7 @@ struct Fixture {
     var trace: [String] {
         states.map { published in
             switch published.state {
-            case .success(let items): "success[\(items.items.map(\.id).joined(separator: ","))]"
+            case .success(let items, _): "success[\(items.items.map(\.id).joined(separator: ","))]"
             case .failure(let error): "failure(\(error.code.rawValue))"
             default: published.state.status.rawValue
             }

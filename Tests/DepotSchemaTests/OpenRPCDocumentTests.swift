@@ -56,7 +56,7 @@ struct OpenRPCDocumentTests {
 
     // MARK: What the checks catch
 
-    static let loaded = #"{"seq":2,"status":"success","items":[{"id":1}]}"#
+    static let loaded = #"{"seq":2,"status":"success","origin":"cache","fetchedAt":"2026-11-21T20:41:49.123Z","stale":true,"items":[{"id":1}]}"#
 
     struct Wrong: Sendable, CustomTestStringConvertible {
         let method: String
@@ -69,12 +69,22 @@ struct OpenRPCDocumentTests {
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":-1,"status":"idle"}}"#, expected: ["/result/seq: must be at least 0, found -1"]),
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"success"}}"#, expected: [
             #"/result: missing required member "items" (status is "success")"#,
+            #"/result: missing required member "origin" (status is "success")"#,
+            #"/result: missing required member "fetchedAt" (status is "success")"#,
+            #"/result: missing required member "stale" (status is "success")"#,
+        ]),
+        Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"success","origin":"disk","fetchedAt":"2026-11-21T20:41:49.123Z","stale":"no","items":[]}}"#, expected: [
+            #"/result/origin: is not one of "source", "cache", "memory" (found "disk")"#,
+            #"/result/stale: must be a boolean, found string "no""#,
         ]),
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","items":[]}}"#, expected: [
             #"/result: must not have member "items" (status is "idle")"#,
         ]),
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","origin":"cache"}}"#, expected: [
-            #"/result: must not have member "origin" (it may have "seq", "status", "items" and "error")"#,
+            #"/result: must not have member "origin" (status is "idle")"#,
+        ]),
+        Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","etag":"x"}}"#, expected: [
+            #"/result: must not have member "etag" (it may have "seq", "status", "origin", "fetchedAt", "stale", "items" and "error")"#,
         ]),
         Wrong(method: "state", message: #"{"jsonrpc":"1.0","id":1,"result":\#(loaded)}"#, expected: [#"/jsonrpc: must be "2.0", found "1.0""#]),
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","result":\#(loaded)}"#, expected: [#"missing required member "id""#]),
