@@ -146,6 +146,7 @@ let package = Package(
                 "DepotServer",
                 "DepotSources",
                 "DepotHTTPSource",
+                "DepotCache",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),

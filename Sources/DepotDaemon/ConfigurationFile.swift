@@ -7,7 +7,7 @@ import DepotPlatform
 /// ```json
 /// {"socket": "/run/depot/depotd.sock", "source": "file:/srv/items.json", "idField": "id",
 ///  "maxMessageBytes": 1048576, "maxBatchRequests": 256, "subscriberQueue": 256, "socketMode": "0660", "logLevel": "info",
-///  "initialLoad": true}
+///  "initialLoad": true, "startupStrategy": "returnMultipleTimes", "cache": true}
 /// ```
 ///
 /// An `http(s)://` source adds `itemsPath`, `deleteURL`, `headers`, `headerFiles`, `headerCredentials`,
@@ -23,6 +23,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var socketMode: String?
     public var logLevel: String?
     public var initialLoad: Bool?
+    public var startupStrategy: String?
+    public var cache: Bool?
     public var itemsPath: String?
     public var deleteURL: String?
     /// Header names and values, in the file's order.
@@ -45,6 +47,7 @@ public struct ConfigurationFile: Sendable, Equatable {
 
     public static let keys = [
         "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "socketMode", "logLevel", "initialLoad",
+        "startupStrategy", "cache",
         "itemsPath", "deleteURL", "headers", "headerFiles", "headerCredentials", "connectTimeout", "requestTimeout", "maxResponseBytes",
         "maxRedirects",
     ]
@@ -139,11 +142,15 @@ public struct ConfigurationFile: Sendable, Equatable {
         self.requestTimeout = try seconds("requestTimeout")
         self.maxResponseBytes = try integer("maxResponseBytes", .maxResponseBytes)
         self.maxRedirects = try integer("maxRedirects", .maxRedirects)
-        if let member = object["initialLoad"] {
+        func flag(_ key: String) throws(ConfigurationError) -> Bool? {
+            guard let member = object[key] else { return nil }
             guard case .bool(let flag) = member else {
-                throw ConfigurationError("config file \(path): \"initialLoad\" must be true or false, not \(member.jsonText)")
+                throw ConfigurationError("config file \(path): \"\(key)\" must be true or false, not \(member.jsonText)")
             }
-            self.initialLoad = flag
+            return flag
         }
+        self.initialLoad = try flag("initialLoad")
+        self.startupStrategy = try string("startupStrategy")
+        self.cache = try flag("cache")
     }
 }

@@ -1,3 +1,4 @@
+import DepotCache
 import DepotCore
 import DepotHTTPSource
 import DepotPlatform
@@ -45,7 +46,8 @@ public struct Daemon: Sendable {
             logger.notice("serving the socket systemd passed (\(socketPath)); the socket and socketMode settings apply only when depotd binds its own")
         }
         let source = try Self.makeSource(settings, logger: logger)
-        let repository = Repository(source: source, idField: settings.idField, logger: logger)
+        let cache = await openCache()
+        let repository = Repository(source: source, idField: settings.idField, cache: cache, logger: logger)
 
         let status = StatusReporter(notifier: notifier)
         let readiness = Readiness(notifier: notifier, logger: logger) { status.current.text }
@@ -68,11 +70,9 @@ public struct Daemon: Sendable {
         repository.addObserver(status)
         logger.info("serving \(source.description)", metadata: ["source": "\(source.description)"])
         if settings.initialLoad {
-            let initialLoad = repository.load()
-            Task {
-                _ = await initialLoad.result
-                readiness.firstStatePublished()
-            }
+            // Ready at the first state that says something about the items: with a cache, its list, at once.
+            repository.addObserver(FirstOutcome { readiness.firstStatePublished() })
+            repository.load(strategy: settings.startupStrategy)
         } else {
             readiness.firstStatePublished()
         }
@@ -112,6 +112,26 @@ public struct Daemon: Sendable {
         try await group.run()
     }
 
+    /// The on-disk cache in the state directory, created if need be; nil when it is turned off or cannot be used
+    /// (logged: depotd then runs without one, as with --no-cache).
+    private func openCache() async -> ItemCache? {
+        guard settings.cacheEnabled else { return nil }
+        do {
+            try Directories.create(settings.stateDirectory, mode: 0o700)
+        } catch {
+            logger.error("running without the on-disk cache: \(error)")
+            return nil
+        }
+        do {
+            let cache = try await ItemCache.open(at: settings.cachePath, logger: logger)
+            logger.info("cache in \(settings.cachePath)")
+            return cache
+        } catch {
+            logger.error("running without the on-disk cache: \(error)")
+            return nil
+        }
+    }
+
     /// Makes sure the fallback directory under /tmp is this user's alone before the socket or the state is
     /// put in it. This must come first: the server creates a missing socket directory with mode 0755, and
     /// would use one someone else made.
@@ -121,7 +141,7 @@ public struct Daemon: Sendable {
         if settings.socketPath.hasPrefix(directory + "/") {
             variables.append("XDG_RUNTIME_DIR")
         }
-        if settings.source == nil && settings.stateDirectory.hasPrefix(directory + "/") {
+        if (settings.source == nil || settings.cacheEnabled) && settings.stateDirectory.hasPrefix(directory + "/") {
             variables.append("XDG_STATE_HOME")
         }
         let remedy = variables.isEmpty ? "remove it" : "remove it or set " + variables.joined(separator: " and ")

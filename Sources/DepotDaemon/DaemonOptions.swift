@@ -20,7 +20,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     public var idField: String?
 
     @Option(help: ArgumentHelp(
-        "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials.",
+        "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials.",
         discussion: "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
         valueName: "file"
     ))
@@ -66,6 +66,23 @@ public struct DaemonOptions: ParsableArguments, Sendable {
         help: "Load the source at start-up (the default), or with --no-initial-load start idle; overrides \"initialLoad\" in the config file."
     )
     public var initialLoad: Bool?
+
+    @Option(
+        name: .customLong("startup-strategy"),
+        help: ArgumentHelp(
+            "How the start-up load combines the on-disk cache and the source: fastestAvailable, upToDateWithFallback or returnMultipleTimes (the default: the cached list at once, then the source's).",
+            valueName: "strategy"
+        )
+    )
+    public var startupStrategy: String?
+
+    /// nil when neither flag is given, so `"cache"` from the config file applies.
+    @Flag(
+        name: .customLong("cache"),
+        inversion: .prefixedNo,
+        help: "Keep the last list the source gave in the state directory (cache.sqlite), so a restart or a failing source still has items (the default); --no-cache keeps nothing on disk."
+    )
+    public var cache: Bool?
 
     public init() {}
 }

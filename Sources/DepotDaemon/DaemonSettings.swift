@@ -22,6 +22,12 @@ public struct DaemonSettings: Sendable, Equatable {
     public var socketMode: UInt32
     public var logLevel: Logger.Level
     public var initialLoad: Bool
+    /// How the start-up load uses the cache and the source.
+    public var startupStrategy: RetrievalStrategy = .defaultAtStartUp
+    /// Whether the last list the source gave is kept in `cachePath`.
+    public var cacheEnabled = true
+    /// The on-disk cache: cache.sqlite in the state directory.
+    public var cachePath: String { stateDirectory + "/cache.sqlite" }
     /// How an `http(s)://` source is used: items path, delete URL, headers, timeouts and limits. Resolved (to
     /// the defaults) whatever the source, and used only by an HTTP one.
     public var http = HTTPSourceOptions()
@@ -117,6 +123,15 @@ public struct DaemonSettings: Sendable, Equatable {
             logLevel = parsed
         }
 
+        var startupStrategy = RetrievalStrategy.defaultAtStartUp
+        if let strategy = fromFlag(options.startupStrategy, "--startup-strategy") ?? fromFile(file.startupStrategy, "startupStrategy") {
+            guard let parsed = RetrievalStrategy(rawValue: strategy.value) else {
+                let strategies = RetrievalStrategy.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ConfigurationError("\(strategy.origin.quoting(strategy.value)) is not one of \(strategies)")
+            }
+            startupStrategy = parsed
+        }
+
         let http = try resolveHTTP(
             options: options,
             file: file,
@@ -125,10 +140,12 @@ public struct DaemonSettings: Sendable, Equatable {
         )
 
         let stateDirectory = paths.defaultStateDirectory
+        let cacheEnabled = options.cache ?? file.cache ?? true
         var privateDirectory: String?
         if !paths.isRoot {
             let fallback = paths.fallbackDirectory
-            if socketPath.hasPrefix(fallback + "/") || (source == nil && stateDirectory.hasPrefix(fallback + "/")) {
+            let usesStateDirectory = source == nil || cacheEnabled
+            if socketPath.hasPrefix(fallback + "/") || (usesStateDirectory && stateDirectory.hasPrefix(fallback + "/")) {
                 privateDirectory = fallback
             }
         }
@@ -149,6 +166,8 @@ public struct DaemonSettings: Sendable, Equatable {
         )
         settings.socketConfigured = socketSetting != nil
         settings.http = http
+        settings.startupStrategy = startupStrategy
+        settings.cacheEnabled = cacheEnabled
         return settings
     }
 

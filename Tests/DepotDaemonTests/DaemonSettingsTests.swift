@@ -339,7 +339,7 @@ struct DaemonSettingsTests {
 
         let typo = directory.write("typo.json", #"{"sockett": "/x"}"#)
         #expect(configurationError(["--config", typo, "--socket", "/flag.sock"])
-            == ConfigurationError(#"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"#))
+            == ConfigurationError(#"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"#))
     }
 
     @Test("a relative --config is read from the given working directory, like a relative source")

@@ -11,11 +11,14 @@ import Testing
 
 @Suite("The private fallback directory under /tmp")
 struct PrivateFallbackTests {
-    @Test("privateDirectory is /tmp/depot-$UID exactly when the socket, or the default collection's state, is in it", arguments: [
+    @Test("privateDirectory is /tmp/depot-$UID exactly when the socket, or the state directory (the cache, the default collection), is in it", arguments: [
         ([], [:], 1000, "/tmp/depot-1000"),
         ([], ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, nil),
         ([], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, "/tmp/depot-1000"),
-        (["--source", "file:/srv/items.json"], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, nil),
+        // The cache is in the state directory, whatever the source; without a cache a source file needs none.
+        (["--source", "file:/srv/items.json"], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, "/tmp/depot-1000"),
+        (["--source", "file:/srv/items.json", "--no-cache"], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, nil),
+        (["--source", "file:/srv/items.json"], ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, nil),
         (["--source", "file:/srv/items.json"], [:], 1000, "/tmp/depot-1000"),
         ([], ["HOME": "/home/u"], 1000, "/tmp/depot-1000"),
         (["--socket", "/srv/depotd.sock"], ["HOME": "/home/u"], 1000, nil),
