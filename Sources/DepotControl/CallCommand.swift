@@ -26,7 +26,7 @@ struct CallCommand: AsyncParsableCommand {
     func validate() throws {
         let params = try parsedParams()
         if !noCheck {
-            try ParamsCheck.check(method, params)
+            try ParamsCheck.check(method, params, offersNoCheck: true)
         }
     }
 

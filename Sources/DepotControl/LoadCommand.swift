@@ -5,13 +5,30 @@ import DepotRPC
 struct LoadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
-        abstract: "Load the collection from the source again, and print the state it produced."
+        abstract: "Load the collection from the source again, and print the state it produced.",
+        discussion: """
+            --strategy upToDateWithFallback (the default) asks the source and, if it fails, serves the cached list \
+            marked stale; fastestAvailable answers from memory or the cache when they have items; \
+            returnMultipleTimes publishes the cached list at once, then the source's.
+            """
     )
 
     @OptionGroup var options: ConnectionOptions
 
+    @Option(help: ArgumentHelp("fastestAvailable, upToDateWithFallback or returnMultipleTimes.", valueName: "strategy"))
+    var strategy: String?
+
+    /// Checked against the protocol's document, which lists the strategies.
+    func validate() throws {
+        try ParamsCheck.check(DepotProtocol.Method.load, params)
+    }
+
+    private var params: JSONObject? {
+        strategy.map { ["strategy": .string($0)] }
+    }
+
     func run() async throws {
-        let state = try await RemoteCall(options: options).run(DepotProtocol.Method.load)
+        let state = try await RemoteCall(options: options).run(DepotProtocol.Method.load, params: params)
         Output.line(options.json ? state.jsonText : "loaded · " + StateFormatter.statusLine(state))
     }
 }

@@ -11,8 +11,9 @@ import DepotSchema
 enum ParamsCheck {
     static let document: OpenRPCDocument? = try? OpenRPCDocument(json: ProtocolDocument.value)
 
-    /// Throws a `ValidationError` (exit 64) naming each wrong param, or calling out a notification.
-    static func check(_ method: String, _ params: JSONObject?) throws {
+    /// Throws a `ValidationError` (exit 64) naming each wrong param, or calling out a notification;
+    /// `offersNoCheck` when the command has --no-check to send them anyway.
+    static func check(_ method: String, _ params: JSONObject?, offersNoCheck: Bool = false) throws {
         guard let document, let described = document.method(named: method) else { return }
         guard !described.isNotification else {
             throw ValidationError("\(method) is a notification depotd sends to subscribers, not a method to call; use `depotctl watch` to receive it")
@@ -30,7 +31,7 @@ enum ParamsCheck {
         // An unknown name's message already says what the method takes.
         let hint = problems.contains { $0.contains("(it takes") } ? "" : " \(takes)."
         throw ValidationError(
-            "the params do not fit \(method) in the protocol's document (depotctl schema): " + problems.joined(separator: "; ") + ".\(hint) Add --no-check to send them anyway."
+            "the params do not fit \(method) in the protocol's document (depotctl schema): " + problems.joined(separator: "; ") + ".\(hint)" + (offersNoCheck ? " Add --no-check to send them anyway." : "")
         )
     }
 }

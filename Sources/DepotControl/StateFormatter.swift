@@ -2,13 +2,25 @@ import DepotJSON
 
 /// Turns states and items into depotctl's human output: a status line per state, and a table of items.
 public enum StateFormatter {
-    /// `success · 151 items · seq 3`, `loading · seq 2`, `failure · seq 4 · could not read … (-32001)`.
+    /// `success · 151 items · source, fetched 2026-11-21T20:41:49.123Z · seq 3`, `loading · seq 2`,
+    /// `failure · seq 4 · could not read … (-32001)`; a cached list that stands in for a failed source ends its
+    /// provenance with `, stale`.
     public static func statusLine(_ state: JSONValue, skipped: Int = 0) -> String {
         let status = state["status"]?.stringValue ?? "unknown"
         var parts = [status]
         if status == "success" {
             let count = state["items"]?.arrayValue?.count ?? 0
             parts.append(count == 1 ? "1 item" : "\(count) items")
+            if let origin = state["origin"]?.stringValue {
+                var provenance = origin
+                if let fetchedAt = state["fetchedAt"]?.stringValue {
+                    provenance += ", fetched \(fetchedAt)"
+                }
+                if state["stale"] == true {
+                    provenance += ", stale"
+                }
+                parts.append(provenance)
+            }
         }
         if let seq = state["seq"]?.numberValue {
             parts.append("seq \(seq.literal)")

@@ -7,10 +7,11 @@ import Foundation
 import Glibc
 #endif
 
-/// Dates as the protocol writes them: RFC 3339 in UTC with milliseconds, `2026-11-21T20:41:49.123Z`.
+/// Dates as the protocol writes them: RFC 3339 in UTC, to the nearest millisecond (as the cache keeps them),
+/// `2026-11-21T20:41:49.123Z`.
 public enum RFC3339 {
     public static func string(from date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
         var fraction = Int(milliseconds - Int64(seconds) * 1000)
         if fraction < 0 {

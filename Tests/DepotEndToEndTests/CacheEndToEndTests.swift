@@ -1,0 +1,161 @@
+import DepotCache
+import DepotClient
+import DepotCore
+import DepotJSON
+import DepotTestSupport
+import Foundation
+import Logging
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// depotd with its on-disk cache: restarts keep the view, a failing source is stood in for, wipe clears the
+/// disk, and `kill -9` in the middle of saving never leaves a cache that does not open or holds half a list.
+@Suite("depotd: the on-disk cache across restarts and kills")
+struct CacheEndToEndTests {
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// Starts depotd on `source` in `directory` (its state, and so its cache, is in there too).
+    static func start(_ directory: TemporaryDirectory, source: String, _ extra: [String] = []) async throws -> Daemon {
+        try await Daemon.start(["--source", source] + extra, directory: directory)
+    }
+
+    /// Kills depotd with SIGKILL, as a crash would, and leaves its directory (and cache) in place.
+    static func crash(_ daemon: Daemon) async throws {
+        daemon.ledger.expectConformance()
+        daemon.process.signal(SIGKILL)
+        _ = try await daemon.process.waitForExit()
+    }
+
+    @Test("after a crash, the cached list is served at once; when the source then fails, it stays, marked stale")
+    func restartKeepsTheView() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let source = Daemon.writeItems(3, in: directory)
+        let first = try await Self.start(directory, source: source)
+        let loaded = try await first.connect().call("load")
+        #expect(loaded["origin"] == "source")
+        try await Self.crash(first)
+
+        // The source is gone: the restarted daemon shows the cached list, and says it is stale.
+        try FileManager.default.removeItem(atPath: String(source.dropFirst("file:".count)))
+        let second = try await Self.start(directory, source: source)
+        defer { Task { await second.cleanUpKeepingDirectory() } }
+        try await second.process.waitForError(containing: "serving 3 cached items fetched at")
+        // Every state from now on: the start-up load ends with the cached list marked stale (or a failure).
+        var state: JSONValue = .null
+        for await change in try await second.connect().subscribe() {
+            state = change.state
+            if state["stale"] == true || state["status"] == "failure" { break }
+        }
+        #expect(state["status"] == "success")
+        #expect(state["origin"] == "cache")
+        #expect(state["items"]?.arrayValue?.count == 3)
+        #expect(state["fetchedAt"] == loaded["fetchedAt"], "the fetch time of the list the first run saved")
+
+        let shown = try await second.depotctl(["state"])
+        #expect(shown.standardOutput.hasPrefix("success · 3 items · cache, fetched \(loaded["fetchedAt"]?.stringValue ?? "?"), stale"), "\(shown.standardOutput)")
+    }
+
+    @Test("load --strategy: fastestAvailable answers from memory without publishing; a bad strategy is -32602")
+    func strategies() async throws {
+        let directory = TemporaryDirectory()
+        try await withDaemon(["--source", Daemon.writeItems(2, in: directory)], directory: directory) { daemon in
+            let connection = try await daemon.connect()
+            let loaded = try await connection.call("load")
+            let fastest = try await connection.call("load", params: ["strategy": "fastestAvailable"])
+            #expect(fastest == loaded)
+            let error = await #expect(throws: DepotClientError.self) {
+                try await connection.call("load", params: ["strategy": "fastest"])
+            }
+            guard case .remote(let remote)? = error else { return }
+            #expect(remote.code == -32602)
+            #expect(remote.message.contains(#""strategy" must be one of "fastestAvailable", "upToDateWithFallback", "returnMultipleTimes""#))
+
+            let viaDepotctl = try await daemon.depotctl(["load", "--strategy", "fastestAvailable", "--json"])
+            #expect(viaDepotctl.standardOutput == loaded.jsonText + "\n")
+        }
+    }
+
+    @Test("wipe clears the disk too: after a crash, a failing source has nothing to stand in for it")
+    func wipeClearsTheDisk() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let source = Daemon.writeItems(3, in: directory)
+        let first = try await Self.start(directory, source: source)
+        let connection = try await first.connect()
+        _ = try await connection.call("load")
+        _ = try await connection.call("wipe")
+        try await Self.crash(first)
+
+        let cache = try await ItemCache.open(at: directory.file("state/depot/cache.sqlite"), logger: Self.quiet)
+        #expect(try await cache.read() == nil)
+        try cache.close()
+    }
+
+    /// 20 by default; `DEPOT_DAEMON_KILLS=200` for a longer run.
+    static let kills = ProcessInfo.processInfo.environment["DEPOT_DAEMON_KILLS"].flatMap { Int($0) } ?? 20
+
+    @Test("kill -9 while depotd saves a new list, many times: the cache always opens and holds one whole list")
+    func killedWhileSaving() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let sourcePath = directory.file("items.json")
+        let cachePath = directory.file("state/depot/cache.sqlite")
+        var random = SplitMix64(seed: 0xDE_907D)
+        var failures: [String] = []
+        var lastAnswered = 0
+        var killedAfterSuccess = 0
+
+        for kill in 1...Self.kills {
+            // Generation g: count(g) items (1 to 4,000) of about 200 bytes, every one tagged g.
+            let generation = kill
+            let items = CacheGeneration.items(generation).items
+            _ = directory.write("items.json", "[" + items.map { String(decoding: $0.json, as: UTF8.self) }.joined(separator: ",") + "]")
+            let daemon = try await Self.start(directory, source: "file:" + sourcePath, ["--no-initial-load"])
+            let connection = try await daemon.connectLines()
+            var lines = connection.lines.makeAsyncIterator()
+            try await connection.send(#"{"jsonrpc":"2.0","id":"s","method":"subscribe"}"#)
+            try await connection.send(#"{"jsonrpc":"2.0","id":"l","method":"load"}"#)
+            // Kill at an event: most often when the success is published (the save starts right after it),
+            // sometimes when the load starts.
+            let killAt = Int.random(in: 0..<4, using: &random) == 0 ? "loading" : "success"
+            while let line = try await lines.next() {
+                let message = try JSONParser.parse(line)
+                if message["id"] == "l" { lastAnswered = generation }
+                if message["params"]?["state"]?["status"]?.stringValue == killAt { break }
+            }
+            if killAt == "success" { killedAfterSuccess += 1 }
+            try await Self.crash(daemon)
+
+            let cache = try await ItemCache.open(at: cachePath, logger: Self.quiet)
+            defer { try? cache.close() }
+            guard let list = try await cache.read() else {
+                if lastAnswered > 0 { failures.append("kill \(kill): no list, though generation \(lastAnswered) was answered") }
+                continue
+            }
+            let found = list.items.items.first.flatMap { Int($0.id.dropFirst().prefix { $0 != "-" }) } ?? -1
+            if found < lastAnswered || found > generation {
+                failures.append("kill \(kill): generation \(found) in the cache; \(lastAnswered) was answered, \(generation) written")
+            } else if list.items.items != CacheGeneration.items(found).items {
+                failures.append("kill \(kill): generation \(found) is not whole: \(list.items.count) items of \(CacheGeneration.count(found))")
+            }
+        }
+        #expect(failures == [])
+        #expect(killedAfterSuccess > 0)
+        print("depotd killed \(Self.kills) times (\(killedAfterSuccess) as a save began): \(failures.count) failures")
+    }
+}
+
+extension Daemon {
+    /// Kills the daemon if it still runs, and checks its messages, but keeps its directory.
+    func cleanUpKeepingDirectory() async {
+        ledger.expectConformance()
+        if process.exitStatus.value == nil {
+            process.signal(SIGKILL)
+            _ = try? await process.waitForExit()
+        }
+    }
+}
