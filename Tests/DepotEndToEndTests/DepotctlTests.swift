@@ -23,7 +23,7 @@ struct DepotctlTests {
             #expect(result.status == 0)
             let lines = result.standardOutput.split(separator: "\n").map(String.init)
             try #require(lines.count == 2 + 151, "\(result.standardError)")
-            #expect(lines[0].hasPrefix("success · 151 items · seq "))
+            #expect(lines[0].hasPrefix("success · 151 items · source, fetched 20"), "\(lines[0])")
             #expect(lines[1] == "ID   NAME        TYPES")
             #expect(lines[2] == "1    Bulbasaur   grass, poison")
             #expect(lines.contains("25   Pikachu     electric"))
@@ -63,7 +63,7 @@ struct DepotctlTests {
         try await Self.withDemo { daemon in
             let removed = try await daemon.depotctl(["remove", "25", "--optimistic"])
             #expect(removed.status == 0)
-            #expect(removed.standardOutput.hasPrefix("removed 25 · success · 150 items · seq "))
+            #expect(removed.standardOutput.hasPrefix("removed 25 · success · 150 items · source, fetched 20"), "\(removed.standardOutput)")
             let file = try #require(daemon.directory.read("state/depot/items.json"))
             #expect(!file.contains("Pikachu"))
 
@@ -159,9 +159,9 @@ struct DepotctlTests {
             _ = try await daemon.connect().call("remove", params: ["id": "1"])
             let lines = try await watcher.waitForOutputLines(3)
             try #require(lines.count == 3)
-            #expect(lines[0].hasPrefix("success · 151 items · seq "))
+            #expect(lines[0].hasPrefix("success · 151 items · source, fetched 20"), "\(lines[0])")
             #expect(lines[1].hasPrefix("loading · seq "))
-            #expect(lines[2].hasPrefix("success · 150 items · seq "))
+            #expect(lines[2].hasPrefix("success · 150 items · source, fetched 20"), "\(lines[2])")
             watcher.signal(SIGINT)
             _ = try await watcher.waitForExit()
         }
