@@ -54,7 +54,7 @@ struct CacheFileTests {
 
         let log = LogRecorder()
         do {
-            _ = try await ItemCache.open(at: path, logger: log.logger)
+            _ = try await ItemCache.open(at: path, logger: log.logger())
             Issue.record("opened a cache written by a newer depotd")
         } catch {
             #expect(error.problem == .newerSchema(unknownMigrations: ["v2"]))
@@ -118,15 +118,16 @@ struct CacheFileTests {
     /// empty, working cache.
     private func expectSetAside(_ path: String, in directory: TemporaryDirectory, keeping bytes: [UInt8]) async throws {
         let log = LogRecorder()
-        let cache = try await ItemCache.open(at: path, logger: log.logger)
+        let cache = try await ItemCache.open(at: path, logger: log.logger())
         #expect(try await cache.read() == nil)
         try await cache.save(cached(try collection(Self.texts)))
         #expect(try await cache.read()?.items.count == 2)
 
-        let warning = try #require(log.recorded.first { $0.level == .warning })
-        #expect(warning.message.contains("moved aside"))
-        #expect(warning.metadata["path"] == path)
-        let movedTo = try #require(warning.metadata["movedTo"])
+        // Lines are `level message key=value …`.
+        let warning = try #require(log.all.first { $0.hasPrefix("warning ") })
+        #expect(warning.contains("moved aside"))
+        #expect(warning.contains(" path=\(path)"))
+        let movedTo = try #require(warning.split(separator: " ").first { $0.hasPrefix("movedTo=") }.map { String($0.dropFirst("movedTo=".count)) })
         #expect(movedTo.hasPrefix(path + ".damaged-"))
         let moved = TestFiles.bytes(movedTo)
         #expect(moved == bytes, "the file moved aside has \(moved?.count ?? 0) bytes, not the \(bytes.count) found")

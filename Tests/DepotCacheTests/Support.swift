@@ -4,40 +4,6 @@ import DepotJSON
 import DepotTestSupport
 import Foundation
 import Logging
-import Synchronization
-
-/// Log messages kept for a test to look at.
-final class LogRecorder: Sendable {
-    struct Entry: Sendable {
-        let level: Logger.Level
-        let message: String
-        let metadata: [String: String]
-    }
-
-    private let entries = Mutex<[Entry]>([])
-
-    var recorded: [Entry] { entries.withLock { $0 } }
-
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(recorder: self) }
-    }
-
-    private struct Handler: LogHandler {
-        let recorder: LogRecorder
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let metadata = self.metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" }
-            recorder.entries.withLock { $0.append(Entry(level: event.level, message: "\(event.message)", metadata: metadata)) }
-        }
-    }
-}
 
 let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
