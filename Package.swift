@@ -202,7 +202,7 @@ let package = Package(
         // Runs the real depotd and depotctl binaries; depending on them makes `swift build --build-tests` build them.
         .testTarget(
             name: "DepotEndToEndTests",
-            dependencies: ["depotd", "depotctl", "DepotClient", "DepotJSON", "DepotTestSupport"]
+            dependencies: ["depotd", "depotctl", "DepotClient", "DepotJSON", "DepotPlatform", "DepotTestSupport"]
         ),
     ]
 )

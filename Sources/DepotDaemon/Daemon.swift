@@ -29,6 +29,7 @@ public struct Daemon: Sendable {
 
     /// Runs until a graceful shutdown; throws when the daemon cannot start.
     public func run() async throws {
+        raiseOpenFileLimit()
         let inherited = try SocketActivation.inheritedUnixSocket()
         if inherited == nil {
             try ensurePrivateDirectory()
@@ -109,6 +110,17 @@ public struct Daemon: Sendable {
             )
         )
         try await group.run()
+    }
+
+    /// Every connection holds a descriptor; systemd's default soft limit (1024) would refuse the 1000th
+    /// subscriber, so the soft limit is raised to the hard one (524288 under systemd).
+    private func raiseOpenFileLimit() {
+        let (before, after) = OpenFileLimit.raiseToHardLimit()
+        if after > before {
+            logger.debug("raised the open-file limit from \(before) to \(after)")
+        } else if after < 4096 {
+            logger.notice("the open-file limit is \(after), so depotd can serve about that many connections; raise it with LimitNOFILE= or ulimit -n")
+        }
     }
 
     /// Makes sure the fallback directory under /tmp is this user's alone before the socket or the state is
