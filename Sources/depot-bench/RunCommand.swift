@@ -29,6 +29,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup. Default: all.")
     var scenarios = "fanout,rpc,memory,startup"
 
+    @Option(help: "A note printed at the top of BENCHMARKS.md, such as what else the machine was doing.")
+    var note: String?
+
     @Option(help: "A Markdown file appended to BENCHMARKS.md (changes made to meet targets, before and after). Default: benchmarks/history.md under --output, if it exists.")
     var history: String?
 
@@ -62,7 +65,8 @@ struct RunCommand: ParsableCommand {
             directory.remove()
         }
         let run = BenchmarkRun(plan: plan, depotdBinary: depotdBinary, benchBinary: BenchBinaries.this, redisBinary: redisBinary, directory: directory.path, scenarios: chosen)
-        let results = try run.run()
+        var results = try run.run()
+        if let note { results.notes.insert(note, at: 0) }
         try write(results)
     }
 
