@@ -188,11 +188,16 @@ let package = Package(
 
         .executableTarget(name: "depotd", dependencies: ["DepotDaemon"]),
         .executableTarget(name: "depotctl", dependencies: ["DepotControl"]),
-        // Measurements of a running depotd (not a test: it prints figures, it asserts nothing).
+        // The benchmarks' load generator, the floor, the scenarios and the report: plain sockets and threads,
+        // the same client code for depotd, Redis and the floor.
+        .target(name: "DepotBenchmarks", dependencies: ["CBenchEpoll"]),
+        // epoll and eventfd, which Swift's Glibc module does not export.
+        .target(name: "CBenchEpoll"),
+        // Measurements of depotd next to Redis and the floor (not a test: it writes figures, it asserts nothing).
         .executableTarget(
             name: "depot-bench",
             dependencies: [
-                "DepotCache", "DepotClient", "DepotCore", "DepotJSON",
+                "DepotBenchmarks", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPlatform",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -205,6 +210,7 @@ let package = Package(
         ),
 
         .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"]),
+        .testTarget(name: "DepotBenchmarksTests", dependencies: ["DepotBenchmarks"]),
         .testTarget(
             name: "DepotCoreTests",
             dependencies: ["DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
@@ -258,7 +264,7 @@ let package = Package(
         .testTarget(
             name: "DepotEndToEndTests",
             dependencies: [
-                "depotd", "depotctl", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotTestSupport",
+                "depotd", "depotctl", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPlatform", "DepotTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -31,6 +31,7 @@ public struct Daemon: Sendable {
 
     /// Runs until a graceful shutdown; throws when the daemon cannot start.
     public func run() async throws {
+        raiseOpenFileLimit()
         let inherited = try SocketActivation.inheritedUnixSocket()
         if inherited == nil {
             try ensurePrivateDirectory()
@@ -129,6 +130,17 @@ public struct Daemon: Sendable {
         } catch {
             logger.error("running without the on-disk cache: \(error)")
             return nil
+        }
+    }
+
+    /// Every connection holds a descriptor; systemd's default soft limit (1024) would refuse the 1000th
+    /// subscriber, so the soft limit is raised to the hard one (524288 under systemd).
+    private func raiseOpenFileLimit() {
+        let (before, after) = OpenFileLimit.raiseToHardLimit()
+        if after > before {
+            logger.debug("raised the open-file limit from \(before) to \(after)")
+        } else if after < 4096 {
+            logger.notice("the open-file limit is \(after), so depotd can serve about that many connections; raise it with LimitNOFILE= or ulimit -n")
         }
     }
 

@@ -14,7 +14,10 @@ struct Subscription {
     var isActive = false
     private var lastQueuedSeq = -1
     private var lastWrittenSeq: Int?
-    private var queue = CircularBuffer<EncodedState>(initialCapacity: 4)
+    /// Only the wire bytes are queued, not the published state: a state the repository has moved past must
+    /// not keep its items alive in the queue of a subscriber that stopped reading, or such a subscriber would
+    /// hold twice its queue's bytes.
+    private var queue = CircularBuffer<(seq: Int, bytes: ByteBuffer)>(initialCapacity: 4)
 
     init(id: String) {
         self.id = id
@@ -32,7 +35,7 @@ struct Subscription {
         if queue.count >= limit {
             queue.removeFirst()
         }
-        queue.append(state)
+        queue.append((state.seq, state.bytes))
     }
 
     /// The next notification to write: its prefix (naming how many states were skipped) and the state's bytes.

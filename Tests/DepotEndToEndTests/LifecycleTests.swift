@@ -1,5 +1,6 @@
 import DepotClient
 import DepotJSON
+import DepotPlatform
 import DepotTestSupport
 import Foundation
 import Testing
@@ -22,6 +23,25 @@ struct LifecycleTests {
         var status = stat()
         #expect(lstat(daemon.socketPath, &status) == 0)
         #expect(UInt32(status.st_mode) & 0o777 == 0o660, "the socket is 0660 by default")
+    }
+
+    @Test("it raises its soft open-file limit to the hard one, so a thousand subscribers are not refused under systemd's 1024")
+    func raisesOpenFileLimit() async throws {
+        let hard = OpenFileLimit.current.hard
+        guard hard > 256 else { return }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let process = try ChildProcess(
+            "/bin/sh",
+            ["-c", #"ulimit -Sn 256 && exec "$0" --socket "$1" --no-initial-load"#, Binaries.depotd, directory.file("depotd.sock")],
+            environment: Daemon.environment(in: directory)
+        )
+        defer { process.signal(SIGKILL) }
+        try await process.waitForError(containing: "listening on")
+        let limits = try String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)
+        let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+        let soft = line?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).first
+        #expect(soft.flatMap { Int($0) } == (hard == Int.max ? nil : hard), "\(line ?? "no Max open files line")")
     }
 
     @Test("SIGTERM and SIGINT: subscribers see their connection close, the socket file is removed, the exit status is 0", arguments: [SIGTERM, SIGINT])

@@ -1,0 +1,54 @@
+import Foundation
+
+/// The generated collection: items of exactly `itemBytes` bytes of compact JSON each, ids 1…count, and the
+/// wire forms the references send in depotd's place, built from the same items so the byte counts match.
+public struct BenchCollection: Sendable {
+    public static let itemBytes = 1024
+    public let items: [[UInt8]]
+
+    public init(count: Int) {
+        items = (0..<count).map { Self.item(id: $0 + 1) }
+    }
+
+    /// `{"id":7,"name":"item 7","types":["normal"],"note":"xxx…"}`, padded to exactly `itemBytes`.
+    static func item(id: Int) -> [UInt8] {
+        let start = #"{"id":\#(id),"name":"item \#(id)","types":["normal"],"note":""#
+        let padding = max(0, itemBytes - start.utf8.count - 2)
+        return Array(start.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: padding) + Array(#""}"#.utf8)
+    }
+
+    /// Writes the items with ids in `ids` as a JSON array, one item per line, atomically.
+    public func write(to path: String, ids: Range<Int>? = nil) throws {
+        let chosen = ids.map { Array(items[($0.lowerBound - 1)..<($0.upperBound - 1)]) } ?? items
+        var bytes: [UInt8] = Array("[\n".utf8)
+        bytes.reserveCapacity(chosen.count * (Self.itemBytes + 2) + 4)
+        for (index, item) in chosen.enumerated() {
+            if index > 0 { bytes += Array(",\n".utf8) }
+            bytes += item
+        }
+        bytes += Array("\n]\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// depotd's encoding of a success state holding the items with ids `ids`.
+    public func stateJSON(seq: Int, ids: Range<Int>) -> [UInt8] {
+        var bytes = Array(#"{"seq":\#(seq),"status":"success","items":["#.utf8)
+        bytes.reserveCapacity(ids.count * (Self.itemBytes + 1) + 64)
+        for id in ids {
+            if id > ids.lowerBound { bytes.append(UInt8(ascii: ",")) }
+            bytes += items[id - 1]
+        }
+        bytes += Array("]}".utf8)
+        return bytes
+    }
+
+    /// The length of depotd's `stateChanged` line for a state of `stateBytes` bytes (subscription "s1").
+    public static func notificationBytes(stateBytes: Int) -> Int {
+        #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":"#.utf8.count + stateBytes + 3
+    }
+
+    /// The length of depotd's answer line carrying a result of `resultBytes` bytes (id 1).
+    public static func answerBytes(resultBytes: Int) -> Int {
+        #"{"jsonrpc":"2.0","id":1,"result":"#.utf8.count + resultBytes + 2
+    }
+}

@@ -1,0 +1,68 @@
+/// What a run measures: the full matrix, or a tiny one that only proves the tool works (CI).
+public struct BenchmarkPlan: Sendable {
+    public var quick: Bool
+    /// Item counts, each with the subscriber counts its fan-out is measured at.
+    public var fanout: [(items: Int, subscribers: [Int])]
+    public var warmUpRounds: Int
+    /// Bytes one fan-out case delivers at most (the number of rounds follows, between 5 and 100).
+    public var bytesPerFanoutCase: Int
+    public var rpcClients: [Int]
+    /// `state` is measured at each of these item counts; `get` at the largest.
+    public var rpcItems: [Int]
+    public var rpcWarmUp: Double
+    public var rpcSeconds: Double
+    public var idleSubscriberSteps: [Int]
+    public var memoryItems: Int
+    public var stalledReaders: Int
+    public var stalledStates: Int
+    public var settle: Double
+    public var startupItems: [Int]
+    public var startupRuns: Int
+    public var queueLimit: Int
+
+    /// The scenarios: N ∈ {100, 1000} at K ∈ {1, 64, 1024}, N = 10,000 at K ∈ {1, 64}; C ∈ {1, 16, 64}.
+    public static let full = BenchmarkPlan(
+        quick: false,
+        fanout: [(100, [1, 64, 1024]), (1000, [1, 64, 1024]), (10_000, [1, 64])],
+        warmUpRounds: 2,
+        bytesPerFanoutCase: 2 << 30,
+        rpcClients: [1, 16, 64],
+        rpcItems: [100, 1000],
+        rpcWarmUp: 0.3,
+        rpcSeconds: 1.5,
+        idleSubscriberSteps: [64, 1024],
+        memoryItems: 100,
+        stalledReaders: 8,
+        stalledStates: 10_000,
+        settle: 0.5,
+        startupItems: [0, 100_000],
+        startupRuns: 3,
+        queueLimit: 256
+    )
+
+    /// A few seconds, even with debug binaries: proves every scenario runs, measures nothing worth keeping.
+    public static let quickCheck = BenchmarkPlan(
+        quick: true,
+        fanout: [(100, [2])],
+        warmUpRounds: 1,
+        bytesPerFanoutCase: 1 << 20,
+        rpcClients: [2],
+        rpcItems: [100],
+        rpcWarmUp: 0.05,
+        rpcSeconds: 0.2,
+        idleSubscriberSteps: [2],
+        memoryItems: 100,
+        stalledReaders: 2,
+        stalledStates: 300,
+        settle: 0.05,
+        startupItems: [0, 1000],
+        startupRuns: 1,
+        queueLimit: 256
+    )
+
+    func rounds(items: Int, subscribers: Int) -> Int {
+        min(100, max(5, bytesPerFanoutCase / max(1, items * subscribers * BenchCollection.itemBytes)))
+    }
+
+    var fanoutCaseCount: Int { fanout.reduce(0) { $0 + $1.subscribers.count } }
+}

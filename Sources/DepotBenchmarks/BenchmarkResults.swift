@@ -1,0 +1,80 @@
+/// Everything a run measured, as written to the JSON file: the raw figures behind BENCHMARKS.md.
+public struct BenchmarkResults: Codable, Sendable {
+    public var machine: MachineDescription
+    public var quick: Bool
+    public var fanout: [FanoutFigures] = []
+    public var rpc: [RPCFigures] = []
+    public var idleMemory: [IdleMemoryFigures] = []
+    public var stalledSubscriber: [StalledSubscriberFigures] = []
+    public var startup: [StartupFigures] = []
+    /// Systems that could not be measured, and why.
+    public var notes: [String] = []
+
+    public init(machine: MachineDescription, quick: Bool) {
+        self.machine = machine
+        self.quick = quick
+    }
+}
+
+/// One system's fan-out of one state of `items` items to `subscribers` subscribers, over `rounds` rounds.
+public struct FanoutFigures: Codable, Sendable {
+    public var system: String
+    public var items: Int
+    public var subscribers: Int
+    public var rounds: Int
+    /// Per subscriber: from the trigger to the whole message received.
+    public var latency: LatencySummary
+    /// All deliveries divided by the summed time from each trigger to its last delivery.
+    public var deliveriesPerSecond: Double
+    public var bytesPerSecond: Double
+    /// The mean size of one delivered message.
+    public var messageBytes: Int
+}
+
+/// One system answering `method` to `clients` clients in a closed loop.
+public struct RPCFigures: Codable, Sendable {
+    public var system: String
+    public var method: RPCMethodUnderTest
+    public var items: Int
+    public var clients: Int
+    public var seconds: Double
+    public var requestsPerSecond: Double
+    public var latency: LatencySummary
+    public var answerBytes: Int
+}
+
+/// A server's resident memory with no subscriber and with `subscribers` idle subscribers.
+public struct IdleMemoryFigures: Codable, Sendable {
+    public var system: String
+    public var subscribers: Int
+    public var idleKiB: Int
+    public var withSubscribersKiB: Int
+    public var kibPerSubscriber: Double
+}
+
+/// depotd's memory while `readers` subscribers receive `states` states and one subscriber (if `stalled`)
+/// never reads.
+public struct StalledSubscriberFigures: Codable, Sendable {
+    public var stalled: Bool
+    public var readers: Int
+    public var states: Int
+    public var items: Int
+    public var queueLimit: Int
+    public var beforeKiB: Int
+    public var afterKiB: Int
+    public var growthKiB: Int
+    /// The bytes of the newest `queueLimit` states: the most a stalled subscriber's queue can hold.
+    public var queueBoundKiB: Int
+    /// What the stalled subscriber read once it started reading: messages, and the skipped count it was told.
+    public var stalledMessagesRead: Int?
+    public var stalledSawNewest: Bool?
+}
+
+/// From launching a server to its socket accepting, and to a subscriber holding the first loaded state.
+public struct StartupFigures: Codable, Sendable {
+    public var system: String
+    public var items: Int
+    public var runs: Int
+    public var acceptingMilliseconds: Double
+    public var firstStateMilliseconds: Double?
+}

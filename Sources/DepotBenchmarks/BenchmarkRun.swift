@@ -1,0 +1,164 @@
+import Foundation
+
+/// One run: starts the servers, runs every scenario of the plan on depotd, the floor and Redis, stops the
+/// servers, and returns the figures. Progress goes to stderr.
+public struct BenchmarkRun {
+    public var plan: BenchmarkPlan
+    public var depotdBinary: String
+    /// This tool's own binary, which serves as the floor (`depot-bench floor`).
+    public var benchBinary: String
+    /// nil when redis-server is not installed: the run then has no Redis figures and says so.
+    public var redisBinary: String?
+    /// A temporary directory for sockets and collections.
+    public var directory: String
+    /// The scenarios to run; all by default.
+    public var scenarios: Set<Scenario>
+
+    /// The issue's four scenarios.
+    public enum Scenario: String, CaseIterable, Sendable {
+        case fanout, rpc, memory, startup
+    }
+
+    private let started = MonotonicClock.now()
+
+    public init(plan: BenchmarkPlan, depotdBinary: String, benchBinary: String, redisBinary: String?, directory: String, scenarios: Set<Scenario> = Set(Scenario.allCases)) {
+        self.scenarios = scenarios
+        self.plan = plan
+        self.depotdBinary = depotdBinary
+        self.benchBinary = benchBinary
+        self.redisBinary = redisBinary
+        self.directory = directory
+    }
+
+    public func run() throws -> BenchmarkResults {
+        var results = BenchmarkResults(machine: .current(redisBinary: redisBinary), quick: plan.quick)
+        if redisBinary == nil {
+            results.notes.append("redis-server is not installed, so there are no Redis figures (install it: apt-get install redis-server).")
+            progress("redis-server not found: running without Redis (apt-get install redis-server)")
+        }
+        let largest = plan.fanout.map(\.items).max() ?? 0
+        let collection = BenchCollection(count: max(largest, plan.rpcItems.max() ?? 0, plan.memoryItems, plan.startupItems.max() ?? 0))
+        let pool = ReaderPool()
+        defer { pool.shutdown() }
+
+        if scenarios.contains(.fanout) || scenarios.contains(.rpc) {
+            try runFanoutAndRPC(collection: collection, pool: pool, into: &results)
+        }
+        if scenarios.contains(.memory) {
+            try runMemory(collection: collection, pool: pool, into: &results)
+        }
+        if scenarios.contains(.startup) {
+            try runStartup(collection: collection, into: &results)
+        }
+        progress("done")
+        return results
+    }
+
+    // MARK: Scenarios 1 and 2
+
+    private func runFanoutAndRPC(collection: BenchCollection, pool: ReaderPool, into results: inout BenchmarkResults) throws {
+        let references = try startReferences(collection: collection, tag: "")
+        defer { references.forEach { $0.process.stop() } }
+        var done = 0
+        let itemCounts = Set((scenarios.contains(.fanout) ? plan.fanout.map(\.items) : []) + (scenarios.contains(.rpc) ? plan.rpcItems : [])).sorted()
+        for items in itemCounts {
+            let depotd = try DepotdUnderTest(binary: depotdBinary, directory: try subdirectory("depotd-\(items)"), collection: collection)
+            defer { depotd.process.stop() }
+            let systems: [any SystemUnderTest] = [depotd] + references
+            for subscribers in scenarios.contains(.fanout) ? plan.fanout.first(where: { $0.items == items })?.subscribers ?? [] : [] {
+                done += 1
+                let scenario = FanoutScenario(
+                    items: items,
+                    subscribers: subscribers,
+                    rounds: plan.rounds(items: items, subscribers: subscribers),
+                    warmUpRounds: plan.warmUpRounds
+                )
+                for system in systems {
+                    progress("fan-out \(done)/\(plan.fanoutCaseCount): \(system.name), N=\(items), K=\(subscribers), \(scenario.rounds) rounds")
+                    results.fanout.append(try scenario.run(on: system, pool: pool))
+                }
+            }
+            guard scenarios.contains(.rpc), plan.rpcItems.contains(items) else { continue }
+            for system in systems { try system.prepare(items: items) }
+            var methods: [RPCMethodUnderTest] = [.state]
+            if items == plan.rpcItems.max() { methods.append(.get) }
+            for method in methods {
+                for clients in plan.rpcClients {
+                    let scenario = RPCScenario(method: method, items: items, clients: clients, warmUp: plan.rpcWarmUp, seconds: plan.rpcSeconds)
+                    for system in systems {
+                        progress("RPC: \(system.name) \(method.rawValue), N=\(items), C=\(clients)")
+                        results.rpc.append(try scenario.run(on: system, pool: pool))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Scenario 3
+
+    private func runMemory(collection: BenchCollection, pool: ReaderPool, into results: inout BenchmarkResults) throws {
+        let depotd = try DepotdUnderTest(binary: depotdBinary, directory: try subdirectory("memory"), collection: collection)
+        let references = try startReferences(collection: collection, tag: "memory-")
+        let systems: [any SystemUnderTest] = [depotd] + references
+        defer { systems.forEach { $0.process.stop() } }
+        let idle = IdleMemoryScenario(subscriberSteps: plan.idleSubscriberSteps, settle: plan.settle)
+        for system in systems {
+            progress("memory: \(system.name) with \(plan.idleSubscriberSteps.map(String.init).joined(separator: ", then ")) idle subscribers")
+            try system.prepare(items: plan.memoryItems)
+            results.idleMemory += try idle.run(on: system, pool: pool)
+        }
+
+        for stalled in [true, false] where stalled || !plan.quick {
+            progress("memory: depotd, \(plan.stalledReaders) subscribers reading \(plan.stalledStates) states, \(stalled ? "one stalled" : "none stalled")")
+            let depotd = try DepotdUnderTest(binary: depotdBinary, directory: try subdirectory(stalled ? "stalled" : "unstalled"), collection: collection)
+            defer { depotd.process.stop() }
+            let scenario = StalledSubscriberScenario(
+                items: plan.memoryItems, readers: plan.stalledReaders, states: plan.stalledStates,
+                stalled: stalled, queueLimit: plan.queueLimit, settle: plan.settle
+            )
+            results.stalledSubscriber.append(try scenario.run(on: depotd, pool: pool))
+        }
+    }
+
+    // MARK: Scenario 4
+
+    private func runStartup(collection: BenchCollection, into results: inout BenchmarkResults) throws {
+        let directory = try subdirectory("startup")
+        for items in plan.startupItems {
+            progress("start-up: depotd with \(items) items, \(plan.startupRuns) runs")
+            results.startup.append(try StartupScenario(items: items, runs: plan.startupRuns).runDepotd(binary: depotdBinary, directory: directory, collection: collection))
+        }
+        progress("start-up: the floor and Redis")
+        results.startup.append(try StartupScenario.runReference("floor", runs: plan.startupRuns) { run in
+            let socket = directory + "/floor-\(run).sock"
+            return (try FloorUnderTest.launch(binary: benchBinary, socketPath: socket), socket)
+        })
+        if let redisBinary {
+            results.startup.append(try StartupScenario.runReference("Redis", runs: plan.startupRuns) { run in
+                let socket = directory + "/redis-\(run).sock"
+                return (try RedisUnderTest.launch(binary: redisBinary, socketPath: socket, directory: directory), socket)
+            })
+        }
+    }
+
+    // MARK: Helpers
+
+    private func startReferences(collection: BenchCollection, tag: String) throws -> [any SystemUnderTest] {
+        var references: [any SystemUnderTest] = [try FloorUnderTest(binary: benchBinary, directory: try subdirectory(tag + "floor"))]
+        if let redisBinary {
+            references.append(try RedisUnderTest(binary: redisBinary, directory: try subdirectory(tag + "redis"), collection: collection))
+        }
+        return references
+    }
+
+    private func subdirectory(_ name: String) throws -> String {
+        let path = directory + "/" + name
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private func progress(_ message: String) {
+        let seconds = Double(MonotonicClock.now() - started) / 1e9
+        FileHandle.standardError.write(Data(String(format: "[%6.1fs] %@\n", seconds, message).utf8))
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+
+/// BENCHMARKS.md: the run's tables, each depotd figure with its ratio to the floor and to Redis, and the
+/// targets met or not. `history` (benchmarks/history.md, kept by hand: what was changed in depotd to meet a
+/// target, with before and after) is included as it is.
+public struct BenchmarksReport {
+    public var results: BenchmarkResults
+    public var history: String?
+    public var command: String
+
+    public init(results: BenchmarkResults, history: String?, command: String) {
+        self.results = results
+        self.history = history
+        self.command = command
+    }
+
+    public var markdown: String {
+        var out = "# Benchmarks\n\n"
+        out += "Written by `\(command)` (see README, \"Benchmarks\"); the raw figures are in `benchmarks/results.json`. "
+        out += "depotd, the floor (a minimal fan-out writer with no JSON work, `depot-bench floor`) and Redis (PUBLISH/SUBSCRIBE, GET) "
+        out += "ran on Unix sockets on this machine, measured by the same client code: plain sockets read by epoll threads, "
+        out += "each message timestamped when its last byte was read, only its first bytes looked at (to find its `seq`).\n\n"
+        if results.quick {
+            out += "**A quick check (`--quick`): tiny sizes, few samples; these figures prove the tool runs and mean nothing.**\n\n"
+        }
+        for note in results.notes { out += "**Note:** \(note)\n\n" }
+        out += machine
+        out += targets
+        out += fanout
+        out += rpc
+        out += memory
+        out += startup
+        if let history, !history.isEmpty {
+            out += history.hasSuffix("\n") ? history : history + "\n"
+        }
+        return out
+    }
+
+    // MARK: Sections
+
+    private var machine: String {
+        let m = results.machine
+        return """
+            ## Machine
+
+            | | |
+            |---|---|
+            | CPU | \(m.cpu) |
+            | Cores | \(m.cores) |
+            | Memory | \(m.memory) |
+            | Kernel | \(m.kernel) |
+            | Swift | \(m.swift) |
+            | Redis | \(m.redis) |
+            | Date | \(m.date) |
+
+
+            """
+    }
+
+    private var targets: String {
+        var rows: [String] = []
+        let maxK = results.fanout.map(\.subscribers).max() ?? 0
+        for items in Set(results.fanout.filter { $0.subscribers == maxK }.map(\.items)).sorted() {
+            let depotd = fanoutFigure("depotd", items, maxK)
+            if let depotd, let floor = fanoutFigure("floor", items, maxK) {
+                rows.append(row("Fan-out, N=\(items), K=\(maxK): p99 ≤ 2× the floor's",
+                                "\(us(depotd.latency.p99)) vs. 2 × \(us(floor.latency.p99))", depotd.latency.p99 <= 2 * floor.latency.p99))
+            }
+            if let depotd, let redis = fanoutFigure("Redis", items, maxK) {
+                rows.append(row("Fan-out, N=\(items), K=\(maxK): deliveries/s ≥ Redis's",
+                                "\(rate(depotd.deliveriesPerSecond)) vs. \(rate(redis.deliveriesPerSecond))", depotd.deliveriesPerSecond >= redis.deliveriesPerSecond))
+            }
+        }
+        let maxC = results.rpc.map(\.clients).max() ?? 0
+        for items in Set(results.rpc.filter { $0.method == .state }.map(\.items)).sorted() {
+            if let depotd = rpcFigure("depotd", .state, items, maxC), let redis = rpcFigure("Redis", .state, items, maxC) {
+                rows.append(row("`state`, N=\(items), C=\(maxC): req/s ≥ 0.8× Redis GET",
+                                "\(rate(depotd.requestsPerSecond)) vs. 0.8 × \(rate(redis.requestsPerSecond))", depotd.requestsPerSecond >= 0.8 * redis.requestsPerSecond))
+            }
+        }
+        if let idle = results.idleMemory.filter({ $0.system == "depotd" }).max(by: { $0.subscribers < $1.subscribers }) {
+            rows.append(row("≤ 16 KiB RSS per idle subscriber (K=\(idle.subscribers))", String(format: "%.1f KiB", idle.kibPerSubscriber), idle.kibPerSubscriber <= 16))
+        }
+        if let stalled = results.stalledSubscriber.first(where: \.stalled) {
+            // What the stalled subscriber costs: its run's growth over the same run's without it, when there is one.
+            let baseline = results.stalledSubscriber.first { !$0.stalled }?.growthKiB ?? 0
+            let cost = stalled.growthKiB - baseline
+            rows.append(row("A stalled subscriber grows memory ≤ its queue bound",
+                            "\(cost) KiB (\(stalled.growthKiB) KiB, less \(baseline) KiB without it) vs. \(stalled.queueBoundKiB) KiB", cost <= stalled.queueBoundKiB))
+        }
+        guard !rows.isEmpty else { return "" }
+        return "## Targets\n\n| Target | Measured | Met |\n|---|---|---|\n" + rows.joined() + "\n"
+    }
+
+    private var fanout: String {
+        guard !results.fanout.isEmpty else { return "" }
+        var out = """
+            ## 1. Fan-out
+
+            One state change, delivered to K subscribers: latency per subscriber from the trigger to the whole message \
+            received. depotd's trigger is `load`: depotd publishes `loading`, reads and parses its file of N items and \
+            publishes `success` with them, the state measured; so depotd's time includes reading and parsing the \
+            file (an optimistic `remove` would skip that, but it then publishes a second state of N items while the \
+            first is still going out). Redis's trigger is a PUBLISH of depotd's encoding of the same state (so its time \
+            includes sending the payload to Redis), the floor's a short command after which it writes a line of the \
+            size of depotd's notification. Deliveries/s: all deliveries divided by the summed time from each trigger \
+            to its last delivery. Ratios are depotd's figure divided by the reference's (for latency lower is better, \
+            for rates higher is better).
+
+            | N | K | System | Rounds | Message | p50 | p99 | max | Deliveries/s | MB/s | p99 ÷ floor | p99 ÷ Redis | Deliv/s ÷ floor | Deliv/s ÷ Redis |
+            |---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+
+            """
+        for figure in results.fanout {
+            let floor = fanoutFigure("floor", figure.items, figure.subscribers)
+            let redis = fanoutFigure("Redis", figure.items, figure.subscribers)
+            let isDepotd = figure.system == "depotd"
+            out += "| \(figure.items) | \(figure.subscribers) | \(figure.system) | \(figure.rounds) | \(bytes(figure.messageBytes)) | "
+            out += "\(us(figure.latency.p50)) | \(us(figure.latency.p99)) | \(us(figure.latency.max)) | "
+            out += "\(rate(figure.deliveriesPerSecond)) | \(String(format: "%.0f", figure.bytesPerSecond / 1e6)) | "
+            out += isDepotd ? "\(ratio(figure.latency.p99, floor?.latency.p99)) | \(ratio(figure.latency.p99, redis?.latency.p99)) | " : "| | "
+            out += isDepotd ? "\(ratio(figure.deliveriesPerSecond, floor?.deliveriesPerSecond)) | \(ratio(figure.deliveriesPerSecond, redis?.deliveriesPerSecond)) |\n" : "| |\n"
+        }
+        return out + "\n"
+    }
+
+    private var rpc: String {
+        guard !results.rpc.isEmpty else { return "" }
+        var out = """
+            ## 2. RPC
+
+            C clients, each sending its next request as soon as the whole answer is in, for \
+            \(String(format: "%.1f", results.rpc[0].seconds)) s after a warm-up. depotd answers `state` (a state of N \
+            items) and `get` (one item); Redis answers GET of a value of the same size (depotd's state, one item); the \
+            floor answers a line of the size of depotd's answer.
+
+            | Method | N | C | System | Answer | req/s | p50 | p99 | req/s ÷ floor | req/s ÷ Redis | p99 ÷ floor | p99 ÷ Redis |
+            |---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|
+
+            """
+        for figure in results.rpc {
+            let floor = rpcFigure("floor", figure.method, figure.items, figure.clients)
+            let redis = rpcFigure("Redis", figure.method, figure.items, figure.clients)
+            out += "| `\(figure.method.rawValue)` | \(figure.items) | \(figure.clients) | \(figure.system) | \(bytes(figure.answerBytes)) | "
+            out += "\(rate(figure.requestsPerSecond)) | \(us(figure.latency.p50)) | \(us(figure.latency.p99)) | "
+            if figure.system == "depotd" {
+                out += "\(ratio(figure.requestsPerSecond, floor?.requestsPerSecond)) | \(ratio(figure.requestsPerSecond, redis?.requestsPerSecond)) | "
+                out += "\(ratio(figure.latency.p99, floor?.latency.p99)) | \(ratio(figure.latency.p99, redis?.latency.p99)) |\n"
+            } else {
+                out += "| | | |\n"
+            }
+        }
+        return out + "\n"
+    }
+
+    private var memory: String {
+        guard !results.idleMemory.isEmpty || !results.stalledSubscriber.isEmpty else { return "" }
+        var out = """
+            ## 3. Memory
+
+            Resident memory (VmRSS from /proc/PID/status), with N=\(results.stalledSubscriber.first?.items ?? 0) items \
+            loaded: idle, then with K idle subscribers (each has received the current state).
+
+            | System | Idle | K | With K subscribers | KiB per subscriber | ÷ floor | ÷ Redis |
+            |---|---:|---:|---:|---:|---:|---:|
+
+            """
+        for figure in results.idleMemory {
+            let floor = results.idleMemory.first { $0.system == "floor" && $0.subscribers == figure.subscribers }
+            let redis = results.idleMemory.first { $0.system == "Redis" && $0.subscribers == figure.subscribers }
+            out += "| \(figure.system) | \(figure.idleKiB) KiB | \(figure.subscribers) | \(figure.withSubscribersKiB) KiB | \(String(format: "%.1f", figure.kibPerSubscriber)) | "
+            out += figure.system == "depotd" ? "\(ratio(figure.kibPerSubscriber, floor?.kibPerSubscriber)) | \(ratio(figure.kibPerSubscriber, redis?.kibPerSubscriber)) |\n" : "| |\n"
+        }
+        if !results.stalledSubscriber.isEmpty {
+            out += """
+
+                depotd while R subscribers read S states (pipelined `load` and `wipe`: loading, success, idle) and one \
+                subscriber with a 4 KiB receive buffer never reads. Its queue holds at most \
+                \(results.stalledSubscriber[0].queueLimit) states, so the bound is the bytes of the newest \
+                \(results.stalledSubscriber[0].queueLimit) states (the states are shared, so this counts each once). \
+                The row without a stalled subscriber shows what the same load costs anyway (the allocator keeps \
+                freed memory), so the stalled subscriber's cost is the difference. Afterwards the stalled \
+                subscriber reads: it must get the newest state, after a `skipped` count. (Redis and the floor have no \
+                such bound to compare: Redis by default disconnects such a subscriber at 32 MB of backlog.)
+
+                | Stalled | R | S | Before | After | Growth | Growth over none stalled | Queue bound | Within bound | Stalled then read |
+                |---|---:|---:|---:|---:|---:|---:|---:|---|---|
+
+                """
+            let baseline = results.stalledSubscriber.first { !$0.stalled }?.growthKiB
+            for figure in results.stalledSubscriber {
+                let cost = figure.stalled ? baseline.map { figure.growthKiB - $0 } : nil
+                let read = figure.stalledMessagesRead.map { "\($0) messages, \(figure.stalledSawNewest == true ? "ending with the newest state" : "WITHOUT the newest state")" } ?? "—"
+                out += "| \(figure.stalled ? "one" : "none") | \(figure.readers) | \(figure.states) | \(figure.beforeKiB) KiB | \(figure.afterKiB) KiB | "
+                let within = (cost ?? figure.growthKiB) <= figure.queueBoundKiB
+                out += "\(figure.growthKiB) KiB | \(cost.map { "\($0) KiB" } ?? "—") | \(figure.queueBoundKiB) KiB | \(figure.stalled ? (within ? "yes" : "no") : "—") | \(read) |\n"
+            }
+        }
+        return out + "\n"
+    }
+
+    private var startup: String {
+        guard !results.startup.isEmpty else { return "" }
+        var out = """
+            ## 4. Start-up
+
+            From launching the process to its socket accepting a connection, and (depotd, loading its file source at \
+            start) to a subscriber that connected at once holding the whole first `success` state. Median of \
+            \(results.startup[0].runs) runs.
+
+            | System | Items | To accepting | To the first state | Accepting ÷ floor | Accepting ÷ Redis |
+            |---|---|---:|---:|---:|---:|
+
+            """
+        let floor = results.startup.first { $0.system == "floor" }
+        let redis = results.startup.first { $0.system == "Redis" }
+        for figure in results.startup {
+            out += "| \(figure.system) | \(figure.items) from the file | \(ms(figure.acceptingMilliseconds)) | \(figure.firstStateMilliseconds.map(ms) ?? "—") | "
+            out += figure.system == "depotd" ? "\(ratio(figure.acceptingMilliseconds, floor?.acceptingMilliseconds)) | \(ratio(figure.acceptingMilliseconds, redis?.acceptingMilliseconds)) |\n" : "| |\n"
+        }
+        out += "| depotd | 100,000 cached | not yet — the data layer (issue 5) has not landed | | | |\n"
+        return out + "\n"
+    }
+
+    // MARK: Formatting
+
+    private func fanoutFigure(_ system: String, _ items: Int, _ subscribers: Int) -> FanoutFigures? {
+        results.fanout.first { $0.system == system && $0.items == items && $0.subscribers == subscribers }
+    }
+
+    private func rpcFigure(_ system: String, _ method: RPCMethodUnderTest, _ items: Int, _ clients: Int) -> RPCFigures? {
+        results.rpc.first { $0.system == system && $0.method == method && $0.items == items && $0.clients == clients }
+    }
+
+    private func row(_ target: String, _ measured: String, _ met: Bool) -> String {
+        "| \(target) | \(measured) | \(met ? "**met**" : "**not met**") |\n"
+    }
+
+    private func ratio(_ value: Double, _ reference: Double?) -> String {
+        guard let reference, reference > 0 else { return "—" }
+        return String(format: "%.2f×", value / reference)
+    }
+
+    private func us(_ microseconds: Double) -> String {
+        microseconds >= 10_000 ? String(format: "%.1f ms", microseconds / 1000) : String(format: "%.0f µs", microseconds)
+    }
+
+    private func ms(_ milliseconds: Double) -> String {
+        String(format: "%.1f ms", milliseconds)
+    }
+
+    private func rate(_ perSecond: Double) -> String {
+        perSecond >= 10_000 ? String(format: "%.0fk", perSecond / 1000) : String(format: "%.0f", perSecond)
+    }
+
+    private func bytes(_ count: Int) -> String {
+        count >= 1_048_576 ? String(format: "%.1f MiB", Double(count) / 1_048_576)
+            : count >= 1024 ? String(format: "%.0f KiB", Double(count) / 1024) : "\(count) B"
+    }
+}

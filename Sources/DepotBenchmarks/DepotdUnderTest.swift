@@ -1,0 +1,79 @@
+import Foundation
+
+/// depotd, started on a generated collection in a file source (`--source file:…`, `--no-initial-load`).
+///
+/// Its fan-out trigger is `load`: depotd publishes `loading`, reads and parses the file, and publishes
+/// `success` with the N items, the state measured. (An optimistic `remove` would publish its state before
+/// touching the file, but then rewrites the file and publishes a second state of N items while the first is
+/// still being fanned out, so every round would carry two large states instead of one.)
+public final class DepotdUnderTest: SystemUnderTest {
+    public let name = "depotd"
+    public let process: ManagedProcess
+    public let socketPath: String
+    public let framing = Framing.lines
+    public let subscribeMessage = Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#.utf8) + [0x0A]
+    public var subscribedSeq: Int? { seq }
+
+    private let collection: BenchCollection
+    private let itemsPath: String
+    private let control: ControlConnection
+    private var seq = 0
+
+    /// Starts depotd; `binary` is the depotd executable.
+    public init(binary: String, directory: String, collection: BenchCollection, extraArguments: [String] = []) throws {
+        self.collection = collection
+        socketPath = directory + "/depotd.sock"
+        itemsPath = directory + "/items.json"
+        try collection.write(to: itemsPath, ids: 1..<1)
+        process = try ManagedProcess.launch(
+            "depotd",
+            executable: binary,
+            arguments: ["--socket", socketPath, "--source", "file:" + itemsPath, "--no-initial-load", "--log-level", "warning"] + extraArguments
+        )
+        _ = try process.waitUntilAccepting(socketPath)
+        control = try ControlConnection(path: socketPath, framing: .lines)
+    }
+
+    public func prepare(items: Int) throws {
+        try collection.write(to: itemsPath, ids: 1..<(items + 1))
+        seq = try load()
+    }
+
+    /// `load` publishes loading (seq + 1), then success (seq + 2).
+    public func prepareRound(items: Int, tracker: SubscriberTracker, subscribers: Int) throws -> (measured: Int, settled: Int) {
+        (seq + 2, seq + 2)
+    }
+
+    public func trigger() throws {
+        try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
+    }
+
+    public func finishRound() throws {
+        let (answer, head) = try control.receive()
+        guard !answer.isError, let answered = answer.seq else {
+            throw BenchError("depotd answered load with \(String(decoding: head, as: UTF8.self))…")
+        }
+        seq = answered
+    }
+
+    public func request(_ method: RPCMethodUnderTest) -> [UInt8] {
+        switch method {
+        case .state: Array(#"{"jsonrpc":"2.0","id":1,"method":"state"}"#.utf8) + [0x0A]
+        case .get: Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":1}}"#.utf8) + [0x0A]
+        }
+    }
+
+    /// Sends `load` and returns the seq of the state it published.
+    @discardableResult
+    public func load() throws -> Int {
+        guard let loaded = try control.call(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#) else {
+            throw BenchError("depotd's answer to load carried no state")
+        }
+        seq = loaded
+        return loaded
+    }
+
+    /// The control connection, for scenarios that pipeline their own requests.
+    public var controlConnection: ControlConnection { control }
+    public var currentSeq: Int { seq }
+}

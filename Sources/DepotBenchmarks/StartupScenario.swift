@@ -1,0 +1,57 @@
+import Foundation
+
+/// Scenario 4: from launching a server to its socket accepting, and (depotd) to a subscriber that connected
+/// at once holding the first loaded state, whole. The median of `runs` launches.
+public struct StartupScenario: Sendable {
+    public var items: Int
+    public var runs: Int
+
+    public init(items: Int, runs: Int) {
+        self.items = items
+        self.runs = runs
+    }
+
+    public func runDepotd(binary: String, directory: String, collection: BenchCollection) throws -> StartupFigures {
+        let itemsPath = directory + "/startup-items.json"
+        try collection.write(to: itemsPath, ids: 1..<(items + 1))
+        defer { try? FileManager.default.removeItem(atPath: itemsPath) }
+        var accepting: [Double] = []
+        var firstState: [Double] = []
+        for run in 0..<runs {
+            let socket = directory + "/startup-\(run).sock"
+            let process = try ManagedProcess.launch("depotd", executable: binary, arguments: [
+                "--socket", socket, "--source", "file:" + itemsPath, "--log-level", "warning",
+            ])
+            defer { process.stop() }
+            let accepted = try process.waitUntilAccepting(socket, timeout: 120)
+            let subscriber = try ControlConnection(path: socket, framing: .lines)
+            try subscriber.send(line: #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
+            let success = Array(#""status":"success""#.utf8)
+            while true {
+                let (_, head) = try subscriber.receive()
+                if head.firstRange(of: success) != nil { break }
+            }
+            let loaded = MonotonicClock.now()
+            accepting.append(Double(accepted - process.launchedAt) / 1e6)
+            firstState.append(Double(loaded - process.launchedAt) / 1e6)
+        }
+        return StartupFigures(system: "depotd", items: items, runs: runs, acceptingMilliseconds: Self.median(accepting), firstStateMilliseconds: Self.median(firstState))
+    }
+
+    /// A reference's start-up: until its socket accepts.
+    public static func runReference(_ name: String, runs: Int, launch: (Int) throws -> (ManagedProcess, String)) throws -> StartupFigures {
+        var accepting: [Double] = []
+        for run in 0..<runs {
+            let (process, socket) = try launch(run)
+            defer { process.stop() }
+            let accepted = try process.waitUntilAccepting(socket, timeout: 60)
+            accepting.append(Double(accepted - process.launchedAt) / 1e6)
+        }
+        return StartupFigures(system: name, items: 0, runs: runs, acceptingMilliseconds: median(accepting), firstStateMilliseconds: nil)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}

@@ -1,0 +1,36 @@
+/// One of the three systems a run compares: depotd, the floor, Redis. The scenarios drive each the same
+/// way, with the same client code; only the bytes sent differ.
+public protocol SystemUnderTest: AnyObject {
+    /// "depotd", "floor", "Redis".
+    var name: String { get }
+    var process: ManagedProcess { get }
+    var socketPath: String { get }
+    var framing: Framing { get }
+
+    /// What a subscriber sends to start receiving states.
+    var subscribeMessage: [UInt8] { get }
+    /// How to know a subscriber is subscribed: the seq of the current state it receives first (depotd), or
+    /// nil when the answer to its subscription is one message without a seq.
+    var subscribedSeq: Int? { get }
+
+    /// Makes the collection (or the payload) `items` items of the shared collection, outside any measurement.
+    func prepare(items: Int) throws
+
+    /// Unmeasured preparation of a fan-out round whose state holds `items` items (`tracker` and `subscribers`
+    /// for a system that must bring its subscribers somewhere first). Returns the seq to measure and the seq
+    /// after which the round is over.
+    func prepareRound(items: Int, tracker: SubscriberTracker, subscribers: Int) throws -> (measured: Int, settled: Int)
+    /// Sends what makes the state change (the measured clock starts just before).
+    func trigger() throws
+    /// Reads the trigger's answer, if it has one.
+    func finishRound() throws
+
+    /// The request for an RPC client: `state`, or `get` of one item (Redis: GET of a value of the same size).
+    func request(_ method: RPCMethodUnderTest) -> [UInt8]
+}
+
+/// The RPC methods measured.
+public enum RPCMethodUnderTest: String, Sendable, Codable {
+    case state
+    case get
+}
