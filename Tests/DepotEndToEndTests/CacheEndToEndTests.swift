@@ -59,6 +59,43 @@ struct CacheEndToEndTests {
         #expect(shown.standardOutput.hasPrefix("success · 3 items · cache, fetched \(loaded["fetchedAt"]?.stringValue ?? "?"), stale"), "\(shown.standardOutput)")
     }
 
+    @Test("READY and the first state come from the cache while the source has not answered yet")
+    func readyFromTheCache() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        // The first request gets the items; every later one hangs: a source that has become very slow.
+        let answers = Condition(0)
+        let server = try await HTTPTestServer.start { _ in
+            answers.update { answered in
+                defer { answered += 1 }
+                return answered
+            } == 0
+                ? .respond(status: 200, headers: [("Content-Type", "application/json")], body: #"[{"id":1},{"id":2}]"#)
+                : .hang
+        }
+        defer { Task { await server.stop() } }
+        let first = try await Self.start(directory, source: server.url("/items"), ["--no-initial-load"])
+        _ = try await first.connect().call("load")
+        try await Self.crash(first)
+
+        let notify = try NotifySocket(path: directory.file("notify"))
+        let second = try await Daemon.start(
+            ["--source", server.url("/items")],
+            directory: directory,
+            environment: ["NOTIFY_SOCKET": notify.address]
+        )
+        defer { Task { await second.cleanUpKeepingDirectory() } }
+        let ready = try await notify.receive(until: { NotifySocket.fields($0)["READY"] == "1" })
+        #expect(NotifySocket.fields(ready.last!)["STATUS"]?.hasPrefix("success · 2 items · from the cache · ") == true, "\(ready)")
+        // The second run's request reaches the server, which never answers it: the cached list stands.
+        _ = try await withTimeout(.seconds(60), "the second run to ask the source") {
+            await server.requests.wait { $0.count == 2 }
+        }
+        let state = try await second.connect().call("state")
+        #expect(state["origin"] == "cache")
+        #expect(state["stale"] == false)
+    }
+
     @Test("load --strategy: fastestAvailable answers from memory without publishing; a bad strategy is -32602")
     func strategies() async throws {
         let directory = TemporaryDirectory()
