@@ -77,4 +77,6 @@ public struct StartupFigures: Codable, Sendable {
     public var runs: Int
     public var acceptingMilliseconds: Double
     public var firstStateMilliseconds: Double?
+    /// depotd started on its on-disk cache of `items` (its source gone), rather than loading them from a file.
+    public var fromCache: Bool? = nil
 }

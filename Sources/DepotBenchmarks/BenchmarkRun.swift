@@ -125,8 +125,13 @@ public struct BenchmarkRun {
     private func runStartup(collection: BenchCollection, into results: inout BenchmarkResults) throws {
         let directory = try subdirectory("startup")
         for items in plan.startupItems {
-            progress("start-up: depotd with \(items) items, \(plan.startupRuns) runs")
-            results.startup.append(try StartupScenario(items: items, runs: plan.startupRuns).runDepotd(binary: depotdBinary, directory: directory, collection: collection))
+            for fromCache in [false, true] {
+                progress("start-up: depotd with \(items) items \(fromCache ? "cached" : "in its file"), \(plan.startupRuns) runs")
+                results.startup.append(
+                    try StartupScenario(items: items, runs: plan.startupRuns)
+                        .runDepotd(binary: depotdBinary, directory: directory, collection: collection, fromCache: fromCache)
+                )
+            }
         }
         progress("start-up: the floor and Redis")
         results.startup.append(try StartupScenario.runReference("floor", runs: plan.startupRuns) { run in

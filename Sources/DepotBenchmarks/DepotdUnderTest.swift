@@ -28,7 +28,7 @@ public final class DepotdUnderTest: SystemUnderTest {
         process = try ManagedProcess.launch(
             "depotd",
             executable: binary,
-            arguments: ["--socket", socketPath, "--source", "file:" + itemsPath, "--no-initial-load", "--log-level", "warning"] + extraArguments
+            arguments: ["--socket", socketPath, "--source", "file:" + itemsPath, "--no-initial-load", "--no-cache", "--log-level", "warning"] + extraArguments
         )
         _ = try process.waitUntilAccepting(socketPath)
         control = try ControlConnection(path: socketPath, framing: .lines)

@@ -24,7 +24,8 @@ public final class ManagedProcess: Sendable {
     /// Spawns `executable` with stdin from /dev/null, stdout to our stderr, and default signal handling and an
     /// empty signal mask: this process may be running on a thread that blocks signals, and a child would
     /// inherit that and never see SIGTERM.
-    public static func launch(_ name: String, executable: String, arguments: [String]) throws -> ManagedProcess {
+    /// Starts `executable` with this process's environment plus `environment`.
+    public static func launch(_ name: String, executable: String, arguments: [String], environment: [String: String] = [:]) throws -> ManagedProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -45,9 +46,12 @@ public final class ManagedProcess: Sendable {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
         let launchedAt = MonotonicClock.now()
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw BenchError("cannot start \(name) (\(executable)): \(String(cString: strerror(result)))")
         }

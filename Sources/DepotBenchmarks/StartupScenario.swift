@@ -1,7 +1,8 @@
 import Foundation
 
 /// Scenario 4: from launching a server to its socket accepting, and (depotd) to a subscriber that connected
-/// at once holding the first loaded state, whole. The median of `runs` launches.
+/// at once holding the first success state, whole: loaded from its file, or read from its on-disk cache (the
+/// file then gone, so the cached list is the only success). The median of `runs` launches.
 public struct StartupScenario: Sendable {
     public var items: Int
     public var runs: Int
@@ -11,31 +12,60 @@ public struct StartupScenario: Sendable {
         self.runs = runs
     }
 
-    public func runDepotd(binary: String, directory: String, collection: BenchCollection) throws -> StartupFigures {
+    public func runDepotd(binary: String, directory: String, collection: BenchCollection, fromCache: Bool) throws -> StartupFigures {
         let itemsPath = directory + "/startup-items.json"
         try collection.write(to: itemsPath, ids: 1..<(items + 1))
         defer { try? FileManager.default.removeItem(atPath: itemsPath) }
+        // The cache goes in a state directory of the benchmark's own, never the machine's.
+        let stateDirectory = directory + "/startup-state"
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        func launch(_ socket: String, _ extra: [String] = []) throws -> ManagedProcess {
+            try ManagedProcess.launch(
+                "depotd", executable: binary,
+                arguments: ["--socket", socket, "--source", "file:" + itemsPath, "--log-level", "warning"] + (fromCache ? [] : ["--no-cache"]) + extra,
+                environment: ["STATE_DIRECTORY": stateDirectory]
+            )
+        }
+        if fromCache {
+            // One run loads the file, which fills the cache (load answers once the list is saved); then the file goes.
+            let socket = directory + "/startup-prime.sock"
+            let process = try launch(socket, ["--no-initial-load"])
+            _ = try process.waitUntilAccepting(socket, timeout: 120)
+            _ = try ControlConnection(path: socket, framing: .lines).call(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
+            process.stop()
+            try FileManager.default.removeItem(atPath: itemsPath)
+        }
         var accepting: [Double] = []
         var firstState: [Double] = []
         for run in 0..<runs {
             let socket = directory + "/startup-\(run).sock"
-            let process = try ManagedProcess.launch("depotd", executable: binary, arguments: [
-                "--socket", socket, "--source", "file:" + itemsPath, "--log-level", "warning",
-            ])
+            let process = try launch(socket)
             defer { process.stop() }
             let accepted = try process.waitUntilAccepting(socket, timeout: 120)
-            let subscriber = try ControlConnection(path: socket, framing: .lines)
-            try subscriber.send(line: #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
-            let success = Array(#""status":"success""#.utf8)
-            while true {
-                let (_, head) = try subscriber.receive()
-                if head.firstRange(of: success) != nil { break }
-            }
+            try Self.waitForSuccess(on: socket)
             let loaded = MonotonicClock.now()
             accepting.append(Double(accepted - process.launchedAt) / 1e6)
             firstState.append(Double(loaded - process.launchedAt) / 1e6)
         }
-        return StartupFigures(system: "depotd", items: items, runs: runs, acceptingMilliseconds: Self.median(accepting), firstStateMilliseconds: Self.median(firstState))
+        return StartupFigures(
+            system: "depotd", items: items, runs: runs,
+            acceptingMilliseconds: Self.median(accepting), firstStateMilliseconds: Self.median(firstState), fromCache: fromCache
+        )
+    }
+
+    /// Subscribes on `socket` and returns once a `success` state has arrived whole; throws at a failure.
+    private static func waitForSuccess(on socket: String) throws {
+        let subscriber = try ControlConnection(path: socket, framing: .lines)
+        try subscriber.send(line: #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
+        let success = Array(#""status":"success""#.utf8)
+        let failure = Array(#""status":"failure""#.utf8)
+        while true {
+            let (_, head) = try subscriber.receive()
+            if head.firstRange(of: success) != nil { return }
+            if head.firstRange(of: failure) != nil {
+                throw BenchError("depotd published a failure at start-up: \(String(decoding: head, as: UTF8.self))…")
+            }
+        }
     }
 
     /// A reference's start-up: until its socket accepts.
