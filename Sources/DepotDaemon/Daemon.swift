@@ -47,7 +47,7 @@ public struct Daemon: Sendable {
             logger.notice("serving the socket systemd passed (\(socketPath)); the socket and socketMode settings apply only when depotd binds its own")
         }
         let source = try Self.makeSource(settings, logger: logger)
-        let cache = await openCache()
+        let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache { await openCache() } : nil
         let repository = Repository(source: source, idField: settings.idField, cache: cache, logger: logger)
 
         let status = StatusReporter(notifier: notifier)
@@ -113,10 +113,9 @@ public struct Daemon: Sendable {
         try await group.run()
     }
 
-    /// The on-disk cache in the state directory, created if need be; nil when it is turned off or cannot be used
-    /// (logged: depotd then runs without one, as with --no-cache).
+    /// The on-disk cache in the state directory, created if need be; nil when it cannot be used (logged: depotd
+    /// then runs without one, as with --no-cache).
     private func openCache() async -> ItemCache? {
-        guard settings.cacheEnabled else { return nil }
         do {
             try Directories.create(settings.stateDirectory, mode: 0o700)
         } catch {
