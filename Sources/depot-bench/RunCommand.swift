@@ -29,6 +29,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup. Default: all.")
     var scenarios = "fanout,rpc,memory,startup"
 
+    @Option(help: ArgumentHelp("Only these fan-out cases, as ITEMS:SUBSCRIBERS pairs, comma-separated (e.g. 100:1024), for profiling one case.", valueName: "cases"))
+    var fanout: String?
+
     @Option(help: "A note printed at the top of BENCHMARKS.md, such as what else the machine was doing.")
     var note: String?
 
@@ -36,7 +39,16 @@ struct RunCommand: ParsableCommand {
     var history: String?
 
     func run() throws {
-        let plan = quick ? BenchmarkPlan.quickCheck : BenchmarkPlan.full
+        var plan = quick ? BenchmarkPlan.quickCheck : BenchmarkPlan.full
+        if let fanout {
+            plan.fanout = try fanout.split(separator: ",").map { pair in
+                let parts = pair.split(separator: ":").compactMap { Int($0) }
+                guard parts.count == 2, parts.allSatisfy({ $0 > 0 }) else {
+                    throw ValidationError("--fanout takes ITEMS:SUBSCRIBERS pairs such as 100:1024, not \"\(pair)\"")
+                }
+                return (parts[0], [parts[1]])
+            }
+        }
         let chosen = try Set(scenarios.split(separator: ",").map { name in
             guard let scenario = BenchmarkRun.Scenario(rawValue: String(name)) else {
                 throw ValidationError("no scenario \"\(name)\"; the scenarios are fanout, rpc, memory and startup")
