@@ -24,9 +24,10 @@ enum ParamsCheck {
             ? "\(method) takes no params"
             : "\(method) takes " + described.params.map { "\($0.name)\($0.isRequired ? "" : " (optional)")" }.joined(separator: ", ")
         let problems = violations.map { violation in
-            let name = violation.path.split(separator: "/").first.map { "param \"\($0)\"" } ?? "params"
-            let rest = violation.path.split(separator: "/").dropFirst().map { "/\($0)" }.joined()
-            return violation.path.isEmpty ? violation.message : "\(name)\(rest.isEmpty ? "" : " at \(rest)"): \(violation.message)"
+            // The path starts with the param's name ("/optimistic", "/filter/0"); the rest is within its value.
+            guard let name = violation.pathTokens.first else { return violation.message }
+            let rest = violation.path.dropFirst().drop { $0 != "/" }
+            return "param \"\(name)\"\(rest.isEmpty ? "" : " at \(rest)"): \(violation.message)"
         }
         // An unknown name's message already says what the method takes.
         let hint = problems.contains { $0.contains("(it takes") } ? "" : " \(takes)."

@@ -12,6 +12,11 @@ public struct SchemaViolation: Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The path's tokens, unescaped: `["a/b", "0"]` for "/a~1b/0".
+    public var pathTokens: [String] {
+        JSONPointer(parsing: path)?.tokens ?? []
+    }
+
     /// "/items/3/id: must be …", or just the message when the violation is about the instance itself.
     public var description: String {
         path.isEmpty ? message : "\(path): \(message)"
