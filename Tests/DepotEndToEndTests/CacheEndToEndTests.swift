@@ -22,13 +22,6 @@ struct CacheEndToEndTests {
         try await Daemon.start(["--source", source] + extra, directory: directory)
     }
 
-    /// Kills depotd with SIGKILL, as a crash would, and leaves its directory (and cache) in place.
-    static func crash(_ daemon: Daemon) async throws {
-        daemon.ledger.expectConformance()
-        daemon.process.signal(SIGKILL)
-        _ = try await daemon.process.waitForExit()
-    }
-
     @Test("after a crash, the cached list is served at once; when the source then fails, it stays, marked stale")
     func restartKeepsTheView() async throws {
         let directory = TemporaryDirectory()
@@ -37,12 +30,12 @@ struct CacheEndToEndTests {
         let first = try await Self.start(directory, source: source)
         let loaded = try await first.connect().call("load")
         #expect(loaded["origin"] == "source")
-        try await Self.crash(first)
+        try await first.kill()
 
         // The source is gone: the restarted daemon shows the cached list, and says it is stale.
         try FileManager.default.removeItem(atPath: String(source.dropFirst("file:".count)))
         let second = try await Self.start(directory, source: source)
-        defer { Task { await second.cleanUpKeepingDirectory() } }
+        defer { second.process.signal(SIGKILL) }
         try await second.process.waitForError(containing: "serving 3 cached items fetched at")
         // Every state from now on: the start-up load ends with the cached list marked stale (or a failure).
         var state: JSONValue = .null
@@ -57,6 +50,7 @@ struct CacheEndToEndTests {
 
         let shown = try await second.depotctl(["state"])
         #expect(shown.standardOutput.hasPrefix("success · 3 items · cache, fetched \(loaded["fetchedAt"]?.stringValue ?? "?"), stale"), "\(shown.standardOutput)")
+        try await second.kill()
     }
 
     @Test("READY and the first state come from the cache while the source has not answered yet")
@@ -76,7 +70,7 @@ struct CacheEndToEndTests {
         defer { Task { await server.stop() } }
         let first = try await Self.start(directory, source: server.url("/items"), ["--no-initial-load"])
         _ = try await first.connect().call("load")
-        try await Self.crash(first)
+        try await first.kill()
 
         let notify = try NotifySocket(path: directory.file("notify"))
         let second = try await Daemon.start(
@@ -84,7 +78,7 @@ struct CacheEndToEndTests {
             directory: directory,
             environment: ["NOTIFY_SOCKET": notify.address]
         )
-        defer { Task { await second.cleanUpKeepingDirectory() } }
+        defer { second.process.signal(SIGKILL) }
         let ready = try await notify.receive(until: { NotifySocket.fields($0)["READY"] == "1" })
         #expect(NotifySocket.fields(ready.last!)["STATUS"]?.hasPrefix("success · 2 items · from the cache · ") == true, "\(ready)")
         // The second run's request reaches the server, which never answers it: the cached list stands.
@@ -94,6 +88,7 @@ struct CacheEndToEndTests {
         let state = try await second.connect().call("state")
         #expect(state["origin"] == "cache")
         #expect(state["stale"] == false)
+        try await second.kill()
     }
 
     @Test("load --strategy: fastestAvailable answers from memory without publishing; a bad strategy is -32602")
@@ -125,7 +120,7 @@ struct CacheEndToEndTests {
         let connection = try await first.connect()
         _ = try await connection.call("load")
         _ = try await connection.call("wipe")
-        try await Self.crash(first)
+        try await first.kill()
 
         let cache = try await ItemCache.open(at: directory.file("state/depot/cache.sqlite"), logger: Self.quiet)
         #expect(try await cache.read() == nil)
@@ -165,7 +160,7 @@ struct CacheEndToEndTests {
                 if message["params"]?["state"]?["status"]?.stringValue == killAt { break }
             }
             if killAt == "success" { killedAfterSuccess += 1 }
-            try await Self.crash(daemon)
+            try await daemon.kill()
 
             let cache = try await ItemCache.open(at: cachePath, logger: Self.quiet)
             defer { try? cache.close() }
@@ -183,16 +178,5 @@ struct CacheEndToEndTests {
         #expect(failures == [])
         #expect(killedAfterSuccess > 0)
         print("depotd killed \(Self.kills) times (\(killedAfterSuccess) as a save began): \(failures.count) failures")
-    }
-}
-
-extension Daemon {
-    /// Kills the daemon if it still runs, and checks its messages, but keeps its directory.
-    func cleanUpKeepingDirectory() async {
-        ledger.expectConformance()
-        if process.exitStatus.value == nil {
-            process.signal(SIGKILL)
-            _ = try? await process.waitForExit()
-        }
     }
 }

@@ -65,12 +65,18 @@ struct Daemon: CheckedEndpoint {
     /// Kills the daemon if it still runs and removes its directory; fails the test for every message the daemon
     /// sent that breaks the protocol's document.
     func cleanUp() async {
+        try? await kill()
+        directory.remove()
+    }
+
+    /// Kills the daemon with SIGKILL, as a crash would, and waits for it; its directory (and its cache) stays.
+    /// Fails the test for every message it sent that breaks the protocol's document.
+    func kill() async throws {
         ledger.expectConformance()
         if process.exitStatus.value == nil {
             process.signal(SIGKILL)
-            _ = try? await process.waitForExit()
+            _ = try await process.waitForExit()
         }
-        directory.remove()
     }
 }
 
