@@ -118,11 +118,6 @@ public struct Daemon: Sendable {
     private func openCache() async -> ItemCache? {
         do {
             try Directories.create(settings.stateDirectory, mode: 0o700)
-        } catch {
-            logger.error("running without the on-disk cache: \(error)")
-            return nil
-        }
-        do {
             let cache = try await ItemCache.open(at: settings.cachePath, logger: logger)
             logger.info("cache in \(settings.cachePath)")
             return cache
