@@ -102,12 +102,16 @@ final class ConnectionHandler: ChannelDuplexHandler {
         drainQueues()
     }
 
-    /// Called by the subscriber group, on this loop, for every published state.
-    func deliver(_ state: EncodedState) {
+    /// Called by the subscriber group, on this loop, with published states in seq order (some may have been
+    /// delivered before, and are ignored); writes what the socket takes, in one flush.
+    func deliver(_ states: [EncodedState]) {
         guard context != nil else { return }
         let queueLimit = limits.subscriberQueueLimit
-        for index in subscriptions.indices where subscriptions[index].isActive {
-            subscriptions[index].enqueue(state, limit: queueLimit)
+        // Older states than the newest `queueLimit` would only be dropped from a full queue.
+        for state in states.suffix(queueLimit) {
+            for index in subscriptions.indices where subscriptions[index].isActive {
+                subscriptions[index].enqueue(state, limit: queueLimit)
+            }
         }
         drainQueues()
     }

@@ -58,11 +58,9 @@ public final class StateFanout: StateObserver {
             }
         }
         // Every loop gets every state, even one with no subscribers now: a connection subscribing there reads
-        // `current` and then receives whatever is scheduled after, so nothing is lost between the two.
+        // `current` and then receives whatever is posted after, so nothing is lost between the two.
         for group in groups {
-            group.eventLoop.execute {
-                group.deliver(encoded)
-            }
+            group.post(encoded)
         }
     }
 

@@ -38,6 +38,42 @@ struct FanoutTests {
         }
     }
 
+    @Test("states published back to back, while subscribers join, reach every subscriber in seq order without a gap")
+    func burstWhileSubscribersJoin() async throws {
+        try await withServer { server in
+            var early: [DepotSubscription] = []
+            for _ in 0..<24 {
+                early.append(try await server.connect().subscribe())
+            }
+            // Each wipe publishes one state at once, so states are posted to the event loops while they are
+            // still handing earlier ones to the subscribers: the coalescing path of the fan-out.
+            let bursts = 4
+            let perBurst = 100
+            var late: [DepotSubscription] = []
+            for _ in 0..<bursts {
+                for _ in 0..<perBurst {
+                    _ = await server.repository.wipe().result
+                }
+                for _ in 0..<4 {
+                    late.append(try await server.connect().subscribe())
+                }
+            }
+            let lastSeq = server.repository.current.seq
+            #expect(lastSeq == bursts * perBurst)
+
+            for subscription in early + late {
+                // A subscription starts once its answer is written, with the state current then; that can be
+                // after the first wipes, so where a sequence starts is not checked, only that nothing is lost.
+                let changes = try await subscription.collect(untilSeq: lastSeq)
+                #expect(changes.first?.skipped == 0, "a subscription starts with the current state")
+                #expect(changes.last?.seq == lastSeq, "every subscriber ends on the newest state")
+                for (previous, change) in zip(changes, changes.dropFirst()) {
+                    #expect(change.seq == previous.seq.map { $0 + 1 + change.skipped }, "a state is missing, or skipped does not account for it")
+                }
+            }
+        }
+    }
+
     @Test("the subscribe answer comes first, then a notification with the state current at that moment")
     func answerThenCurrentState() async throws {
         try await withServer { server in
