@@ -4,8 +4,10 @@ public struct BenchmarkPlan: Sendable {
     /// Item counts, each with the subscriber counts its fan-out is measured at.
     public var fanout: [(items: Int, subscribers: [Int])]
     public var warmUpRounds: Int
-    /// Bytes one fan-out case delivers at most (the number of rounds follows, between 5 and 100).
+    /// Bytes one fan-out case delivers, which sets its number of rounds (between `minimumRounds` and 100).
     public var bytesPerFanoutCase: Int
+    /// The fewest rounds of a fan-out case: with fewer, one slow round decides the p99.
+    public var minimumRounds: Int
     public var rpcClients: [Int]
     /// `state` is measured at each of these item counts; `get` at the largest.
     public var rpcItems: [Int]
@@ -25,7 +27,8 @@ public struct BenchmarkPlan: Sendable {
         quick: false,
         fanout: [(100, [1, 64, 1024]), (1000, [1, 64, 1024]), (10_000, [1, 64])],
         warmUpRounds: 2,
-        bytesPerFanoutCase: 2 << 30,
+        bytesPerFanoutCase: 8 << 30,
+        minimumRounds: 40,
         rpcClients: [1, 16, 64],
         rpcItems: [100, 1000],
         rpcWarmUp: 0.3,
@@ -46,6 +49,7 @@ public struct BenchmarkPlan: Sendable {
         fanout: [(100, [2])],
         warmUpRounds: 1,
         bytesPerFanoutCase: 1 << 20,
+        minimumRounds: 5,
         rpcClients: [2],
         rpcItems: [100],
         rpcWarmUp: 0.05,
@@ -61,7 +65,7 @@ public struct BenchmarkPlan: Sendable {
     )
 
     func rounds(items: Int, subscribers: Int) -> Int {
-        min(100, max(5, bytesPerFanoutCase / max(1, items * subscribers * BenchCollection.itemBytes)))
+        min(100, max(minimumRounds, bytesPerFanoutCase / max(1, items * subscribers * BenchCollection.itemBytes)))
     }
 
     var fanoutCaseCount: Int { fanout.reduce(0) { $0 + $1.subscribers.count } }

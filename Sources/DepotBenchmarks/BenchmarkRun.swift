@@ -73,10 +73,8 @@ public struct BenchmarkRun {
                     rounds: plan.rounds(items: items, subscribers: subscribers),
                     warmUpRounds: plan.warmUpRounds
                 )
-                for system in systems {
-                    progress("fan-out \(done)/\(plan.fanoutCaseCount): \(system.name), N=\(items), K=\(subscribers), \(scenario.rounds) rounds")
-                    results.fanout.append(try scenario.run(on: system, pool: pool))
-                }
+                progress("fan-out \(done)/\(plan.fanoutCaseCount): \(systems.map(\.name).joined(separator: ", ")), N=\(items), K=\(subscribers), \(scenario.rounds) rounds each, interleaved")
+                results.fanout += try scenario.run(on: systems, pool: pool)
             }
             guard scenarios.contains(.rpc), plan.rpcItems.contains(items) else { continue }
             for system in systems { try system.prepare(items: items) }
@@ -108,16 +106,14 @@ public struct BenchmarkRun {
             results.idleMemory += try idle.run(on: system, pool: pool)
         }
 
-        for stalled in [true, false] where stalled || !plan.quick {
-            progress("memory: depotd, \(plan.stalledReaders) subscribers reading \(plan.stalledStates) states, \(stalled ? "one stalled" : "none stalled")")
-            let depotd = try DepotdUnderTest(binary: depotdBinary, directory: try subdirectory(stalled ? "stalled" : "unstalled"), collection: collection)
-            defer { depotd.process.stop() }
-            let scenario = StalledSubscriberScenario(
-                items: plan.memoryItems, readers: plan.stalledReaders, states: plan.stalledStates,
-                stalled: stalled, queueLimit: plan.queueLimit, settle: plan.settle
-            )
-            results.stalledSubscriber.append(try scenario.run(on: depotd, pool: pool))
-        }
+        progress("memory: depotd, \(plan.stalledReaders) subscribers reading 3 × \(plan.stalledStates) states, the last \(plan.stalledStates) with one stalled")
+        let stalledDepotd = try DepotdUnderTest(binary: depotdBinary, directory: try subdirectory("stalled"), collection: collection, environment: ["GLIBC_TUNABLES": StalledSubscriberScenario.mallocTunables])
+        defer { stalledDepotd.process.stop() }
+        let scenario = StalledSubscriberScenario(
+            items: plan.memoryItems, readers: plan.stalledReaders, states: plan.stalledStates,
+            queueLimit: plan.queueLimit, settle: plan.settle
+        )
+        results.stalledSubscriber += try scenario.run(on: stalledDepotd, pool: pool)
     }
 
     // MARK: Scenario 4

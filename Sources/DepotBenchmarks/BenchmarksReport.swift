@@ -82,7 +82,7 @@ public struct BenchmarksReport {
             rows.append(row("≤ 16 KiB RSS per idle subscriber (K=\(idle.subscribers))", String(format: "%.1f KiB", idle.kibPerSubscriber), idle.kibPerSubscriber <= 16))
         }
         if let stalled = results.stalledSubscriber.first(where: \.stalled) {
-            // What the stalled subscriber costs: its run's growth over the same run's without it, when there is one.
+            // What the stalled subscriber costs: its phase's growth over the baseline phase's, when there is one.
             let baseline = results.stalledSubscriber.first { !$0.stalled }?.growthKiB ?? 0
             let cost = stalled.growthKiB - baseline
             rows.append(row("A stalled subscriber grows memory ≤ its queue bound",
@@ -176,12 +176,18 @@ public struct BenchmarksReport {
 
                 depotd while R subscribers read S states (pipelined `load` and `wipe`: loading, success, idle) and one \
                 subscriber with a 4 KiB receive buffer never reads. Its queue holds at most \
-                \(results.stalledSubscriber[0].queueLimit) states, so the bound is the bytes of the newest \
-                \(results.stalledSubscriber[0].queueLimit) states (the states are shared, so this counts each once). \
-                The row without a stalled subscriber shows what the same load costs anyway (the allocator keeps \
-                freed memory), so the stalled subscriber's cost is the difference. Afterwards the stalled \
-                subscriber reads: it must get the newest state, after a `skipped` count. (Redis and the floor have no \
-                such bound to compare: Redis by default disconnects such a subscriber at 32 MB of backlog.)
+                \(results.stalledSubscriber[0].queueLimit) states and its connection the one being written, so the \
+                bound is the bytes of the newest \(results.stalledSubscriber[0].queueLimit + 1) states, the large \
+                ones in whole pages (shared \
+                with the other subscribers while they are being sent to them, so each is counted once). One depotd \
+                process, three phases of S states: a warm-up (not shown) that brings the allocator to what the \
+                load needs, then the baseline without a stalled subscriber (what the same load still costs once \
+                warm), then with it; the stalled subscriber's cost is the difference of the two growths. This \
+                depotd runs with `GLIBC_TUNABLES=\(StalledSubscriberScenario.mallocTunables)`, so that freed \
+                states go back to the kernel and its resident memory shows what it holds, not what glibc kept. \
+                Afterwards the stalled subscriber reads: it must get the newest state, after a `skipped` count. \
+                (Redis and the floor have no such bound to compare: Redis by default disconnects such a \
+                subscriber at 32 MB of backlog.)
 
                 | Stalled | R | S | Before | After | Growth | Growth over none stalled | Queue bound | Within bound | Stalled then read |
                 |---|---:|---:|---:|---:|---:|---:|---:|---|---|

@@ -3,29 +3,42 @@ import Glibc
 #endif
 
 /// Scenario 3b: depotd's memory while R subscribers read S states and one subscriber, with a small receive
-/// buffer, never reads. Its queue holds at most `queueLimit` states, so the growth must stay within the bytes
-/// of the newest `queueLimit` states. Afterwards the stalled subscriber reads, and must get the newest state.
+/// buffer, never reads. Its queue holds at most `queueLimit` states, so what it costs must stay within the
+/// bytes of the newest `queueLimit` states. Afterwards the stalled subscriber reads, and must get the newest
+/// state.
+///
+/// All in one depotd process, in three phases of S states each: a warm-up that brings the allocator to what
+/// this load needs (glibc keeps memory it freed, so the first phase's growth is mostly the load's own), one
+/// without a stalled subscriber (what the load still costs once warm: the baseline), and one with it. The
+/// stalled subscriber's cost is the last phase's growth less the baseline's. (Two processes, one with and
+/// one without, differed by several MiB from run to run in how much their allocators kept.) depotd runs
+/// with `mallocTunables`.
 ///
 /// The states come from pipelined `load` and `wipe` requests (loading, success of N items, idle: three
 /// states a cycle; the wipe in between keeps a load from joining the one before it).
 public struct StalledSubscriberScenario: Sendable {
+    /// glibc settings for the depotd measured here, so that its resident memory shows what it holds rather
+    /// than what its allocator kept: blocks of 64 KiB and more (every encoded state of 100 items) are
+    /// mapped on their own and returned when freed, and free memory at the top of the heap is returned.
+    /// Without them two phases of the same load differed by up to 8 MiB, as much as the bound measured.
+    public static let mallocTunables = "glibc.malloc.mmap_threshold=65536:glibc.malloc.trim_threshold=131072"
+
     public var items: Int
     public var readers: Int
     public var states: Int
-    public var stalled: Bool
     public var queueLimit: Int
     public var settle: Double
 
-    public init(items: Int, readers: Int, states: Int, stalled: Bool, queueLimit: Int, settle: Double) {
+    public init(items: Int, readers: Int, states: Int, queueLimit: Int, settle: Double) {
         self.items = items
         self.readers = readers
         self.states = states
-        self.stalled = stalled
         self.queueLimit = queueLimit
         self.settle = settle
     }
 
-    public func run(on depotd: DepotdUnderTest, pool: ReaderPool) throws -> StalledSubscriberFigures {
+    /// The baseline phase's figures, then the stalled phase's.
+    public func run(on depotd: DepotdUnderTest, pool: ReaderPool) throws -> [StalledSubscriberFigures] {
         try depotd.prepare(items: items)
         let tracker = SubscriberTracker()
         tracker.arm(seq: depotd.currentSeq, count: readers)
@@ -36,32 +49,36 @@ public struct StalledSubscriberScenario: Sendable {
         }
         defer { pool.closeAll() }
         try tracker.wait(timeout: 120, what: "\(readers) subscriptions to depotd")
-        var stalledFD: Int32?
-        if stalled {
-            let fd = try UnixSocket.connect(to: depotd.socketPath, receiveBuffer: 4096)
-            try UnixSocket.writeAll(fd, depotd.subscribeMessage)
-            stalledFD = fd
-        }
-        defer { if let stalledFD { close(stalledFD) } }
+
+        _ = try phase(on: depotd, tracker: tracker, stalledFD: nil)
+        let baseline = try phase(on: depotd, tracker: tracker, stalledFD: nil)
+        let fd = try UnixSocket.connect(to: depotd.socketPath, receiveBuffer: 4096)
+        defer { close(fd) }
+        try UnixSocket.writeAll(fd, depotd.subscribeMessage)
+        var stalled = try phase(on: depotd, tracker: tracker, stalledFD: fd)
+        let finalSeq = depotd.currentSeq
+        let (read, sawNewest) = try drain(fd, until: finalSeq)
+        stalled.stalledMessagesRead = read
+        stalled.stalledSawNewest = sawNewest
+        return [baseline, stalled]
+    }
+
+    /// S states while the readers read (and the subscriber on `stalledFD`, if any, does not), measuring
+    /// depotd's resident memory before and after, each once things have settled.
+    private func phase(on depotd: DepotdUnderTest, tracker: SubscriberTracker, stalledFD: Int32?) throws -> StalledSubscriberFigures {
         MonotonicClock.sleep(seconds: settle)
         let before = try depotd.process.residentKiB()
-
         let cycles = (states + 2) / 3
         let finalSeq = depotd.currentSeq + cycles * 3
         tracker.arm(seq: finalSeq, count: readers)
-        try pipelineCycles(cycles, on: depotd.controlConnection)
+        try pipelineCycles(cycles, on: depotd)
         try tracker.wait(timeout: 300, what: "seq \(finalSeq) at \(readers) reading subscribers")
+        depotd.noteSeq(finalSeq)
         _ = tracker.takeArrivals()
         MonotonicClock.sleep(seconds: settle)
         let after = try depotd.process.residentKiB()
-
-        var read: Int?
-        var sawNewest: Bool?
-        if let stalledFD {
-            (read, sawNewest) = try drain(stalledFD, until: finalSeq)
-        }
         return StalledSubscriberFigures(
-            stalled: stalled,
+            stalled: stalledFD != nil,
             readers: readers,
             states: cycles * 3,
             items: items,
@@ -70,13 +87,14 @@ public struct StalledSubscriberScenario: Sendable {
             afterKiB: after,
             growthKiB: after - before,
             queueBoundKiB: queueBoundBytes(endingAt: finalSeq, cycles: cycles) / 1024,
-            stalledMessagesRead: read,
-            stalledSawNewest: sawNewest
+            stalledMessagesRead: nil,
+            stalledSawNewest: nil
         )
     }
 
     /// Sends the cycles with up to 32 requests in flight, and reads every answer.
-    private func pipelineCycles(_ cycles: Int, on control: ControlConnection) throws {
+    private func pipelineCycles(_ cycles: Int, on depotd: DepotdUnderTest) throws {
+        let control = depotd.controlConnection
         let load = Array(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#.utf8) + [0x0A]
         let wipe = Array(#"{"jsonrpc":"2.0","id":2,"method":"wipe"}"#.utf8) + [0x0A]
         let total = cycles * 2
@@ -95,12 +113,18 @@ public struct StalledSubscriberScenario: Sendable {
         }
     }
 
-    /// The bytes of the newest `queueLimit` states: each cycle is loading, success (the items), idle.
+    /// The bytes of the newest `queueLimit` + 1 states (large ones in the pages they occupy): each cycle is
+    /// loading, success (the items), idle.
     private func queueBoundBytes(endingAt finalSeq: Int, cycles: Int) -> Int {
-        let success = FloorUnderTest.stateBytes(seq: finalSeq, items: items)
+        let encoded = FloorUnderTest.stateBytes(seq: finalSeq, items: items)
+        // With `mallocTunables`, a state of 64 KiB or more has a mapping of its own: whole pages, after
+        // glibc's 16-byte chunk header.
+        let success = encoded < 65536 ? encoded : (encoded + 16 + 4095) / 4096 * 4096
         let loading = #"{"seq":\#(finalSeq),"status":"loading"}"#.utf8.count
         let idle = #"{"seq":\#(finalSeq),"status":"idle"}"#.utf8.count
-        let newest = min(queueLimit, cycles * 3)
+        // The queue's states, plus the one the connection is writing: it leaves the queue when its write
+        // starts, and the channel holds it until the socket has taken all of it.
+        let newest = min(queueLimit + 1, cycles * 3)
         // Counting back from the last state, an idle one: idle, success, loading, idle, …
         return (0..<newest).reduce(0) { sum, back in
             sum + [idle, success, loading][back % 3]
