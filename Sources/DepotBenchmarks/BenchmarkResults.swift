@@ -63,8 +63,8 @@ public struct StalledSubscriberFigures: Codable, Sendable {
     public var beforeKiB: Int
     public var afterKiB: Int
     public var growthKiB: Int
-    /// The bytes of the newest `queueLimit` + 1 states: the most a stalled subscriber's queue can hold, plus
-    /// the notification its connection is writing.
+    /// The bytes of the newest `queueLimit` states, the most a stalled subscriber's queue can hold, plus those
+    /// of the notification its connection is writing.
     public var queueBoundKiB: Int
     /// What the stalled subscriber read once it started reading: messages, and the skipped count it was told.
     public var stalledMessagesRead: Int?

@@ -176,9 +176,10 @@ public struct BenchmarksReport {
 
                 depotd while R subscribers read S states (pipelined `load` and `wipe`: loading, success, idle) and one \
                 subscriber with a 4 KiB receive buffer never reads. Its queue holds at most \
-                \(results.stalledSubscriber[0].queueLimit) states and its connection the one being written, so the \
-                bound is the bytes of the newest \(results.stalledSubscriber[0].queueLimit + 1) states, the large \
-                ones in whole pages (shared \
+                \(results.stalledSubscriber[0].queueLimit) states and its connection the one being written (a \
+                large one: the write the socket refused), so the bound is the bytes of the newest \
+                \(results.stalledSubscriber[0].queueLimit) states and of one success state, the large ones in \
+                whole pages (shared \
                 with the other subscribers while they are being sent to them, so each is counted once). One depotd \
                 process, three phases of S states: a warm-up (not shown) that brings the allocator to what the \
                 load needs, then the baseline without a stalled subscriber (what the same load still costs once \

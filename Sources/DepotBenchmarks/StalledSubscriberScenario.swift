@@ -113,8 +113,8 @@ public struct StalledSubscriberScenario: Sendable {
         }
     }
 
-    /// The bytes of the newest `queueLimit` + 1 states (large ones in the pages they occupy): each cycle is
-    /// loading, success (the items), idle.
+    /// The bytes of the newest `queueLimit` states and of one success state (large ones in the pages they
+    /// occupy): each cycle is loading, success (the items), idle.
     private func queueBoundBytes(endingAt finalSeq: Int, cycles: Int) -> Int {
         let encoded = FloorUnderTest.stateBytes(seq: finalSeq, items: items)
         // With `mallocTunables`, a state of 64 KiB or more has a mapping of its own: whole pages, after
@@ -122,13 +122,13 @@ public struct StalledSubscriberScenario: Sendable {
         let success = encoded < 65536 ? encoded : (encoded + 16 + 4095) / 4096 * 4096
         let loading = #"{"seq":\#(finalSeq),"status":"loading"}"#.utf8.count
         let idle = #"{"seq":\#(finalSeq),"status":"idle"}"#.utf8.count
-        // The queue's states, plus the one the connection is writing: it leaves the queue when its write
-        // starts, and the channel holds it until the socket has taken all of it.
-        let newest = min(queueLimit + 1, cycles * 3)
         // Counting back from the last state, an idle one: idle, success, loading, idle, …
-        return (0..<newest).reduce(0) { sum, back in
+        let queued = (0..<min(queueLimit, cycles * 3)).reduce(0) { sum, back in
             sum + [idle, success, loading][back % 3]
         }
+        // Plus the notification the connection is writing, which left the queue when its write began and stays
+        // until the socket has taken all of it: the write the socket refused, so one of the large states.
+        return queued + success
     }
 
     /// Reads the stalled subscriber until it has `seq`; returns how many messages that took.
