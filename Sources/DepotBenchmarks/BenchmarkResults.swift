@@ -69,6 +69,8 @@ public struct StalledSubscriberFigures: Codable, Sendable {
     /// What the stalled subscriber read once it started reading: messages, and the skipped count it was told.
     public var stalledMessagesRead: Int?
     public var stalledSawNewest: Bool?
+    /// How much smaller depotd's resident memory was once the stalled subscriber had read everything.
+    public var releasedKiB: Int?
 }
 
 /// From launching a server to its socket accepting, and to a subscriber holding the first loaded state.

@@ -82,7 +82,7 @@ public struct BenchmarksReport {
             rows.append(row("≤ 16 KiB RSS per idle subscriber (K=\(idle.subscribers))", String(format: "%.1f KiB", idle.kibPerSubscriber), idle.kibPerSubscriber <= 16))
         }
         if let stalled = results.stalledSubscriber.first(where: \.stalled) {
-            // What the stalled subscriber costs: its phase's growth over the baseline phase's, when there is one.
+            // What the stalled subscriber costs: its phase's growth over the baseline phase's.
             let baseline = results.stalledSubscriber.first { !$0.stalled }?.growthKiB ?? 0
             let cost = stalled.growthKiB - baseline
             rows.append(row("A stalled subscriber grows memory ≤ its queue bound",
@@ -183,15 +183,17 @@ public struct BenchmarksReport {
                 with the other subscribers while they are being sent to them, so each is counted once). One depotd \
                 process, three phases of S states: a warm-up (not shown) that brings the allocator to what the \
                 load needs, then the baseline without a stalled subscriber (what the same load still costs once \
-                warm), then with it; the stalled subscriber's cost is the difference of the two growths. This \
+                warm), then with it; the stalled subscriber's cost is the difference of the two growths. \
+                What depotd gives back once the stalled subscriber has read everything is shown too: a lower \
+                bound of its cost (glibc keeps some of what is freed), steadier than the difference of growths. This \
                 depotd runs with `GLIBC_TUNABLES=\(StalledSubscriberScenario.mallocTunables)`, so that freed \
                 states go back to the kernel and its resident memory shows what it holds, not what glibc kept. \
                 Afterwards the stalled subscriber reads: it must get the newest state, after a `skipped` count. \
                 (Redis and the floor have no such bound to compare: Redis by default disconnects such a \
                 subscriber at 32 MB of backlog.)
 
-                | Stalled | R | S | Before | After | Growth | Growth over none stalled | Queue bound | Within bound | Stalled then read |
-                |---|---:|---:|---:|---:|---:|---:|---:|---|---|
+                | Stalled | R | S | Before | After | Growth | Growth over none stalled | Given back once it read | Queue bound | Within bound | Stalled then read |
+                |---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|
 
                 """
             let baseline = results.stalledSubscriber.first { !$0.stalled }?.growthKiB
@@ -200,7 +202,8 @@ public struct BenchmarksReport {
                 let read = figure.stalledMessagesRead.map { "\($0) messages, \(figure.stalledSawNewest == true ? "ending with the newest state" : "WITHOUT the newest state")" } ?? "—"
                 out += "| \(figure.stalled ? "one" : "none") | \(figure.readers) | \(figure.states) | \(figure.beforeKiB) KiB | \(figure.afterKiB) KiB | "
                 let within = (cost ?? figure.growthKiB) <= figure.queueBoundKiB
-                out += "\(figure.growthKiB) KiB | \(cost.map { "\($0) KiB" } ?? "—") | \(figure.queueBoundKiB) KiB | \(figure.stalled ? (within ? "yes" : "no") : "—") | \(read) |\n"
+                out += "\(figure.growthKiB) KiB | \(cost.map { "\($0) KiB" } ?? "—") | \(figure.releasedKiB.map { "\($0) KiB" } ?? "—") | "
+                out += "\(figure.queueBoundKiB) KiB | \(figure.stalled ? (within ? "yes" : "no") : "—") | \(read) |\n"
             }
         }
         return out + "\n"

@@ -10,9 +10,11 @@ import Glibc
 /// All in one depotd process, in three phases of S states each: a warm-up that brings the allocator to what
 /// this load needs (glibc keeps memory it freed, so the first phase's growth is mostly the load's own), one
 /// without a stalled subscriber (what the load still costs once warm: the baseline), and one with it. The
-/// stalled subscriber's cost is the last phase's growth less the baseline's. (Two processes, one with and
-/// one without, differed by several MiB from run to run in how much their allocators kept.) depotd runs
-/// with `mallocTunables`.
+/// stalled subscriber's cost is the last phase's growth less the baseline's (the phases' growths move by up to
+/// ±2 MiB); what depotd gives back once the stalled subscriber has read everything is a steadier lower bound
+/// of it (glibc keeps some of what is freed). (Two processes, one with and one
+/// without, differed by several MiB from run to run in how much their allocators kept.) depotd runs with
+/// `mallocTunables`.
 ///
 /// The states come from pipelined `load` and `wipe` requests (loading, success of N items, idle: three
 /// states a cycle; the wipe in between keeps a load from joining the one before it).
@@ -60,6 +62,9 @@ public struct StalledSubscriberScenario: Sendable {
         let (read, sawNewest) = try drain(fd, until: finalSeq)
         stalled.stalledMessagesRead = read
         stalled.stalledSawNewest = sawNewest
+        // Its queue is empty now: what depotd gives back is what the queue held, less what glibc keeps.
+        MonotonicClock.sleep(seconds: settle)
+        stalled.releasedKiB = stalled.afterKiB - (try depotd.process.residentKiB())
         return [baseline, stalled]
     }
 
@@ -88,7 +93,8 @@ public struct StalledSubscriberScenario: Sendable {
             growthKiB: after - before,
             queueBoundKiB: queueBoundBytes(endingAt: finalSeq, cycles: cycles) / 1024,
             stalledMessagesRead: nil,
-            stalledSawNewest: nil
+            stalledSawNewest: nil,
+            releasedKiB: nil
         )
     }
 
