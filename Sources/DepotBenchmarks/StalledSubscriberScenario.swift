@@ -3,18 +3,17 @@ import Glibc
 #endif
 
 /// Scenario 3b: depotd's memory while R subscribers read S states and one subscriber, with a small receive
-/// buffer, never reads. Its queue holds at most `queueLimit` states, so what it costs must stay within the
-/// bytes of the newest `queueLimit` states. Afterwards the stalled subscriber reads, and must get the newest
-/// state.
+/// buffer, never reads. Its queue holds at most `queueLimit` states and its connection the one being written,
+/// so what it costs must stay within their bytes. Afterwards the stalled subscriber reads, and must get the
+/// newest state.
 ///
 /// All in one depotd process, in three phases of S states each: a warm-up that brings the allocator to what
 /// this load needs (glibc keeps memory it freed, so the first phase's growth is mostly the load's own), one
 /// without a stalled subscriber (what the load still costs once warm: the baseline), and one with it. The
 /// stalled subscriber's cost is the last phase's growth less the baseline's (the phases' growths move by up to
 /// ±2 MiB); what depotd gives back once the stalled subscriber has read everything is a steadier lower bound
-/// of it (glibc keeps some of what is freed). (Two processes, one with and one
-/// without, differed by several MiB from run to run in how much their allocators kept.) depotd runs with
-/// `mallocTunables`.
+/// of it (glibc keeps some of what is freed). Two processes, one with and one without, differed by several
+/// MiB from run to run in how much their allocators kept. depotd runs with `mallocTunables`.
 ///
 /// The states come from pipelined `load` and `wipe` requests (loading, success of N items, idle: three
 /// states a cycle; the wipe in between keeps a load from joining the one before it).
