@@ -22,7 +22,9 @@ public struct StalledSubscriberScenario: Sendable {
     /// than what its allocator kept: blocks of 64 KiB and more (every encoded state of 100 items) are
     /// mapped on their own and returned when freed, and free memory at the top of the heap is returned.
     /// Without them two phases of the same load differed by up to 8 MiB, as much as the bound measured.
-    public static let mallocTunables = "glibc.malloc.mmap_threshold=65536:glibc.malloc.trim_threshold=131072"
+    public static let mallocTunables = "glibc.malloc.mmap_threshold=\(mmapThreshold):glibc.malloc.trim_threshold=131072"
+    /// The size from which, under `mallocTunables`, a block has a mapping of its own.
+    static let mmapThreshold = 65536
 
     public var items: Int
     public var readers: Int
@@ -122,9 +124,9 @@ public struct StalledSubscriberScenario: Sendable {
     /// occupy): each cycle is loading, success (the items), idle.
     private func queueBoundBytes(endingAt finalSeq: Int, cycles: Int) -> Int {
         let encoded = FloorUnderTest.stateBytes(seq: finalSeq, items: items)
-        // With `mallocTunables`, a state of 64 KiB or more has a mapping of its own: whole pages, after
-        // glibc's 16-byte chunk header.
-        let success = encoded < 65536 ? encoded : (encoded + 16 + 4095) / 4096 * 4096
+        // With `mallocTunables`, a state of `mmapThreshold` bytes or more has a mapping of its own: whole
+        // pages, after glibc's 16-byte chunk header.
+        let success = encoded < Self.mmapThreshold ? encoded : (encoded + 16 + 4095) / 4096 * 4096
         let loading = #"{"seq":\#(finalSeq),"status":"loading"}"#.utf8.count
         let idle = #"{"seq":\#(finalSeq),"status":"idle"}"#.utf8.count
         // Counting back from the last state, an idle one: idle, success, loading, idle, …
