@@ -44,10 +44,9 @@ let package = Package(
             ]
         ),
 
-        // The protocol's OpenRPC document (rpc-schema/openrpc.json), built into the binary by a plugin.
+        // Builds rpc-schema/openrpc.json into DepotWire, so the binaries serve the file in the repository.
         .executableTarget(name: "EmbedFile"),
         .plugin(name: "EmbedRPCSchema", capability: .buildTool(), dependencies: ["EmbedFile"]),
-        .target(name: "DepotContract", dependencies: ["DepotJSON"], plugins: ["EmbedRPCSchema"]),
 
         // The domain: items, loading states, the repository and the Source protocol. No networking.
         .target(
@@ -96,7 +95,8 @@ let package = Package(
             ]
         ),
 
-        // JSON-RPC 2.0 over lines: model, framing, codec, dispatcher, and Depot's method names. No transport.
+        // JSON-RPC 2.0 over lines, for any method set: framing, request validation, params by name, dispatch,
+        // response encoding. Knows no Depot method. No transport.
         .target(
             name: "DepotRPC",
             dependencies: [
@@ -105,15 +105,28 @@ let package = Package(
             ]
         ),
 
+        // Depot's protocol: method names, params and results as types, error codes, the State and stateChanged
+        // encodings and their typed decoders, and rpc-schema/openrpc.json built in. The one home of the contract.
+        .target(
+            name: "DepotWire",
+            dependencies: [
+                "DepotCore",
+                "DepotJSON",
+                "DepotRPC",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            plugins: ["EmbedRPCSchema"]
+        ),
+
         // The Unix-socket server: listener, connections, subscriptions and the state fan-out.
         .target(
             name: "DepotServer",
             dependencies: [
                 "CPeerCredentials",
-                "DepotContract",
                 "DepotCore",
                 "DepotPlatform",
                 "DepotRPC",
+                "DepotWire",
                 "DepotJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -128,7 +141,7 @@ let package = Package(
             dependencies: [
                 "DepotJSON",
                 "DepotRPC",
-                "DepotPlatform",
+                "DepotWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -147,6 +160,7 @@ let package = Package(
                 "DepotSources",
                 "DepotHTTPSource",
                 "DepotCache",
+                "DepotWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -160,11 +174,11 @@ let package = Package(
             name: "DepotControl",
             dependencies: [
                 "DepotClient",
-                "DepotContract",
+                "DepotCore",
                 "DepotJSON",
                 "DepotPlatform",
-                "DepotRPC",
                 "DepotSchema",
+                "DepotWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -178,7 +192,7 @@ let package = Package(
         .target(
             name: "DepotTestSupport",
             dependencies: [
-                "DepotClient", "DepotContract", "DepotCore", "DepotJSON", "DepotPlatform", "DepotSchema",
+                "DepotClient", "DepotCore", "DepotJSON", "DepotPlatform", "DepotSchema", "DepotWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -225,7 +239,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotRPCTests",
-            dependencies: ["DepotRPC", "DepotJSON", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
+            dependencies: ["DepotRPC", "DepotJSON", "DepotTestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         .testTarget(
             name: "DepotServerTests",
@@ -244,7 +258,14 @@ let package = Package(
             name: "DepotSystemdTests",
             dependencies: ["DepotSystemd", "DepotDaemon", "DepotCore", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "DepotSchemaTests", dependencies: ["DepotSchema", "DepotContract", "DepotJSON", "DepotTestSupport"]),
+        .testTarget(name: "DepotSchemaTests", dependencies: ["DepotSchema", "DepotWire", "DepotJSON", "DepotTestSupport"]),
+        .testTarget(
+            name: "DepotWireTests",
+            dependencies: [
+                "DepotWire", "DepotCore", "DepotJSON", "DepotRPC", "DepotSchema", "DepotTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "DepotCacheTests",
             dependencies: [
@@ -264,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "DepotEndToEndTests",
             dependencies: [
-                "depotd", "depotctl", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPlatform", "DepotTestSupport",
+                "depotd", "depotctl", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPlatform", "DepotTestSupport", "DepotWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,5 +1,5 @@
 import DepotJSON
-import DepotRPC
+import DepotWire
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -39,26 +39,38 @@ public final class DepotConnection: Sendable {
         return connection
     }
 
-    /// Calls `method` with `params` by name and returns its result; throws `.remote` for an error answer.
+    /// Calls `method` with `params` by name and returns its result as sent; throws `.remote` for an error answer.
     public func call(_ method: String, params: JSONObject? = nil) async throws(DepotClientError) -> JSONValue {
         try await call(method, params: params, subscription: nil).get()
+    }
+
+    /// Calls the method `request` describes and decodes its answer; throws `.remote` for an error answer and
+    /// `.invalidResponse` for an answer that is not what the protocol says.
+    public func call<Request: DepotRequest>(_ request: Request) async throws(DepotClientError) -> Request.Result {
+        try Self.decode(try await call(Request.method, params: request.params), as: Request.self)
     }
 
     /// Subscribes; the returned sequence yields the current state first, then every later one.
     public func subscribe() async throws(DepotClientError) -> DepotSubscription {
         let (changes, continuation) = AsyncStream<StateChange>.makeStream()
-        let result = try await call(DepotProtocol.Method.subscribe, params: nil, subscription: continuation).get()
-        guard let id = result["subscription"]?.stringValue else {
-            throw .invalidResponse("subscribe answered \(result.jsonText) without a subscription id")
-        }
-        return DepotSubscription(id: id, changes: changes)
+        let result = try await call(SubscribeRequest.method, params: nil, subscription: continuation).get()
+        return DepotSubscription(id: try Self.decode(result, as: SubscribeRequest.self), changes: changes)
     }
 
     /// Ends a subscription, and its sequence; false when the daemon did not know it.
     public func unsubscribe(_ id: String) async throws(DepotClientError) -> Bool {
-        let result = try await call(DepotProtocol.Method.unsubscribe, params: ["subscription": .string(id)])
+        let ended = try await call(UnsubscribeRequest(subscription: id))
         routes.withLock { $0.subscriptions.removeValue(forKey: id) }?.finish()
-        return result.boolValue ?? false
+        return ended
+    }
+
+    /// `result` decoded as `Request`'s answer.
+    public static func decode<Request: DepotRequest>(_ result: JSONValue, as _: Request.Type) throws(DepotClientError) -> Request.Result {
+        do {
+            return try Request.decodeResult(result)
+        } catch {
+            throw .invalidResponse("\(Request.method) answered something the protocol does not allow: \(error)")
+        }
     }
 
     public func close() async {
@@ -124,7 +136,7 @@ public final class DepotConnection: Sendable {
 
     private func route(_ line: [UInt8]) {
         guard let message = try? JSONParser.parse(line), case .object(let object) = message else { return }
-        if object["method"]?.stringValue == DepotProtocol.stateChanged {
+        if object["method"]?.stringValue == StateNotification.method {
             deliver(object["params"])
             return
         }
@@ -160,8 +172,9 @@ public final class DepotConnection: Sendable {
     }
 
     private func deliver(_ params: JSONValue?) {
-        guard let params, let name = params["subscription"]?.stringValue, let state = params["state"] else { return }
-        let change = StateChange(subscription: name, skipped: params["skipped"]?.numberValue?.intValue ?? 0, state: state)
+        typealias Param = StateNotification.Param
+        guard let params, let name = params[Param.subscription]?.stringValue, let state = params[Param.state] else { return }
+        let change = StateChange(subscription: name, skipped: params[Param.skipped]?.numberValue?.intValue ?? 0, state: state)
         let subscription = routes.withLock { $0.subscriptions[name] }
         subscription?.yield(change)
     }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DepotJSON
-import DepotRPC
+import DepotWire
 
 struct GetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +14,7 @@ struct GetCommand: AsyncParsableCommand {
     var id: String
 
     func run() async throws {
-        let item = try await RemoteCall(options: options).run(DepotProtocol.Method.get, params: ["id": .string(id)])
+        let item = try await RemoteCall(options: options).run(GetRequest(id: id)).result
         Output.line(options.json ? item.jsonText : item.prettyPrinted())
     }
 }

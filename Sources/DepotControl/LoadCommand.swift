@@ -1,6 +1,7 @@
 import ArgumentParser
 import DepotJSON
-import DepotRPC
+import DepotCore
+import DepotWire
 
 struct LoadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,15 +21,17 @@ struct LoadCommand: AsyncParsableCommand {
 
     /// Checked against the protocol's document, which lists the strategies.
     func validate() throws {
-        try ParamsCheck.check(DepotProtocol.Method.load, params)
-    }
-
-    private var params: JSONObject? {
-        strategy.map { ["strategy": .string($0)] }
+        try ParamsCheck.check(LoadRequest.method, strategy.map { ["strategy": .string($0)] })
     }
 
     func run() async throws {
-        let state = try await RemoteCall(options: options).run(DepotProtocol.Method.load, params: params)
+        let request = LoadRequest(strategy: try strategy.map { name in
+            guard let strategy = RetrievalStrategy(rawValue: name) else {
+                throw ValidationError("--strategy \(name) is not one of \(RetrievalStrategy.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return strategy
+        })
+        let state = try await RemoteCall(options: options).run(request).json
         Output.line(options.json ? state.jsonText : "loaded · " + StateFormatter.statusLine(state))
     }
 }

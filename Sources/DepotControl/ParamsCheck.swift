@@ -1,5 +1,5 @@
 import ArgumentParser
-import DepotContract
+import DepotWire
 import DepotJSON
 import DepotSchema
 

@@ -1,12 +1,14 @@
 import ArgumentParser
 import DepotClient
 import DepotJSON
+import DepotWire
 
 /// One call to depotd as depotctl makes it: connect, call, close; an error answer is printed as one line on
 /// stderr and ends the command with `ExitStatus.remoteError`.
 struct RemoteCall {
     let options: ConnectionOptions
 
+    /// Calls `method` by name; the result as depotd sent it.
     func run(_ method: String, params: JSONObject? = nil) async throws -> JSONValue {
         let connection = try await options.connect()
         defer { Task { await connection.close() } }
@@ -17,6 +19,17 @@ struct RemoteCall {
             if case .remote = error {
                 throw ExitCode(ExitStatus.remoteError)
             }
+            throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+
+    /// Calls the method `request` describes: the result as sent (what --json prints) and decoded.
+    func run<Request: DepotRequest>(_ request: Request) async throws -> (json: JSONValue, result: Request.Result) {
+        let json = try await run(Request.method, params: request.params)
+        do {
+            return (json, try DepotConnection.decode(json, as: Request.self))
+        } catch {
+            Output.error(error.description)
             throw ExitCode(ExitStatus.unavailable)
         }
     }

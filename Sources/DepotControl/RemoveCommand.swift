@@ -1,6 +1,6 @@
 import ArgumentParser
 import DepotJSON
-import DepotRPC
+import DepotWire
 
 struct RemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,11 +18,7 @@ struct RemoveCommand: AsyncParsableCommand {
     var optimistic = false
 
     func run() async throws {
-        var params: JSONObject = ["id": .string(id)]
-        if optimistic {
-            params["optimistic"] = true
-        }
-        let state = try await RemoteCall(options: options).run(DepotProtocol.Method.remove, params: params)
+        let state = try await RemoteCall(options: options).run(RemoveRequest(id: id, optimistic: optimistic)).json
         Output.line(options.json ? state.jsonText : "removed \(id) · " + StateFormatter.statusLine(state))
     }
 }

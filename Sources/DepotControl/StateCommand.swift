@@ -1,6 +1,6 @@
 import ArgumentParser
 import DepotJSON
-import DepotRPC
+import DepotWire
 
 struct StateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,13 +14,13 @@ struct StateCommand: AsyncParsableCommand {
     var idField = "id"
 
     func run() async throws {
-        let state = try await RemoteCall(options: options).run(DepotProtocol.Method.state)
+        let (json, state) = try await RemoteCall(options: options).run(StateRequest())
         if options.json {
-            Output.line(state.jsonText)
+            Output.line(json.jsonText)
             return
         }
-        Output.line(StateFormatter.statusLine(state))
-        if let items = state["items"]?.arrayValue, !items.isEmpty {
+        Output.line(StateFormatter.statusLine(json))
+        if let items = state.items, !items.isEmpty {
             Output.line(StateFormatter.table(items, idField: idField))
         }
     }

@@ -1,31 +1,36 @@
+import DepotCore
 import DepotJSON
+import DepotWire
 
 /// Turns states and items into depotctl's human output: a status line per state, and a table of items.
 public enum StateFormatter {
     /// `success · 151 items · source, fetched 2026-11-21T20:41:49.123Z · seq 3`, `loading · seq 2`,
     /// `failure · seq 4 · could not read … (-32001)`; a cached list that stands in for a failed source ends its
     /// provenance with `, stale`.
+    ///
+    /// It reads the State leniently (a member missing or of another type is left out of the line, an unknown
+    /// status is shown as it is), so whatever a depotd of another version sends is still shown.
     public static func statusLine(_ state: JSONValue, skipped: Int = 0) -> String {
-        let status = state["status"]?.stringValue ?? "unknown"
+        let status = state[StateMember.status]?.stringValue ?? "unknown"
         var parts = [status]
-        if status == "success" {
-            let count = state["items"]?.arrayValue?.count ?? 0
+        if status == LoadingState.Status.success.rawValue {
+            let count = state[StateMember.items]?.arrayValue?.count ?? 0
             parts.append(count == 1 ? "1 item" : "\(count) items")
-            if let origin = state["origin"]?.stringValue {
+            if let origin = state[StateMember.origin]?.stringValue {
                 var provenance = origin
-                if let fetchedAt = state["fetchedAt"]?.stringValue {
+                if let fetchedAt = state[StateMember.fetchedAt]?.stringValue {
                     provenance += ", fetched \(fetchedAt)"
                 }
-                if state["stale"] == true {
+                if state[StateMember.stale] == true {
                     provenance += ", stale"
                 }
                 parts.append(provenance)
             }
         }
-        if let seq = state["seq"]?.numberValue {
+        if let seq = state[StateMember.seq]?.numberValue {
             parts.append("seq \(seq.literal)")
         }
-        if status == "failure", let error = state["error"] {
+        if status == LoadingState.Status.failure.rawValue, let error = state[StateMember.error] {
             parts.append(failureText(error))
         }
         if skipped > 0 {
@@ -40,8 +45,8 @@ public enum StateFormatter {
         if let text = error.stringValue {
             return text
         }
-        let message = error["message"]?.stringValue ?? "(no message)"
-        let code = error["code"]?.numberValue.map { " (\($0.literal))" } ?? ""
+        let message = error[StateMember.Error.message]?.stringValue ?? "(no message)"
+        let code = error[StateMember.Error.code]?.numberValue.map { " (\($0.literal))" } ?? ""
         return message + code
     }
 

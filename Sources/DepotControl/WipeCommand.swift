@@ -1,6 +1,6 @@
 import ArgumentParser
 import DepotJSON
-import DepotRPC
+import DepotWire
 
 struct WipeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,7 +11,7 @@ struct WipeCommand: AsyncParsableCommand {
     @OptionGroup var options: ConnectionOptions
 
     func run() async throws {
-        let state = try await RemoteCall(options: options).run(DepotProtocol.Method.wipe)
+        let state = try await RemoteCall(options: options).run(WipeRequest()).json
         Output.line(options.json ? state.jsonText : "wiped · " + StateFormatter.statusLine(state))
     }
 }

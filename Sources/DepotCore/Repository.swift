@@ -147,7 +147,7 @@ public final class Repository: Sendable {
                 publish(.failure(failure))
                 let rolledBack = publish(before)
                 logger.warning("remove \(id) failed, rolled back: \(failure.message)", metadata: ["seq": "\(rolledBack.seq)"])
-                return .failure(RepositoryError(code: failure.code, message: failure.message, state: rolledBack))
+                return .failure(RepositoryError(failure.kind, message: failure.message, state: rolledBack))
             }
 
             switch await fetchCollection(ifChangedSince: nil) {
@@ -253,7 +253,7 @@ public final class Repository: Sendable {
                 version.withLock { $0 = nil }
                 let published = publish(.failure(error))
                 logger.error("load failed: \(error.message)", metadata: ["seq": "\(published.seq)"])
-                return .failure(RepositoryError(code: error.code, message: error.message, state: published))
+                return .failure(RepositoryError(error.kind, message: error.message, state: published))
             }
             let published = publishCached(standIn, stale: true)
             logger.warning(
@@ -348,24 +348,24 @@ public final class Repository: Sendable {
                 return .success(.unchanged)
             case .unchanged:
                 return .failure(StateError(
-                    code: .loadFailed,
+                    .loadFailed,
                     message: "\(source.description) answered \"unchanged\" although no version was given; this is a bug in the source"
                 ))
             }
         } catch {
-            return .failure(StateError(code: .loadFailed, message: String(describing: error)))
+            return .failure(StateError(.loadFailed, message: String(describing: error)))
         }
         do {
             return .success(.items(try ItemCollection(values: values, idField: idField), version: newVersion))
         } catch {
-            return .failure(StateError(code: .loadFailed, message: "\(source.description): \(error)"))
+            return .failure(StateError(.loadFailed, message: "\(source.description): \(error)"))
         }
     }
 
     private static func removalFailure(id: String, error: any Error) -> StateError {
         if let sourceError = error as? SourceError, sourceError.kind == .notFound {
-            return StateError(code: .notFound, message: sourceError.message)
+            return StateError(.notFound, message: sourceError.message)
         }
-        return StateError(code: .removeFailed, message: "could not remove \"\(id)\": \(error)")
+        return StateError(.removeFailed, message: "could not remove \"\(id)\": \(error)")
     }
 }

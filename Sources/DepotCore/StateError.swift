@@ -1,37 +1,32 @@
-/// The error a failure state carries, and the error a failed mutation answers with:
-/// a JSON-RPC server-error code and a message a user can act on.
+/// The error a failure state carries, and the error a failed mutation ends with: what kind of failure it is
+/// and a message a user can act on. The protocol gives each kind its code (DepotWire's `DepotErrorCode`);
+/// the domain knows only the kinds.
 public struct StateError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// An error code in JSON-RPC's server-error range. A struct, not an enum, so codes can be added
-    /// without breaking code that switches over them.
-    public struct Code: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
-        public let rawValue: Int
+    /// What went wrong, in the domain's terms. A struct, not an enum, so kinds can be added without
+    /// breaking code that switches over them.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        /// The kind's name, as the protocol's document names its error (`loadFailed`).
+        public let name: String
 
-        public init(rawValue: Int) {
-            self.rawValue = rawValue
+        private init(_ name: String) {
+            self.name = name
         }
 
         /// The source could not be read, or what it returned is not a valid collection.
-        public static let loadFailed = Code(rawValue: -32001)
+        public static let loadFailed = Kind("loadFailed")
         /// The source refused to delete an item.
-        public static let removeFailed = Code(rawValue: -32002)
+        public static let removeFailed = Kind("removeFailed")
         /// No item has the requested id.
-        public static let notFound = Code(rawValue: -32003)
+        public static let notFound = Kind("notFound")
 
-        public var description: String {
-            switch self {
-            case .loadFailed: "loadFailed"
-            case .removeFailed: "removeFailed"
-            case .notFound: "notFound"
-            default: "error \(rawValue)"
-            }
-        }
+        public var description: String { name }
     }
 
-    public let code: Code
+    public let kind: Kind
     public let message: String
 
-    public init(code: Code, message: String) {
-        self.code = code
+    public init(_ kind: Kind, message: String) {
+        self.kind = kind
         self.message = message
     }
 

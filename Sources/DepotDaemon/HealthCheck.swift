@@ -1,6 +1,6 @@
 import DepotClient
 import DepotPlatform
-import DepotRPC
+import DepotWire
 
 /// Proves that depotd actually works, as a client sees it: over its own socket, the listener accepts, an
 /// event loop reads and dispatches a request, and the repository's current state answers it. The request is
@@ -26,9 +26,9 @@ actor HealthCheck {
             self.connection = connection
             do {
                 _ = try await withDeadline(limit) {
-                    try await connection.call(DepotProtocol.Method.get, params: ["id": .string(Self.probeID)])
+                    try await connection.call(GetRequest(id: Self.probeID))
                 }
-            } catch DepotClientError.remote(let error) where error.code == DepotProtocol.ErrorCode.notFound {
+            } catch DepotClientError.remote(let error) where error.code == DepotErrorCode.notFound {
                 // The expected answer.
             }
             return nil

@@ -5,6 +5,7 @@ import Glibc
 import DepotCore
 import DepotJSON
 import DepotRPC
+import DepotWire
 import Logging
 import NIOCore
 
@@ -59,9 +60,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Creates a subscription; it starts receiving states once the answer to the current message is written.
     func subscribe() throws(RPCError) -> String {
         guard subscriptions.count < limits.maxSubscriptions else {
-            throw RPCError(
-                code: DepotProtocol.ErrorCode.limitExceeded,
-                message: "this connection already holds \(limits.maxSubscriptions) subscriptions, the most one connection may; unsubscribe one or open another connection"
+            throw .limitExceeded(
+                "this connection already holds \(limits.maxSubscriptions) subscriptions, the most one connection may; unsubscribe one or open another connection"
             )
         }
         let id = fanout.makeSubscriptionID()

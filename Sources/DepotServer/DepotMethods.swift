@@ -1,15 +1,14 @@
-import DepotContract
 import DepotCore
 import DepotJSON
 import DepotRPC
+import DepotWire
 import NIOCore
 
-/// Depot's methods, bound to one repository and its fan-out. The names, params and answers are the
-/// contract described in rpc-schema/.
+/// Depot's methods, bound to one repository and its fan-out: for each request type of DepotWire, what the
+/// server does with it. The names, params and answers are the contract described in rpc-schema/.
 enum DepotMethods {
     static func dispatcher(repository: Repository, fanout: StateFanout) -> RPCDispatcher<ConnectionHandler> {
         typealias Method = RPCMethod<ConnectionHandler>
-        let method = DepotProtocol.Method.self
 
         /// The answer to a mutation: the state it published, or its error with the state it left as `data`.
         @Sendable func answer(_ mutation: Mutation<MutationResult>) -> RPCReply {
@@ -18,7 +17,7 @@ enum DepotMethods {
                 case .success(let published):
                     return .success(.encoded(fanout.encoded(published)))
                 case .failure(let error):
-                    return .failure(RPCError(code: error.code.rawValue, message: error.message, data: .encoded(fanout.encoded(error.state))))
+                    return .failure(.mutationFailed(error, encodedState: fanout.encoded(error.state)))
                 }
             }
         }
@@ -27,47 +26,39 @@ enum DepotMethods {
         let document = ByteBuffer(bytes: ProtocolDocument.value.jsonBytes)
 
         return RPCDispatcher(methods: [
-            Method(method.state) { _, _ throws(RPCError) in
+            .handling(StateRequest.self) { _, _ throws(RPCError) in
                 .result(.encoded(fanout.current.bytes))
             },
-            Method(method.get, params: ["id"]) { params, _ throws(RPCError) in
-                let id = try params.itemID("id")
+            .handling(GetRequest.self) { request, _ throws(RPCError) in
                 let current = fanout.current.published
                 guard let items = current.state.items else {
-                    throw RPCError(
-                        code: DepotProtocol.ErrorCode.notFound,
-                        message: "no item \"\(id)\": no items are loaded (the state is \(current.state.status.rawValue)); run load first"
-                    )
+                    throw .notFound("no item \"\(request.id)\": no items are loaded (the state is \(current.state.status.rawValue)); run load first")
                 }
-                guard let item = items.item(id: id) else {
-                    throw RPCError(code: DepotProtocol.ErrorCode.notFound, message: "no item with id \"\(id)\" among the \(items.count) loaded items")
+                guard let item = items.item(id: request.id) else {
+                    throw .notFound("no item with id \"\(request.id)\" among the \(items.count) loaded items")
                 }
                 return .result(.encoded(ByteBuffer(bytes: item.json)))
             },
-            Method(method.load, params: ["strategy"]) { params, connection throws(RPCError) in
-                let strategy = try params.choice("strategy", of: RetrievalStrategy.self) ?? .defaultForLoad
-                connection.noteMutation(method.load, strategy == .defaultForLoad ? "" : strategy.rawValue)
+            .handling(LoadRequest.self) { request, connection throws(RPCError) in
+                let strategy = request.strategy ?? .defaultForLoad
+                connection.noteMutation(LoadRequest.method, strategy == .defaultForLoad ? "" : strategy.rawValue)
                 return answer(repository.load(strategy: strategy))
             },
-            Method(method.remove, params: ["id", "optimistic"]) { params, connection throws(RPCError) in
-                let id = try params.itemID("id")
-                let optimistic = try params.bool("optimistic", default: false)
-                connection.noteMutation(method.remove, optimistic ? "\(id) (optimistic)" : id)
-                return answer(repository.remove(id: id, optimistic: optimistic))
+            .handling(RemoveRequest.self) { request, connection throws(RPCError) in
+                connection.noteMutation(RemoveRequest.method, request.optimistic ? "\(request.id) (optimistic)" : request.id)
+                return answer(repository.remove(id: request.id, optimistic: request.optimistic))
             },
-            Method(method.wipe) { _, connection throws(RPCError) in
-                connection.noteMutation(method.wipe)
+            .handling(WipeRequest.self) { _, connection throws(RPCError) in
+                connection.noteMutation(WipeRequest.method)
                 return answer(repository.wipe())
             },
-            Method(method.subscribe) { _, connection throws(RPCError) in
-                let id = try connection.subscribe()
-                return .result(.value(["subscription": .string(id)]))
+            .handling(SubscribeRequest.self) { _, connection throws(RPCError) in
+                .result(.value(SubscribeRequest.result(subscription: try connection.subscribe())))
             },
-            Method(method.unsubscribe, params: ["subscription"]) { params, connection throws(RPCError) in
-                let id = try params.string("subscription")
-                return .result(.value(.bool(connection.unsubscribe(id))))
+            .handling(UnsubscribeRequest.self) { request, connection throws(RPCError) in
+                .result(.value(.bool(connection.unsubscribe(request.subscription))))
             },
-            Method(method.discover) { _, _ throws(RPCError) in
+            .handling(DiscoverRequest.self) { _, _ throws(RPCError) in
                 .result(.encoded(document))
             },
         ])

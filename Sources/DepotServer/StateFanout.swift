@@ -1,5 +1,6 @@
 import DepotCore
 import DepotRPC
+import DepotWire
 import NIOCore
 import Synchronization
 

@@ -1,3 +1,4 @@
+import DepotWire
 import NIOCore
 import Synchronization
 

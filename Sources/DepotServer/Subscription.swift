@@ -1,4 +1,5 @@
 import DepotRPC
+import DepotWire
 import NIOCore
 
 /// One subscription of a connection: its id and its bounded queue of states not yet written.

@@ -1,25 +1,14 @@
-/// Reads a stateChanged line's seq and skipped count without parsing the whole line, so a test's
-/// subscriber can keep up with large states.
+import DepotWire
+
+/// Reads a stateChanged line's seq and skipped count without parsing the whole line (DepotWire's
+/// `NotificationHead`), so a test's subscriber can keep up with large states.
 public enum NotificationLine {
     public static func seq(in line: [UInt8]) -> Int? {
-        number(after: #""state":{"seq":"#, in: line)
+        NotificationHead(line: line)?.seq
     }
 
     public static func skipped(in line: [UInt8]) -> Int {
-        number(after: #""skipped":"#, in: line) ?? 0
-    }
-
-    private static func number(after marker: String, in line: [UInt8]) -> Int? {
-        // The marker is in the notification's short prefix, so only the first bytes are searched.
-        let prefix = line.prefix(256)
-        guard let range = prefix.firstRange(of: Array(marker.utf8)) else { return nil }
-        var value = 0
-        var index = range.upperBound
-        while index < line.count, line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9") {
-            value = value * 10 + Int(line[index] - UInt8(ascii: "0"))
-            index += 1
-        }
-        return index > range.upperBound ? value : nil
+        NotificationHead(line: line)?.skipped ?? 0
     }
 }
 

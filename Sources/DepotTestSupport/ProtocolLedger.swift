@@ -1,4 +1,4 @@
-import DepotContract
+import DepotWire
 import DepotSchema
 import Synchronization
 import Testing

@@ -32,7 +32,7 @@ struct Fixture {
         states.map { published in
             switch published.state {
             case .success(let items, _): "success[\(items.items.map(\.id).joined(separator: ","))]"
-            case .failure(let error): "failure(\(error.code.rawValue))"
+            case .failure(let error): "failure(\(error.kind))"
             default: published.state.status.rawValue
             }
         }

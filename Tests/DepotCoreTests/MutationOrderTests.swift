@@ -49,7 +49,7 @@ struct MutationOrderTests {
         let second = fixture.repository.load()
         gate.open()
         #expect(await first.result.failureValue == (await second.result.failureValue))
-        #expect(await first.result.failureValue?.code == .loadFailed)
+        #expect(await first.result.failureValue?.kind == .loadFailed)
     }
 
     @Test("a load never joins one that other mutations were queued behind")

@@ -28,12 +28,12 @@ struct RepositoryLoadTests {
         let fixture = Fixture()
         fixture.source.failNextFetch(SourceError(.unavailable, "cannot read /nowhere/items.json: No such file or directory"))
         let result = await fixture.repository.load().result
-        #expect(fixture.trace == ["idle", "loading", "failure(-32001)"])
+        #expect(fixture.trace == ["idle", "loading", "failure(loadFailed)"])
         let error = try #require(result.failureValue)
-        #expect(error.code == .loadFailed)
+        #expect(error.kind == .loadFailed)
         #expect(error.message == "cannot read /nowhere/items.json: No such file or directory")
         #expect(error.state == fixture.repository.current)
-        #expect(error.state.state == .failure(StateError(code: .loadFailed, message: error.message)))
+        #expect(error.state.state == .failure(StateError(.loadFailed, message: error.message)))
     }
 
     @Test("items are kept as given: member order, unknown members and number literals")
@@ -80,9 +80,9 @@ struct RepositoryLoadTests {
     func invalidCollections(text: String, message: String) async throws {
         let fixture = Fixture(source: TestSource(items: try JSONParser.parse(text).arrayValue!))
         let error = try #require(await fixture.repository.load().result.failureValue)
-        #expect(error.code == .loadFailed)
+        #expect(error.kind == .loadFailed)
         #expect(error.message == "test:memory: \(message)")
-        #expect(fixture.trace == ["idle", "loading", "failure(-32001)"])
+        #expect(fixture.trace == ["idle", "loading", "failure(loadFailed)"])
     }
 
     @Test("a load after a failure succeeds again and replaces the failure")
@@ -91,7 +91,7 @@ struct RepositoryLoadTests {
         fixture.source.failNextFetch()
         _ = await fixture.repository.load().result
         _ = try await fixture.loaded()
-        #expect(fixture.trace == ["idle", "loading", "failure(-32001)", "loading", "success[1,2,3]"])
+        #expect(fixture.trace == ["idle", "loading", "failure(loadFailed)", "loading", "success[1,2,3]"])
         #expect(fixture.seqsAreConsecutive)
     }
 
@@ -141,7 +141,7 @@ struct ReplaceSourceTests {
         let broken = TestSource(count: 1)
         broken.failNextFetch()
         let error = try #require(await fixture.repository.replaceSource(broken, idField: "id").result.failureValue)
-        #expect(error.code == .loadFailed)
+        #expect(error.kind == .loadFailed)
         #expect(fixture.repository.item(id: "1") == nil)
     }
 }

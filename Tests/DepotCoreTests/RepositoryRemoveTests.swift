@@ -52,11 +52,11 @@ struct RepositoryRemoveTests {
         _ = try await fixture.loaded()
         fixture.source.failNextDelete(SourceError(.refused, "HTTP 403 from the test source"))
         let error = try #require(await fixture.repository.remove(id: "2").result.failureValue)
-        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "loading", "failure(-32002)", "success[1,2,3]"])
-        #expect(error.code == .removeFailed)
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "loading", "failure(removeFailed)", "success[1,2,3]"])
+        #expect(error.kind == .removeFailed)
         #expect(error.message == "could not remove \"2\": HTTP 403 from the test source")
         #expect(error.state == fixture.states.last)
-        #expect(fixture.states[4].state == .failure(StateError(code: .removeFailed, message: error.message)))
+        #expect(fixture.states[4].state == .failure(StateError(.removeFailed, message: error.message)))
         #expect(fixture.seqsAreConsecutive)
     }
 
@@ -66,7 +66,7 @@ struct RepositoryRemoveTests {
         _ = try await fixture.loaded()
         fixture.source.failNextDelete()
         let error = try #require(await fixture.repository.remove(id: "3", optimistic: true).result.failureValue)
-        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2]", "failure(-32002)", "success[1,2,3]"])
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2]", "failure(removeFailed)", "success[1,2,3]"])
         #expect(error.state.state.items == fixture.states[2].state.items)
         #expect(fixture.repository.item(id: "3") != nil)
         #expect(fixture.source.calls.value.fetchesStarted == 1, "a refused removal does not refetch")
@@ -77,9 +77,9 @@ struct RepositoryRemoveTests {
         let fixture = Fixture()
         _ = try await fixture.loaded()
         let error = try #require(await fixture.repository.remove(id: "99").result.failureValue)
-        #expect(error.code == .notFound)
+        #expect(error.kind == .notFound)
         #expect(error.message == "test:memory has no item with id \"99\"")
-        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "loading", "failure(-32003)", "success[1,2,3]"])
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "loading", "failure(notFound)", "success[1,2,3]"])
     }
 
     @Test("delete succeeds but the refetch fails: the previous items without the id, and the removal stands")
@@ -115,7 +115,7 @@ struct RepositoryRemoveTests {
         let fixture = Fixture()
         fixture.source.failNextDelete()
         _ = await fixture.repository.remove(id: "2").result
-        #expect(fixture.trace == ["idle", "loading", "failure(-32002)", "idle"])
+        #expect(fixture.trace == ["idle", "loading", "failure(removeFailed)", "idle"])
     }
 }
 

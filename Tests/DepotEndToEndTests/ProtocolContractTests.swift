@@ -1,5 +1,5 @@
 import DepotClient
-import DepotContract
+import DepotWire
 import DepotJSON
 import DepotSchema
 import DepotTestSupport

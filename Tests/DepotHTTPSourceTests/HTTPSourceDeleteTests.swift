@@ -73,7 +73,7 @@ struct HTTPSourceDeleteTests {
             _ = try await repository.load().result.get()
             let missing = await repository.remove(id: "c", optimistic: true).result
             guard case .failure(let error) = missing else { Issue.record("expected a failure"); return }
-            #expect(error.code == .notFound)
+            #expect(error.kind == .notFound)
             #expect(error.state.state.items?.count == 3)
             _ = try await repository.remove(id: "2").result.get()
             #expect(server.requests.value.map(\.description) == ["GET /items", "DELETE /items/c", "DELETE /items/2", "GET /items"])

@@ -1,4 +1,5 @@
 import DepotJSON
+import DepotTestSupport
 import DepotRPC
 import Testing
 

@@ -1,4 +1,5 @@
 import DepotJSON
+import DepotTestSupport
 import DepotRPC
 import NIOCore
 import Testing
@@ -75,15 +76,6 @@ struct HandlerErrorTests {
         #expect(error.message == message)
         #expect(error.data == nil)
         #expect(error.description == "\(message) (\(code))")
-    }
-
-    @Test func depotErrorCodesAreInTheServerErrorRange() {
-        let codes = [
-            DepotProtocol.ErrorCode.loadFailed, DepotProtocol.ErrorCode.removeFailed,
-            DepotProtocol.ErrorCode.notFound, DepotProtocol.ErrorCode.limitExceeded,
-        ]
-        #expect(codes == [-32001, -32002, -32003, -32004])
-        #expect(codes.allSatisfy { (-32099)...(-32000) ~= $0 })
     }
 
     @Test func encodeResponseWritesResultOrError() {

@@ -1,4 +1,4 @@
-import DepotContract
+import DepotWire
 import DepotJSON
 import DepotSchema
 import DepotTestSupport

@@ -81,7 +81,7 @@ struct FileSourceRepositoryTests {
         let result = try await withTimeout { await repository.remove(id: "99").result }
         let error = try #require(result.failureValue)
 
-        #expect(error.code == .notFound)
+        #expect(error.kind == .notFound)
         #expect(error.message == "file:\(path) has no item with id \"99\"")
         #expect(error.state.state == loaded.state)
         #expect(TestFiles.text(path) == Self.text)
@@ -97,9 +97,9 @@ struct FileSourceRepositoryTests {
         let result = try await withTimeout { await repository.load().result }
         let error = try #require(result.failureValue)
 
-        #expect(error.code == .loadFailed)
+        #expect(error.kind == .loadFailed)
         #expect(error.message == "cannot read \(path): No such file or directory")
-        #expect(repository.current.state == .failure(StateError(code: .loadFailed, message: error.message)))
+        #expect(repository.current.state == .failure(StateError(.loadFailed, message: error.message)))
     }
 
     @Test("a file whose items have no usable id gives a failure naming the source and the index")
@@ -112,7 +112,7 @@ struct FileSourceRepositoryTests {
         let result = try await withTimeout { await repository.load().result }
         let error = try #require(result.failureValue)
 
-        #expect(error.code == .loadFailed)
+        #expect(error.kind == .loadFailed)
         #expect(error.message == "file:\(path): item at index 1 has an unusable \"id\": the number 1.5; ids must be non-empty strings or integers")
     }
 

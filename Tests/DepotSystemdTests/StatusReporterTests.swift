@@ -29,7 +29,7 @@ extension SystemdNotifierTests {
         #expect(status.text == "loading · 1 subscriber · seq 7")
         status.note = "reload failed, previous configuration kept: bad"
         #expect(status.text == "reload failed, previous configuration kept: bad · loading · 1 subscriber · seq 7")
-        status.state = PublishedState(seq: 8, state: .failure(StateError(code: .loadFailed, message: String(repeating: "x", count: 200))))
+        status.state = PublishedState(seq: 8, state: .failure(StateError(.loadFailed, message: String(repeating: "x", count: 200))))
         status.note = nil
         #expect(status.text == "failure: " + String(repeating: "x", count: 79) + "… · 1 subscriber · seq 8", "long reasons are cut")
     }

@@ -1,5 +1,6 @@
 import DepotJSON
-import DepotRPC
+import DepotTestSupport
+import DepotWire
 import NIOCore
 import Testing
 
@@ -9,7 +10,7 @@ struct StateNotificationTests {
 
     /// prefix, state and suffix as one line.
     func line(prefix: ByteBuffer) -> [UInt8] {
-        bytes(of: prefix) + Array(Self.state.utf8) + bytes(of: StateNotification.suffix)
+        Array(prefix.readableBytesView) + Array(Self.state.utf8) + Array(StateNotification.suffix.readableBytesView)
     }
 
     @Test func notificationWithSkippedStates() {
@@ -37,12 +38,12 @@ struct StateNotificationTests {
     }
 
     @Test func suffixClosesParamsAndNotificationAndEndsTheLine() {
-        #expect(text(bytes(of: StateNotification.suffix)) == "}}\n")
+        #expect(text(Array(StateNotification.suffix.readableBytesView)) == "}}\n")
     }
 
     @Test func methodNameIsTheProtocolsNotificationName() throws {
         let value = try #require(parseJSON(line(prefix: StateNotification.prefix(subscription: "s")).dropLast()))
-        #expect(value["method"] == .string(DepotProtocol.stateChanged))
+        #expect(value["method"] == .string(StateNotification.method))
         #expect(value["id"] == nil, "a notification has no id")
     }
 }

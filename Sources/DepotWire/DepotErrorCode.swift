@@ -1,0 +1,30 @@
+import DepotCore
+import DepotRPC
+
+/// Depot's own JSON-RPC error codes, in the server-error range (-32000 to -32099), as rpc-schema/openrpc.json
+/// lists them in `components/errors`. The domain speaks of error kinds; this is where they become codes.
+public enum DepotErrorCode {
+    /// `load` failed; `data` is the failure state it published.
+    public static let loadFailed = -32001
+    /// `remove` was refused by the source; `data` is the rolled-back state.
+    public static let removeFailed = -32002
+    /// No item has that id; for `remove`, `data` is the rolled-back state.
+    public static let notFound = -32003
+    /// A per-connection limit was reached (for example, too many subscriptions).
+    public static let limitExceeded = -32004
+
+    /// Every code of Depot's own, for tests that hold them to the document.
+    public static let all = [loadFailed, removeFailed, notFound, limitExceeded]
+
+    /// The code the protocol gives a domain error's kind.
+    public static func code(for kind: StateError.Kind) -> Int {
+        switch kind {
+        case .loadFailed: loadFailed
+        case .removeFailed: removeFailed
+        case .notFound: notFound
+        // `StateError.Kind` has no public initialiser, so every kind is one of the cases above; a kind added to
+        // the domain without a code here would surface as an internal error rather than a wrong code.
+        default: RPCError.internalErrorCode
+        }
+    }
+}

@@ -1,0 +1,7 @@
+/// Every method a client may call, for the tests that hold the types to rpc-schema/openrpc.json.
+public enum DepotRequests {
+    public static let all: [any DepotRequest.Type] = [
+        StateRequest.self, GetRequest.self, LoadRequest.self, RemoveRequest.self, WipeRequest.self,
+        SubscribeRequest.self, UnsubscribeRequest.self, DiscoverRequest.self,
+    ]
+}

@@ -1,0 +1,25 @@
+import DepotCore
+import DepotJSON
+import DepotRPC
+
+/// `load`: loads the collection as `strategy` says (default `upToDateWithFallback`) and answers the success
+/// State it ended with; loadFailed (-32001) with the failure State as data.
+public struct LoadRequest: StateAnsweringRequest {
+    public static let method = "load"
+    public static let paramNames = ["strategy"]
+
+    /// nil: the default for `load`.
+    public var strategy: RetrievalStrategy?
+
+    public init(strategy: RetrievalStrategy? = nil) {
+        self.strategy = strategy
+    }
+
+    public init(params: Params) throws(RPCError) {
+        strategy = try params.choice("strategy", of: RetrievalStrategy.self)
+    }
+
+    public var params: JSONObject? {
+        strategy.map { ["strategy": .string($0.rawValue)] }
+    }
+}

@@ -1,0 +1,64 @@
+import DepotCore
+import DepotJSON
+import NIOCore
+
+/// The wire form of a published state:
+/// `{"seq":N,"status":"idle"|"loading"|"success"|"failure", …}`; a success adds
+/// `"origin":"source"|"cache"|"memory","fetchedAt":"<RFC 3339>","stale":false,"items":[…]` (the short members
+/// first, so a reader sees them before a long list), a failure adds `"error":{"code":…,"message":…}`.
+///
+/// Items are already compact JSON, so encoding a success state is one pass of copies into one buffer.
+/// `WireState` reads it back; the tests hold both to rpc-schema/openrpc.json.
+public enum StateEncoder {
+    public static func encode(_ published: PublishedState, allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
+        let itemBytes = published.state.items?.items.reduce(0) { $0 + $1.json.count + 1 } ?? 0
+        var buffer = allocator.buffer(capacity: 160 + itemBytes)
+        buffer.writeStaticString("{")
+        writeKey(StateMember.seq, first: true, to: &buffer)
+        buffer.writeString(String(published.seq))
+        writeKey(StateMember.status, to: &buffer)
+        writeQuoted(published.state.status.rawValue, to: &buffer)
+        switch published.state {
+        case .idle, .loading:
+            break
+        case .success(let collection, let provenance):
+            writeKey(StateMember.origin, to: &buffer)
+            writeQuoted(provenance.origin.rawValue, to: &buffer)
+            writeKey(StateMember.fetchedAt, to: &buffer)
+            writeQuoted(RFC3339.string(from: provenance.fetchedAt), to: &buffer)
+            writeKey(StateMember.stale, to: &buffer)
+            buffer.writeStaticString(provenance.stale ? "true" : "false")
+            writeKey(StateMember.items, to: &buffer)
+            buffer.writeStaticString("[")
+            for (index, item) in collection.items.enumerated() {
+                if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
+                buffer.writeBytes(item.json)
+            }
+            buffer.writeStaticString("]")
+        case .failure(let error):
+            writeKey(StateMember.error, to: &buffer)
+            buffer.writeStaticString("{")
+            writeKey(StateMember.Error.code, first: true, to: &buffer)
+            buffer.writeString(String(DepotErrorCode.code(for: error.kind)))
+            writeKey(StateMember.Error.message, to: &buffer)
+            JSONWriter.writeString(error.message, to: &buffer)
+            buffer.writeStaticString("}")
+        }
+        buffer.writeStaticString("}")
+        return buffer
+    }
+
+    /// `"name":`, after a comma unless it is the object's first member. Member names are plain ASCII.
+    private static func writeKey(_ name: String, first: Bool = false, to buffer: inout ByteBuffer) {
+        if !first { buffer.writeInteger(UInt8(ascii: ",")) }
+        writeQuoted(name, to: &buffer)
+        buffer.writeInteger(UInt8(ascii: ":"))
+    }
+
+    /// A string that needs no escaping (a member name or an enum's raw value), in quotes.
+    private static func writeQuoted(_ text: String, to buffer: inout ByteBuffer) {
+        buffer.writeInteger(UInt8(ascii: "\""))
+        buffer.writeString(text)
+        buffer.writeInteger(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,22 @@
+/// The members of a State on the wire (`components/schemas/State` in rpc-schema/openrpc.json), named once for
+/// the encoder, the decoder and the clients that read states.
+public enum StateMember {
+    public static let seq = "seq"
+    public static let status = "status"
+    /// Success only: where the items come from.
+    public static let origin = "origin"
+    /// Success only: when the source gave the list (RFC 3339).
+    public static let fetchedAt = "fetchedAt"
+    /// Success only: whether the items stand in for a source that failed.
+    public static let stale = "stale"
+    /// Success only: the items, in order.
+    public static let items = "items"
+    /// Failure only: `{"code", "message"}`.
+    public static let error = "error"
+
+    /// The members of a failure's `error`.
+    public enum Error {
+        public static let code = "code"
+        public static let message = "message"
+    }
+}

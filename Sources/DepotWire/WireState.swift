@@ -1,0 +1,107 @@
+import DepotCore
+import DepotJSON
+
+/// A State as a client receives it, decoded: the typed counterpart of `StateEncoder`'s output. Members the
+/// document does not list are ignored, as it asks clients to do, so a newer depotd's additions do not break
+/// an older client.
+public struct WireState: Sendable, Equatable {
+    /// What the state holds, by status.
+    public enum Content: Sendable, Equatable {
+        case idle
+        case loading
+        case success(items: [JSONValue], provenance: WireProvenance)
+        case failure(WireFailure)
+    }
+
+    public let seq: Int
+    public let content: Content
+
+    public init(seq: Int, content: Content) {
+        self.seq = seq
+        self.content = content
+    }
+
+    public var status: LoadingState.Status {
+        switch content {
+        case .idle: .idle
+        case .loading: .loading
+        case .success: .success
+        case .failure: .failure
+        }
+    }
+
+    /// The items of a success state; nil otherwise.
+    public var items: [JSONValue]? {
+        if case .success(let items, _) = content { return items }
+        return nil
+    }
+
+    /// Where the items of a success state come from; nil otherwise.
+    public var provenance: WireProvenance? {
+        if case .success(_, let provenance) = content { return provenance }
+        return nil
+    }
+
+    /// Why a failure state has no items; nil otherwise.
+    public var failure: WireFailure? {
+        if case .failure(let failure) = content { return failure }
+        return nil
+    }
+
+    /// Decodes a State; throws when a member the document requires is missing or has the wrong type.
+    public init(decoding value: JSONValue) throws(WireDecodingError) {
+        guard case .object(let object) = value else {
+            throw WireDecodingError("a State must be an object, not \(value.typeName)")
+        }
+        let members = Members(object: object, of: "the State")
+        seq = try members.nonNegativeInteger(StateMember.seq)
+        let status = try members.choice(StateMember.status, of: LoadingState.Status.self)
+        switch status {
+        case .idle:
+            content = .idle
+        case .loading:
+            content = .loading
+        case .success:
+            let provenance = WireProvenance(
+                origin: try members.choice(StateMember.origin, of: Provenance.Origin.self),
+                fetchedAt: try members.string(StateMember.fetchedAt),
+                stale: try members.bool(StateMember.stale)
+            )
+            content = .success(items: try members.objects(StateMember.items), provenance: provenance)
+        case .failure:
+            guard case .object(let error)? = object[StateMember.error] else {
+                throw WireDecodingError("a failure State needs an \"\(StateMember.error)\" object")
+            }
+            let errorMembers = Members(object: error, of: "a failure's \"\(StateMember.error)\"")
+            content = .failure(WireFailure(
+                code: try errorMembers.integer(StateMember.Error.code),
+                message: try errorMembers.string(StateMember.Error.message)
+            ))
+        }
+    }
+}
+
+/// Where a success state's items come from, as the wire gives it.
+public struct WireProvenance: Sendable, Equatable {
+    public var origin: Provenance.Origin
+    /// RFC 3339, UTC, milliseconds, as sent (`2026-11-21T20:41:49.123Z`).
+    public var fetchedAt: String
+    public var stale: Bool
+
+    public init(origin: Provenance.Origin, fetchedAt: String, stale: Bool) {
+        self.origin = origin
+        self.fetchedAt = fetchedAt
+        self.stale = stale
+    }
+}
+
+/// A failure state's error: its code (see `DepotErrorCode`) and message.
+public struct WireFailure: Sendable, Equatable {
+    public var code: Int
+    public var message: String
+
+    public init(code: Int, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
