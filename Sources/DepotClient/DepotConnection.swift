@@ -6,25 +6,16 @@ import Synchronization
 
 /// A connection to depotd that makes JSON-RPC calls and receives subscriptions' states.
 /// Calls may overlap; each waits for its own answer.
+///
+/// No task runs behind it: answers and notifications are routed by the connection's channel handler as they
+/// arrive, and each call waits on a promise its answer completes.
 public final class DepotConnection: Sendable {
-    private struct PendingCall {
-        let continuation: CheckedContinuation<Result<JSONValue, DepotClientError>, Never>
-        /// For a `subscribe` call: where the subscription's states go once the daemon names it.
-        let subscription: AsyncStream<StateChange>.Continuation?
-    }
+    private let transport: LineConnection
+    private let router: AnswerRouter
 
-    private struct Routes {
-        var nextID = 1
-        var pending: [Int: PendingCall] = [:]
-        var subscriptions: [String: AsyncStream<StateChange>.Continuation] = [:]
-        var isClosed = false
-    }
-
-    public let lines: LineConnection
-    private let routes = Mutex(Routes())
-
-    private init(lines: LineConnection) {
-        self.lines = lines
+    private init(transport: LineConnection, router: AnswerRouter) {
+        self.transport = transport
+        self.router = router
     }
 
     /// Connects to depotd's socket at `path`; `tap`, when given, sees every message sent and received.
@@ -33,10 +24,10 @@ public final class DepotConnection: Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         tap: (any ConnectionTap)? = nil
     ) async throws(DepotClientError) -> DepotConnection {
-        let lines = try await LineConnection.connect(to: path, eventLoopGroup: eventLoopGroup, tap: tap)
-        let connection = DepotConnection(lines: lines)
-        Task { await connection.readAnswers() }
-        return connection
+        let router = AnswerRouter()
+        let sink = LineConnection.Sink.receiver(line: { router.route($0) }, closed: { router.close() })
+        let transport = try await LineConnection.connect(to: path, eventLoopGroup: eventLoopGroup, tap: tap, sink: sink)
+        return DepotConnection(transport: transport, router: router)
     }
 
     /// Calls `method` with `params` by name and returns its result as sent; throws `.remote` for an error answer.
@@ -60,8 +51,12 @@ public final class DepotConnection: Sendable {
     /// Ends a subscription, and its sequence; false when the daemon did not know it.
     public func unsubscribe(_ id: String) async throws(DepotClientError) -> Bool {
         let ended = try await call(UnsubscribeRequest(subscription: id))
-        routes.withLock { $0.subscriptions.removeValue(forKey: id) }?.finish()
+        router.endSubscription(id)
         return ended
+    }
+
+    public func close() async {
+        await transport.close()
     }
 
     /// `result` decoded as `Request`'s answer.
@@ -73,68 +68,65 @@ public final class DepotConnection: Sendable {
         }
     }
 
-    public func close() async {
-        await lines.close()
-    }
-
-    // MARK: Internals
-
     private func call(
         _ method: String,
         params: JSONObject?,
         subscription: AsyncStream<StateChange>.Continuation?
     ) async -> Result<JSONValue, DepotClientError> {
-        await withCheckedContinuation { continuation in
-            let id: Int? = routes.withLock { routes in
-                guard !routes.isClosed else { return nil }
-                let id = routes.nextID
-                routes.nextID += 1
-                routes.pending[id] = PendingCall(continuation: continuation, subscription: subscription)
-                return id
-            }
-            guard let id else {
-                continuation.resume(returning: .failure(.connectionClosed))
-                return
-            }
-            var request: JSONObject = ["jsonrpc": "2.0", "id": .number(JSONNumber(id)), "method": .string(method)]
-            if let params {
-                request["params"] = .object(params)
-            }
-            let line = JSONValue.object(request).jsonText
-            Task {
-                do {
-                    try await lines.send(line)
-                } catch {
-                    resolve(id: id, with: .failure(.connectionClosed))
-                }
-            }
+        let answer = transport.eventLoop.makePromise(of: Result<JSONValue, DepotClientError>.self)
+        guard let id = router.expect(answer, subscription: subscription) else {
+            subscription?.finish()
+            answer.succeed(.failure(.connectionClosed))
+            return .failure(.connectionClosed)
         }
-    }
-
-    private func readAnswers() async {
+        var request: JSONObject = ["jsonrpc": "2.0", "id": .number(JSONNumber(id)), "method": .string(method)]
+        if let params {
+            request["params"] = .object(params)
+        }
         do {
-            for try await line in lines.lines {
-                route(line)
-            }
-        } catch {}
-        let (pending, subscriptions) = routes.withLock { routes in
-            routes.isClosed = true
-            defer {
-                routes.pending = [:]
-                routes.subscriptions = [:]
-            }
-            return (Array(routes.pending.values), Array(routes.subscriptions.values))
+            try await transport.send(JSONValue.object(request).jsonText)
+        } catch {
+            router.resolve(id: id, with: .failure(.connectionClosed))
         }
-        for call in pending {
-            call.subscription?.finish()
-            call.continuation.resume(returning: .failure(.connectionClosed))
-        }
-        for subscription in subscriptions {
-            subscription.finish()
+        // The router completes every promise it was given: with the answer, or when the connection closes.
+        return (try? await answer.futureResult.get()) ?? .failure(.connectionClosed)
+    }
+}
+
+/// Matches each line depotd sends to what waits for it: an answer to its call's promise, a notification to its
+/// subscription's stream. Called on the connection's event loop as lines arrive.
+private final class AnswerRouter: Sendable {
+    private struct PendingCall {
+        let answer: EventLoopPromise<Result<JSONValue, DepotClientError>>
+        /// For a `subscribe` call: where the subscription's states go once the daemon names it.
+        let subscription: AsyncStream<StateChange>.Continuation?
+    }
+
+    private struct Routes {
+        var nextID = 1
+        var pending: [Int: PendingCall] = [:]
+        var subscriptions: [String: AsyncStream<StateChange>.Continuation] = [:]
+        var isClosed = false
+    }
+
+    private let routes = Mutex(Routes())
+
+    /// Registers a call's promise; nil when the connection is closed.
+    func expect(_ answer: EventLoopPromise<Result<JSONValue, DepotClientError>>, subscription: AsyncStream<StateChange>.Continuation?) -> Int? {
+        routes.withLock { routes in
+            guard !routes.isClosed else { return nil }
+            let id = routes.nextID
+            routes.nextID += 1
+            routes.pending[id] = PendingCall(answer: answer, subscription: subscription)
+            return id
         }
     }
 
-    private func route(_ line: [UInt8]) {
+    func endSubscription(_ id: String) {
+        routes.withLock { $0.subscriptions.removeValue(forKey: id) }?.finish()
+    }
+
+    func route(_ line: [UInt8]) {
         guard let message = try? JSONParser.parse(line), case .object(let object) = message else { return }
         if object["method"]?.stringValue == StateNotification.method {
             deliver(object["params"])
@@ -155,12 +147,12 @@ public final class DepotConnection: Sendable {
         }
     }
 
-    private func resolve(id: Int, with result: Result<JSONValue, DepotClientError>) {
+    func resolve(id: Int, with result: Result<JSONValue, DepotClientError>) {
         guard let call = routes.withLock({ routes -> PendingCall? in
             guard let call = routes.pending.removeValue(forKey: id) else { return nil }
             // Route the subscription before its answer is handed over: its first state may be the next line.
             if let subscription = call.subscription {
-                if case .success(let value) = result, let name = value["subscription"]?.stringValue {
+                if case .success(let value) = result, let name = value[SubscribeRequest.subscriptionMember]?.stringValue {
                     routes.subscriptions[name] = subscription
                 } else {
                     subscription.finish()
@@ -168,7 +160,26 @@ public final class DepotConnection: Sendable {
             }
             return call
         }) else { return }
-        call.continuation.resume(returning: result)
+        call.answer.succeed(result)
+    }
+
+    /// The connection closed: every call still waiting fails, every subscription ends.
+    func close() {
+        let (pending, subscriptions) = routes.withLock { routes in
+            routes.isClosed = true
+            defer {
+                routes.pending = [:]
+                routes.subscriptions = [:]
+            }
+            return (Array(routes.pending.values), Array(routes.subscriptions.values))
+        }
+        for call in pending {
+            call.subscription?.finish()
+            call.answer.succeed(.failure(.connectionClosed))
+        }
+        for subscription in subscriptions {
+            subscription.finish()
+        }
     }
 
     private func deliver(_ params: JSONValue?) {

@@ -10,10 +10,21 @@ import Glibc
 /// A raw connection to a Depot socket: send lines, receive every line the daemon writes.
 /// `DepotConnection` builds calls and subscriptions on it; tests use it to speak the protocol byte by byte.
 public final class LineConnection: Sendable {
+    /// Where received lines go: the `lines` stream, or a receiver called on the connection's event loop.
+    enum Sink: Sendable {
+        case stream(AsyncThrowingStream<[UInt8], any Error>.Continuation)
+        /// `line` for each line; `closed` once, when the connection ends.
+        case receiver(line: @Sendable ([UInt8]) -> Void, closed: @Sendable () -> Void)
+    }
+
     private let channel: any Channel
     private let tap: (any ConnectionTap)?
-    /// Every line received, without its newline, until the daemon closes the connection.
+    /// Every line received, without its newline, until the daemon closes the connection. (Empty for a
+    /// connection whose lines go to a receiver, as `DepotConnection`'s do.)
     public let lines: AsyncThrowingStream<[UInt8], any Error>
+
+    /// The event loop the connection lives on.
+    var eventLoop: any EventLoop { channel.eventLoop }
 
     private init(channel: any Channel, lines: AsyncThrowingStream<[UInt8], any Error>, tap: (any ConnectionTap)?) {
         self.channel = channel
@@ -28,19 +39,30 @@ public final class LineConnection: Sendable {
         tap: (any ConnectionTap)? = nil
     ) async throws(DepotClientError) -> LineConnection {
         let (lines, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        return try await connect(to: path, eventLoopGroup: eventLoopGroup, tap: tap, sink: .stream(continuation), lines: lines)
+    }
+
+    /// Connects, handing every line to `sink` as it arrives.
+    static func connect(
+        to path: String,
+        eventLoopGroup: any EventLoopGroup,
+        tap: (any ConnectionTap)?,
+        sink: Sink,
+        lines: AsyncThrowingStream<[UInt8], any Error> = AsyncThrowingStream { $0.finish() }
+    ) async throws(DepotClientError) -> LineConnection {
         do {
             let channel = try await ClientBootstrap(group: eventLoopGroup)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: .max)))
-                        try channel.pipeline.syncOperations.addHandler(LineCollector(continuation: continuation, tap: tap))
+                        try channel.pipeline.syncOperations.addHandler(LineCollector(sink: sink, tap: tap))
                     }
                 }
                 .connect(unixDomainSocketPath: path)
                 .get()
             return LineConnection(channel: channel, lines: lines, tap: tap)
         } catch {
-            continuation.finish()
+            LineCollector.finish(sink, error: nil)
             throw .cannotConnect(path: path, reason: Self.explain(error, path: path))
         }
     }
@@ -81,33 +103,43 @@ public final class LineConnection: Sendable {
     }
 }
 
-/// Passes every received line on to the stream, and ends it when the connection closes.
+/// Passes every received line on to the sink, and tells it when the connection closes.
 private final class LineCollector: ChannelInboundHandler, Sendable {
     typealias InboundIn = LineFrame
 
-    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    private let sink: LineConnection.Sink
     private let tap: (any ConnectionTap)?
 
-    init(continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation, tap: (any ConnectionTap)?) {
-        self.continuation = continuation
+    init(sink: LineConnection.Sink, tap: (any ConnectionTap)?) {
+        self.sink = sink
         self.tap = tap
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .line(let line) = unwrapInboundIn(data) {
-            let bytes = Array(line.readableBytesView)
-            tap?.received(bytes)
-            continuation.yield(bytes)
+        guard case .line(let line) = unwrapInboundIn(data) else { return }
+        let bytes = Array(line.readableBytesView)
+        tap?.received(bytes)
+        switch sink {
+        case .stream(let continuation): continuation.yield(bytes)
+        case .receiver(let receive, _): receive(bytes)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        continuation.finish()
+        Self.finish(sink, error: nil)
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        continuation.finish(throwing: error)
+        Self.finish(sink, error: error)
         context.close(promise: nil)
+    }
+
+    /// Ends the stream, or tells the receiver the connection is closed (which it must take calmly more than once).
+    static func finish(_ sink: LineConnection.Sink, error: (any Error)?) {
+        switch sink {
+        case .stream(let continuation): continuation.finish(throwing: error)
+        case .receiver(_, let closed): closed()
+        }
     }
 }

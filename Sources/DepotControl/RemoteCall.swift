@@ -11,10 +11,17 @@ struct RemoteCall {
     /// Calls `method` by name; the result as depotd sent it.
     func run(_ method: String, params: JSONObject? = nil) async throws -> JSONValue {
         let connection = try await options.connect()
-        defer { Task { await connection.close() } }
+        let result: Result<JSONValue, DepotClientError>
         do {
-            return try await connection.call(method, params: params)
+            result = .success(try await connection.call(method, params: params))
         } catch {
+            result = .failure(error)
+        }
+        await connection.close()
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let error):
             Output.error(error.description)
             if case .remote = error {
                 throw ExitCode(ExitStatus.remoteError)

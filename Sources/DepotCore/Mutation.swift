@@ -1,17 +1,24 @@
 import Synchronization
 
 /// A mutation the repository has accepted and will run in its turn. Submitting one is synchronous,
-/// which is what fixes the arrival order; its result is awaited separately.
+/// which is what fixes the arrival order; its result is awaited, or delivered to a callback, separately.
 ///
-/// Several callers may share one mutation (loads that join an in-flight load); each awaits the same result.
-/// Waiting is not cancellable: a mutation, once accepted, runs to its end for every subscriber.
+/// Several callers may share one mutation (loads that join an in-flight load); each gets the same result.
+/// Waiting does not cancel anything: a mutation, once accepted, runs to its end for every subscriber. A waiter
+/// that goes away (a connection that closed) withdraws its callback, and is then neither called nor kept.
 public final class Mutation<Value: Sendable>: Sendable {
-    private enum Progress {
-        case running(waiters: [CheckedContinuation<Value, Never>])
-        case finished(Value)
+    /// One registered callback, for `withdraw(_:)`.
+    public struct Waiter: Sendable, Hashable {
+        fileprivate let number: Int
     }
 
-    private let progress = Mutex<Progress>(.running(waiters: []))
+    private struct Progress {
+        var finished: Value?
+        var callbacks: [Int: @Sendable (Value) -> Void] = [:]
+        var nextNumber = 0
+    }
+
+    private let progress = Mutex(Progress())
 
     init() {}
 
@@ -19,41 +26,54 @@ public final class Mutation<Value: Sendable>: Sendable {
     public var result: Value {
         get async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
-                let finished: Value? = progress.withLock { progress in
-                    switch progress {
-                    case .running(var waiters):
-                        waiters.append(continuation)
-                        progress = .running(waiters: waiters)
-                        return nil
-                    case .finished(let value):
-                        return value
-                    }
-                }
-                if let finished {
-                    continuation.resume(returning: finished)
-                }
+                whenFinished { continuation.resume(returning: $0) }
             }
         }
     }
 
     /// The result if the mutation has already run.
     public var finishedResult: Value? {
-        progress.withLock { progress in
-            if case .finished(let value) = progress { return value }
-            return nil
+        progress.withLock { $0.finished }
+    }
+
+    /// Calls `body` once with the result: at once, on this thread, if the mutation has run; otherwise on the
+    /// thread that finishes it, which must not be held up (hop to your own thread or loop from there).
+    @discardableResult
+    public func whenFinished(_ body: @escaping @Sendable (Value) -> Void) -> Waiter {
+        let (waiter, finished) = progress.withLock { progress -> (Waiter, Value?) in
+            let waiter = Waiter(number: progress.nextNumber)
+            progress.nextNumber += 1
+            if progress.finished == nil {
+                progress.callbacks[waiter.number] = body
+            }
+            return (waiter, progress.finished)
         }
+        if let finished {
+            body(finished)
+        }
+        return waiter
+    }
+
+    /// Withdraws a callback registered with `whenFinished`: it will not be called, and is let go at once. Does
+    /// nothing when it was already called.
+    public func withdraw(_ waiter: Waiter) {
+        _ = progress.withLock { $0.callbacks.removeValue(forKey: waiter.number) }
+    }
+
+    /// How many callbacks are waiting; for tests that check a withdrawn waiter is not kept.
+    public var waitingCount: Int {
+        progress.withLock { $0.callbacks.count }
     }
 
     func finish(with value: Value) {
-        let waiters = progress.withLock { progress -> [CheckedContinuation<Value, Never>] in
-            guard case .running(let waiters) = progress else {
-                preconditionFailure("a mutation finished twice")
-            }
-            progress = .finished(value)
-            return waiters
+        let callbacks = progress.withLock { progress -> [@Sendable (Value) -> Void] in
+            precondition(progress.finished == nil, "a mutation finished twice")
+            progress.finished = value
+            defer { progress.callbacks = [:] }
+            return progress.callbacks.sorted { $0.key < $1.key }.map(\.value)
         }
-        for waiter in waiters {
-            waiter.resume(returning: value)
+        for callback in callbacks {
+            callback(value)
         }
     }
 }

@@ -1,5 +1,4 @@
 import DepotJSON
-import NIOCore
 
 /// What the connection should do with one incoming line.
 public enum DispatchOutcome: Sendable {
@@ -7,8 +6,8 @@ public enum DispatchOutcome: Sendable {
     case nothing
     /// The response line, ready now.
     case now(EncodedMessage)
-    /// The response line once deferred work has finished; nil when it held only notifications.
-    case later(@Sendable () async -> EncodedMessage?)
+    /// The response line once the pending results are in (see `PendingLine`).
+    case later(PendingLine)
 }
 
 /// Routes JSON-RPC 2.0 messages to methods and builds the answers, following the spec to the letter:
@@ -29,68 +28,37 @@ public struct RPCDispatcher<Context>: Sendable {
     public func dispatch(_ message: IncomingMessage, context: Context) -> DispatchOutcome {
         switch message {
         case .unanswerable(let error):
-            var line = EncodedMessage()
-            Self.encodeResponse(id: .null, outcome: .failure(error), into: &line)
-            return .now(line)
+            return .now(RPCResponse(id: .null, outcome: .failure(error)).line)
         case .single(let element):
-            let answer = answer(element, context: context)
-            switch answer {
+            switch answer(element, context: context) {
             case .ready(nil):
                 return .nothing
-            case .ready(let (id, outcome)?):
-                var line = EncodedMessage()
-                Self.encodeResponse(id: id, outcome: outcome, into: &line)
-                return .now(line)
-            case .pending(let wait):
-                return .later {
-                    guard let (id, outcome) = await wait() else { return nil }
-                    var line = EncodedMessage()
-                    Self.encodeResponse(id: id, outcome: outcome, into: &line)
-                    return line
-                }
+            case .ready(let response?):
+                return .now(response.line)
+            case let pending:
+                return .later(PendingLine(elements: [pending], isBatch: false))
             }
         case .batch(let elements):
             let answers = elements.map { answer($0, context: context) }
-            if answers.allSatisfy({ if case .ready = $0 { true } else { false } }) {
+            guard answers.contains(where: { if case .pending = $0 { true } else { false } }) else {
                 let responses = answers.compactMap { if case .ready(let response) = $0 { response } else { nil } }
-                return responses.isEmpty ? .nothing : .now(Self.encodeBatch(responses))
+                return responses.isEmpty ? .nothing : .now(RPCResponse.batchLine(responses))
             }
-            return .later {
-                var responses: [(RequestID, Result<ResultBody, RPCError>)] = []
-                for answer in answers {
-                    switch answer {
-                    case .ready(let response):
-                        if let response { responses.append(response) }
-                    case .pending(let wait):
-                        if let response = await wait() { responses.append(response) }
-                    }
-                }
-                return responses.isEmpty ? nil : Self.encodeBatch(responses)
-            }
+            return .later(PendingLine(elements: answers, isBatch: true))
         }
     }
 
-    // MARK: One element
-
-    private typealias Response = (RequestID, Result<ResultBody, RPCError>)
-
-    private enum Answer {
-        /// nil when the element was a notification.
-        case ready(Response?)
-        case pending(@Sendable () async -> Response?)
-    }
-
-    private func answer(_ element: Result<RPCRequest, InvalidRequest>, context: Context) -> Answer {
+    /// Runs one element's method: its response now (nil for a notification), or its pending result.
+    private func answer(_ element: Result<RPCRequest, InvalidRequest>, context: Context) -> PendingLine.Element {
         let request: RPCRequest
         switch element {
         case .failure(let invalid):
-            return .ready((invalid.id, .failure(invalid.error)))
+            return .ready(RPCResponse(id: invalid.id, outcome: .failure(invalid.error)))
         case .success(let valid):
             request = valid
         }
-        let id = request.id
-        func respond(_ outcome: Result<ResultBody, RPCError>) -> Answer {
-            .ready(id.map { ($0, outcome) })
+        func respond(_ outcome: Result<ResultBody, RPCError>) -> PendingLine.Element {
+            .ready(request.id.map { RPCResponse(id: $0, outcome: outcome) })
         }
         guard let method = methods[request.method] else {
             return respond(.failure(.methodNotFound(request.method, known: methodNames)))
@@ -105,46 +73,8 @@ public struct RPCDispatcher<Context>: Sendable {
         switch reply {
         case .result(let body):
             return respond(.success(body))
-        case .deferred(let work):
-            return .pending {
-                let outcome = await work()
-                return id.map { ($0, outcome) }
-            }
+        case .later(let result):
+            return .pending(request.id, result)
         }
-    }
-
-    // MARK: Encoding
-
-    /// Writes `{"jsonrpc":"2.0","id":…,"result":…}` or `{"jsonrpc":"2.0","id":…,"error":{…}}`.
-    public static func encodeResponse(id: RequestID, outcome: Result<ResultBody, RPCError>, into line: inout EncodedMessage) {
-        line.append(raw: "{\"jsonrpc\":\"2.0\",\"id\":")
-        line.append(json: id.jsonValue)
-        switch outcome {
-        case .success(let body):
-            line.append(raw: ",\"result\":")
-            line.append(body: body)
-        case .failure(let error):
-            line.append(raw: ",\"error\":{\"code\":")
-            line.append(integer: error.code)
-            line.append(raw: ",\"message\":")
-            line.append(string: error.message)
-            if let data = error.data {
-                line.append(raw: ",\"data\":")
-                line.append(body: data)
-            }
-            line.append(raw: "}")
-        }
-        line.append(raw: "}")
-    }
-
-    private static func encodeBatch(_ responses: [Response]) -> EncodedMessage {
-        var line = EncodedMessage()
-        line.append(raw: "[")
-        for (index, (id, outcome)) in responses.enumerated() {
-            if index > 0 { line.append(raw: ",") }
-            encodeResponse(id: id, outcome: outcome, into: &line)
-        }
-        line.append(raw: "]")
-        return line
     }
 }

@@ -1,13 +1,13 @@
-/// What a method answers: a result ready now, or work that finishes later (a mutation waiting its turn).
+/// What a method answers: a result ready now, or one that comes later (a mutation waiting its turn).
 public enum RPCReply: Sendable {
     case result(ResultBody)
-    case deferred(@Sendable () async -> Result<ResultBody, RPCError>)
+    case later(PendingResult)
 }
 
 /// One method of the server: its name, the param names it accepts, and its handler.
 ///
 /// The handler runs synchronously on the connection's thread with that connection's `Context`, so reads can
-/// answer without a task hop and a mutation is submitted in arrival order; work that waits returns `.deferred`.
+/// answer without a task hop and a mutation is submitted in arrival order; work that waits returns `.later`.
 public struct RPCMethod<Context>: Sendable {
     public typealias Handler = @Sendable (Params, Context) throws(RPCError) -> RPCReply
 

@@ -1,7 +1,3 @@
-import CPeerCredentials
-#if canImport(Glibc)
-import Glibc
-#endif
 import DepotCore
 import DepotJSON
 import DepotRPC
@@ -20,18 +16,23 @@ struct ServerShutdownEvent: Sendable {}
 /// in a task and answered when they finish, so several requests can be in flight and answers can come back
 /// in any order. The connection stops reading while its socket is not writable or too many requests are
 /// pending, so a client that does not read its answers cannot make the daemon buffer without bound.
-final class ConnectionHandler: ChannelDuplexHandler {
+final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     typealias InboundIn = LineFrame
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private let dispatcher: RPCDispatcher<ConnectionHandler>
+    private let dispatcher: RPCDispatcher<any DepotSession>
     private let fanout: StateFanout
     private let limits: LiveLimits
     private var logger: Logger
 
     private var context: ChannelHandlerContext?
+    private(set) var peer: PeerCredentials?
     private var subscriptions: [Subscription] = []
+    /// The answers still coming, each with the withdrawal that stops it from calling back once the connection
+    /// is gone: closing withdraws them all, so no finished mutation writes to, or keeps, a closed connection.
+    private var pendingAnswers: [Int: Withdrawal] = [:]
+    private var nextAnswerNumber = 0
     private var isInSubscriberGroup = false
     /// Subscriptions created by the message being dispatched; they start once its answer is written.
     private var subscriptionsAwaitingAnswer: [String] = []
@@ -48,7 +49,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// How long a client that sent an oversized line may keep sending before the connection is cut.
     static let discardLimit = TimeAmount.seconds(5)
 
-    init(dispatcher: RPCDispatcher<ConnectionHandler>, fanout: StateFanout, limits: LiveLimits, logger: Logger) {
+    init(dispatcher: RPCDispatcher<any DepotSession>, fanout: StateFanout, limits: LiveLimits, logger: Logger) {
         self.dispatcher = dispatcher
         self.fanout = fanout
         self.limits = limits
@@ -161,34 +162,40 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.fireChannelActive()
     }
 
-    /// Adds the client's pid and uid (from SO_PEERCRED) to every log line about this connection.
+    /// Reads the client's credentials (SO_PEERCRED) and adds its pid and uid to every log line about this connection.
     private func identifyPeer(context: ChannelHandlerContext) {
-        guard let provider = context.channel as? any SocketOptionProvider else { return }
-        let credentials: EventLoopFuture<depot_peer_credentials> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET),
-            name: SocketOptionName(depot_so_peercred())
-        )
-        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
-        credentials.whenSuccess { peer in
-            connection.value.logger[metadataKey: "peer_pid"] = "\(peer.pid)"
-            connection.value.logger[metadataKey: "peer_uid"] = "\(peer.uid)"
-            connection.value.logger.debug("connected")
-        }
+        guard let peer = PeerCredentials.of(context.channel) else { return }
+        self.peer = peer
+        logger[metadataKey: "peer_pid"] = "\(peer.pid)"
+        logger[metadataKey: "peer_uid"] = "\(peer.uid)"
+        logger.debug("connected")
     }
 
     /// Logs a request that changes state, naming the method and the client.
-    func noteMutation(_ method: String, _ detail: String = "") {
+    func noteMutation(_ method: String, _ detail: String) {
         logger.info("\(method)\(detail.isEmpty ? "" : " ")\(detail) requested", metadata: ["method": "\(method)"])
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         leaveAllSubscriptions()
+        withdrawPendingAnswers()
         self.context = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         leaveAllSubscriptions()
+        withdrawPendingAnswers()
         context.fireChannelInactive()
+    }
+
+    /// The connection is gone: answers still coming are not wanted. The mutations behind them still run, for
+    /// every subscriber; only the call back to this connection is withdrawn.
+    private func withdrawPendingAnswers() {
+        let withdrawals = pendingAnswers.values
+        pendingAnswers = [:]
+        for withdraw in withdrawals {
+            withdraw()
+        }
     }
 
     private func leaveAllSubscriptions() {
@@ -288,20 +295,24 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 flushIfNeeded()
                 activate(newSubscriptions)
             }
-        case .later(let work):
+        case .later(let pending):
             pendingRequests += 1
+            let number = nextAnswerNumber
+            nextAnswerNumber += 1
+            // The answer comes on whichever thread finished the work; it is written on this loop.
             let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
-            Task {
-                let answer = await work()
+            pendingAnswers[number] = pending.whenReady { answer in
                 eventLoop.execute {
-                    connection.value.finishPendingRequest(answer: answer, newSubscriptions: newSubscriptions)
+                    connection.value.finishPendingRequest(number, answer: answer, newSubscriptions: newSubscriptions)
                 }
             }
         }
     }
 
-    private func finishPendingRequest(answer: EncodedMessage?, newSubscriptions: [String]) {
+    private func finishPendingRequest(_ number: Int, answer: EncodedMessage?, newSubscriptions: [String]) {
+        // Withdrawn: the connection closed while the answer was on its way here.
+        guard pendingAnswers.removeValue(forKey: number) != nil else { return }
         pendingRequests -= 1
         if let answer, context != nil {
             write(answer)
@@ -328,12 +339,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     private func refuseOversizedLine(limit: Int, context: ChannelHandlerContext) {
         logger.warning("closing a connection that sent a line longer than \(limit) bytes")
-        var answer = EncodedMessage()
         let error = RPCError.invalidRequest(
             "the message is longer than \(limit) bytes, the limit set by --max-message-bytes; closing the connection"
         )
-        RPCDispatcher<ConnectionHandler>.encodeResponse(id: .null, outcome: .failure(error), into: &answer)
-        write(answer)
+        write(RPCResponse(id: .null, outcome: .failure(error)).line)
         // Close our side once the answer is out, but keep reading (the decoder discards everything now) until
         // the client closes: closing with its unread bytes in our buffer would reset the connection and
         // could destroy the answer before the client reads it. A client that never stops sending is cut off.

@@ -7,19 +7,22 @@ import NIOCore
 /// Depot's methods, bound to one repository and its fan-out: for each request type of DepotWire, what the
 /// server does with it. The names, params and answers are the contract described in rpc-schema/.
 enum DepotMethods {
-    static func dispatcher(repository: Repository, fanout: StateFanout) -> RPCDispatcher<ConnectionHandler> {
-        typealias Method = RPCMethod<ConnectionHandler>
-
-        /// The answer to a mutation: the state it published, or its error with the state it left as `data`.
+    static func dispatcher(repository: Repository, fanout: StateFanout) -> RPCDispatcher<any DepotSession> {
+        /// The answer to a mutation, once it has run: the state it published, or its error with the state it left
+        /// as `data`. Nothing waits in a task: the mutation calls back when it finishes, and a connection that
+        /// closes first withdraws the call.
         @Sendable func answer(_ mutation: Mutation<MutationResult>) -> RPCReply {
-            .deferred {
-                switch await mutation.result {
-                case .success(let published):
-                    return .success(.encoded(fanout.encoded(published)))
-                case .failure(let error):
-                    return .failure(.mutationFailed(error, encodedState: fanout.encoded(error.state)))
+            .later(PendingResult { completion in
+                let waiter = mutation.whenFinished { result in
+                    switch result {
+                    case .success(let published):
+                        completion(.success(.encoded(fanout.encoded(published))))
+                    case .failure(let error):
+                        completion(.failure(.mutationFailed(error, encodedState: fanout.encoded(error.state))))
+                    }
                 }
-            }
+                return Withdrawal { mutation.withdraw(waiter) }
+            })
         }
 
         // The document, compact (an answer is one line), encoded once.

@@ -15,7 +15,7 @@ public final class DepotServer: Service {
     private let repository: Repository
     private let eventLoopGroup: any EventLoopGroup
     let fanout: StateFanout
-    private let dispatcher: RPCDispatcher<ConnectionHandler>
+    private let dispatcher: RPCDispatcher<any DepotSession>
     private let logger: Logger
     private let onListening: @Sendable () -> Void
     private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])

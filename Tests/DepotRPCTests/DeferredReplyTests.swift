@@ -1,103 +1,104 @@
 import DepotJSON
-import DepotTestSupport
 import DepotRPC
+import DepotTestSupport
 import Testing
 
-@Suite("Deferred replies: answered once the work is done, in request order")
+@Suite("Pending results: answered once they are in, in request order, and withdrawable")
 struct DeferredReplyTests {
-    /// `now` answers at once; `later` records its call when dispatched and its finish when awaited;
-    /// `failLater` finishes with an error carrying data.
+    /// `now` answers at once; `later` records its call and leaves its result to the test (by tag).
     static let dispatcher = TestDispatcher(methods: [
         TestMethod("now") { _, _ in .value("now") },
         TestMethod("later", params: ["tag"]) { params, journal throws(RPCError) in
             let tag = try params.string("tag")
             journal.record("call \(tag)")
-            return .deferred {
-                journal.record("finish \(tag)")
-                return .success(.value(.string("later \(tag)")))
-            }
-        },
-        TestMethod("failLater") { _, _ in
-            .deferred {
-                .failure(RPCError(code: -32001, message: "load failed", data: .value(["state": "failed", "attempt": 2])))
-            }
+            return .later(journal.result(tag).pending)
         },
     ])
 
-    @Test func deferredCallIsAnsweredLater() async {
+    static let loadFailed = RPCError(code: -32001, message: "load failed", data: .value(["state": "failed", "attempt": 2]))
+
+    @Test func pendingCallIsAnsweredWhenItsResultComes() {
         let journal = Journal()
         let outcome = dispatch(#"{"jsonrpc":"2.0","method":"later","params":{"tag":"a"},"id":1}"#, to: Self.dispatcher, context: journal)
+        #expect(journal.recorded == ["call a"], "the handler runs when dispatched")
 
-        #expect(journal.recorded == ["call a"], "the handler runs when dispatched; the deferred work only when awaited")
-        let line = await outcome.laterLine()
-        expectLine(line ?? nil, is: #"{"jsonrpc":"2.0","id":1,"result":"later a"}"#)
-        #expect(journal.recorded == ["call a", "finish a"])
+        let receiver = LineReceiver()
+        receiver.receive(outcome.pendingLine())
+        #expect(receiver.deliveries.isEmpty, "nothing is written before the result is in")
+        journal.result("a").complete(.success(.value("later a")))
+        #expect(receiver.deliveries.count == 1)
+        expectLine(receiver.deliveries.first ?? nil, is: #"{"jsonrpc":"2.0","id":1,"result":"later a"}"#)
     }
 
-    @Test func deferredFailureIsAnsweredWithItsData() async {
-        let outcome = dispatch(#"{"jsonrpc":"2.0","method":"failLater","id":"f"}"#, to: Self.dispatcher)
-        let line = await outcome.laterLine()
+    @Test func pendingFailureIsAnsweredWithItsData() {
+        let journal = Journal()
+        let receiver = LineReceiver()
+        receiver.receive(dispatch(#"{"jsonrpc":"2.0","method":"later","params":{"tag":"f"},"id":"f"}"#, to: Self.dispatcher, context: journal).pendingLine())
+        journal.result("f").complete(.failure(Self.loadFailed))
         expectLine(
-            line ?? nil,
+            receiver.deliveries.first ?? nil,
             is: #"{"jsonrpc":"2.0","id":"f","error":{"code":-32001,"message":"load failed","data":{"state":"failed","attempt":2}}}"#
         )
     }
 
-    @Test func deferredNotificationIsAwaitedButWritesNoLine() async {
+    @Test func pendingNotificationIsWaitedForButWritesNoLine() {
         let journal = Journal()
-        let outcome = dispatch(#"{"jsonrpc":"2.0","method":"later","params":{"tag":"n"}}"#, to: Self.dispatcher, context: journal)
-
-        let line = await outcome.laterLine()
-        #expect(line == .some(nil), "a notification is never answered")
-        #expect(journal.recorded == ["call n", "finish n"])
+        let receiver = LineReceiver()
+        receiver.receive(dispatch(#"{"jsonrpc":"2.0","method":"later","params":{"tag":"n"}}"#, to: Self.dispatcher, context: journal).pendingLine())
+        #expect(receiver.deliveries.isEmpty)
+        journal.result("n").complete(.failure(Self.loadFailed))
+        #expect(receiver.deliveries.count == 1)
+        #expect(receiver.deliveries.first == .some(nil), "a notification is never answered, even when it fails")
     }
 
-    @Test func deferredFailingNotificationWritesNoLine() async {
-        let outcome = dispatch(#"{"jsonrpc":"2.0","method":"failLater"}"#, to: Self.dispatcher)
-        let line = await outcome.laterLine()
-        #expect(line == .some(nil))
-    }
-
-    @Test func batchMixingReadyAndDeferredKeepsRequestOrder() async {
+    @Test("a batch is answered in its requests' order, whatever order its results come in")
+    func batchKeepsRequestOrder() {
         let journal = Journal()
         let outcome = dispatch(
             #"""
             [{"jsonrpc":"2.0","method":"later","params":{"tag":"a"},"id":1},\#
             {"jsonrpc":"2.0","method":"now","id":2},\#
             {"jsonrpc":"2.0","method":"later","params":{"tag":"quiet"}},\#
-            {"jsonrpc":"2.0","method":"failLater","id":3},\#
+            {"jsonrpc":"2.0","method":"later","params":{"tag":"f"},"id":3},\#
             {"jsonrpc":"2.0","method":"missing","id":4},\#
             {"jsonrpc":"2.0","method":"later","params":{"tag":"b"},"id":5},\#
             {"jsonrpc":"2.0","method":"now","id":6}]
             """#,
             to: Self.dispatcher, context: journal
         )
-
-        #expect(journal.recorded == ["call a", "call quiet", "call b"], "every handler runs at dispatch, in request order")
-        let line = await outcome.laterLine()
-        expectLine(line ?? nil, is: #"""
+        #expect(journal.recorded == ["call a", "call quiet", "call f", "call b"], "every handler runs at dispatch, in request order")
+        let receiver = LineReceiver()
+        receiver.receive(outcome.pendingLine())
+        journal.result("b").complete(.success(.value("later b")))
+        journal.result("f").complete(.failure(Self.loadFailed))
+        journal.result("quiet").complete(.success(.value("unheard")))
+        #expect(receiver.deliveries.isEmpty, "the line waits for its last result")
+        journal.result("a").complete(.success(.value("later a")))
+        #expect(receiver.deliveries.count == 1)
+        expectLine(receiver.deliveries.first ?? nil, is: #"""
             [{"jsonrpc":"2.0","id":1,"result":"later a"},\#
             {"jsonrpc":"2.0","id":2,"result":"now"},\#
             {"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"load failed","data":{"state":"failed","attempt":2}}},\#
-            {"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: \"missing\"; this server has failLater, later, now"}},\#
+            {"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: \"missing\"; this server has later, now"}},\#
             {"jsonrpc":"2.0","id":5,"result":"later b"},\#
             {"jsonrpc":"2.0","id":6,"result":"now"}]
             """#)
-        #expect(journal.recorded == ["call a", "call quiet", "call b", "finish a", "finish quiet", "finish b"])
     }
 
-    @Test func batchOfNotificationsWithDeferredWorkWritesNoLine() async {
+    @Test func batchOfNotificationsWithPendingWorkWritesNoLine() {
         let journal = Journal()
-        let outcome = dispatch(
+        let receiver = LineReceiver()
+        receiver.receive(dispatch(
             #"[{"jsonrpc":"2.0","method":"now"},{"jsonrpc":"2.0","method":"later","params":{"tag":"x"}}]"#,
             to: Self.dispatcher, context: journal
-        )
-        let line = await outcome.laterLine()
-        #expect(line == .some(nil))
-        #expect(journal.recorded == ["call x", "finish x"])
+        ).pendingLine())
+        journal.result("x").complete(.success(.value("x")))
+        #expect(receiver.deliveries.count == 1)
+        #expect(receiver.deliveries.first == .some(nil))
+        #expect(journal.recorded == ["call x"])
     }
 
-    @Test func batchWithoutDeferredWorkIsAnsweredNow() {
+    @Test func batchWithoutPendingResultsIsAnsweredNow() {
         let line = dispatch(#"[{"jsonrpc":"2.0","method":"now","id":1},{"jsonrpc":"2.0","method":"now","id":2}]"#, to: Self.dispatcher)
             .immediateLine()
         expectLine(line, is: #"[{"jsonrpc":"2.0","id":1,"result":"now"},{"jsonrpc":"2.0","id":2,"result":"now"}]"#)
@@ -106,5 +107,34 @@ struct DeferredReplyTests {
     @Test func handlerErrorBeforeDeferringIsAnsweredNow() {
         let line = dispatch(#"{"jsonrpc":"2.0","method":"later","params":{},"id":1}"#, to: Self.dispatcher).immediateLine()
         expectLine(line, is: #"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: later needs \"tag\""}}"#)
+    }
+
+    @Test("withdrawing a pending line withdraws every result it waits for, and nothing is delivered after")
+    func withdrawal() {
+        let journal = Journal()
+        let receiver = LineReceiver()
+        let withdraw = receiver.receive(dispatch(
+            #"[{"jsonrpc":"2.0","method":"later","params":{"tag":"a"},"id":1},{"jsonrpc":"2.0","method":"later","params":{"tag":"b"},"id":2}]"#,
+            to: Self.dispatcher, context: journal
+        ).pendingLine())
+        journal.result("a").complete(.success(.value("a")))
+        withdraw()
+        #expect(journal.result("a").withdrawals == 1)
+        #expect(journal.result("b").withdrawals == 1, "the result not yet in is told it is not wanted")
+        journal.result("b").complete(.success(.value("b")))
+        #expect(receiver.deliveries.isEmpty)
+    }
+
+    @Test("a result already in when the line registers is delivered at once")
+    func resultAlreadyIn() {
+        let ready = TestDispatcher(methods: [TestMethod("ready") { _, _ in
+            .later(PendingResult { completion in
+                completion(.success(.value("done")))
+                return .none
+            })
+        }])
+        let receiver = LineReceiver()
+        receiver.receive(dispatch(#"{"jsonrpc":"2.0","method":"ready","id":7}"#, to: ready).pendingLine())
+        expectLine(receiver.deliveries.first ?? nil, is: #"{"jsonrpc":"2.0","id":7,"result":"done"}"#)
     }
 }

@@ -81,7 +81,7 @@ struct EncodedMessageTests {
     @Test func largeEncodedBodyIsShared() throws {
         let shared = buffer(Self.spaciousJSON(bytes: 8192))
         var message = EncodedMessage()
-        RPCDispatcher<Journal>.encodeResponse(id: .number(JSONNumber(1)), outcome: .success(.encoded(shared)), into: &message)
+        RPCResponse(id: .number(JSONNumber(1)), outcome: .success(.encoded(shared))).encode(into: &message)
         let parts = message.finishLine()
         try #require(parts.count == 3)
         #expect(text(bytes(of: parts[0])) == #"{"jsonrpc":"2.0","id":1,"result":"#)

@@ -80,15 +80,14 @@ struct HandlerErrorTests {
 
     @Test func encodeResponseWritesResultOrError() {
         var ok = EncodedMessage()
-        RPCDispatcher<Journal>.encodeResponse(id: .string("a"), outcome: .success(.value([1, "two"])), into: &ok)
+        RPCResponse(id: .string("a"), outcome: .success(.value([1, "two"]))).encode(into: &ok)
         expectLine(ok.lineBytes(), is: #"{"jsonrpc":"2.0","id":"a","result":[1,"two"]}"#)
 
         var failed = EncodedMessage()
-        RPCDispatcher<Journal>.encodeResponse(
+        RPCResponse(
             id: .number(JSONNumber(literal: "1e400")!),
-            outcome: .failure(RPCError(code: -1, message: "m", data: .encoded(buffer("[true]")))),
-            into: &failed
-        )
+            outcome: .failure(RPCError(code: -1, message: "m", data: .encoded(buffer("[true]"))))
+        ).encode(into: &failed)
         expectLine(failed.lineBytes(), is: #"{"jsonrpc":"2.0","id":1e400,"error":{"code":-1,"message":"m","data":[true]}}"#)
     }
 }

@@ -7,9 +7,21 @@ import Testing
 
 // MARK: Context
 
-/// The context the test methods run with: a log of what the handlers did, in the order they did it.
+/// The context the test methods run with: a log of what the handlers did, in the order they did it, and the
+/// results they left pending, by tag.
 final class Journal: Sendable {
     private let entries = Mutex<[String]>([])
+    private let results = Mutex<[String: ManualResult]>([:])
+
+    /// The pending result of the call tagged `tag`, made on first use.
+    func result(_ tag: String) -> ManualResult {
+        results.withLock { results in
+            if let result = results[tag] { return result }
+            let result = ManualResult()
+            results[tag] = result
+            return result
+        }
+    }
 
     func record(_ entry: String) {
         entries.withLock { $0.append(entry) }
@@ -54,6 +66,58 @@ extension RPCReply {
     static func value(_ value: JSONValue) -> RPCReply { .result(.value(value)) }
 }
 
+/// A result a test delivers by hand: a method returns `pending`, the test calls `complete` when it chooses.
+final class ManualResult: Sendable {
+    private struct Waiting {
+        var completion: PendingResult.Completion?
+        var registrations = 0
+        var withdrawals = 0
+    }
+
+    private let waiting = Mutex(Waiting())
+
+    var pending: PendingResult {
+        PendingResult { completion in
+            self.waiting.withLock {
+                $0.completion = completion
+                $0.registrations += 1
+            }
+            return Withdrawal {
+                self.waiting.withLock {
+                    $0.completion = nil
+                    $0.withdrawals += 1
+                }
+            }
+        }
+    }
+
+    /// Delivers the result to whoever registered and has not withdrawn.
+    func complete(_ outcome: Result<ResultBody, RPCError>) {
+        let completion = waiting.withLock { waiting in
+            defer { waiting.completion = nil }
+            return waiting.completion
+        }
+        completion?(outcome)
+    }
+
+    var registrations: Int { waiting.withLock(\.registrations) }
+    var withdrawals: Int { waiting.withLock(\.withdrawals) }
+}
+
+/// What a pending line delivered: nothing yet, or the line (nil when it held only notifications).
+final class LineReceiver: Sendable {
+    private let received = Mutex<[[UInt8]?]>([])
+
+    /// Registers with `pending`; the withdrawal stops delivery.
+    @discardableResult
+    func receive(_ pending: PendingLine?) -> Withdrawal {
+        pending?.whenReady { line in self.received.withLock { $0.append(line.map { $0.lineBytes() }) } } ?? .none
+    }
+
+    /// Every delivery so far.
+    var deliveries: [[UInt8]?] { received.withLock { $0 } }
+}
+
 // MARK: Dispatching a line
 
 /// Decodes `line` (without its newline) and dispatches it.
@@ -89,15 +153,13 @@ extension DispatchOutcome {
         return message.lineBytes()
     }
 
-    /// Awaits a `.later` outcome: nil with a recorded issue when it was not `.later`; `.some(nil)` when the
-    /// deferred work produced no line (only notifications).
-    func laterLine(sourceLocation: SourceLocation = #_sourceLocation) async -> [UInt8]?? {
-        guard case .later(let wait) = self else {
-            Issue.record("expected a deferred response, got .\(kind)", sourceLocation: sourceLocation)
+    /// The pending line of a `.later` outcome; nil with a recorded issue for any other outcome.
+    func pendingLine(sourceLocation: SourceLocation = #_sourceLocation) -> PendingLine? {
+        guard case .later(let pending) = self else {
+            Issue.record("expected a response later, got .\(kind)", sourceLocation: sourceLocation)
             return nil
         }
-        guard let message = await wait() else { return .some(nil) }
-        return .some(message.lineBytes())
+        return pending
     }
 }
 

@@ -1,0 +1,51 @@
+/// One response object: the id it answers and the result or error.
+public struct RPCResponse: Sendable {
+    public let id: RequestID
+    public let outcome: Result<ResultBody, RPCError>
+
+    public init(id: RequestID, outcome: Result<ResultBody, RPCError>) {
+        self.id = id
+        self.outcome = outcome
+    }
+
+    /// Writes `{"jsonrpc":"2.0","id":…,"result":…}` or `{"jsonrpc":"2.0","id":…,"error":{…}}`.
+    public func encode(into line: inout EncodedMessage) {
+        line.append(raw: "{\"jsonrpc\":\"2.0\",\"id\":")
+        line.append(json: id.jsonValue)
+        switch outcome {
+        case .success(let body):
+            line.append(raw: ",\"result\":")
+            line.append(body: body)
+        case .failure(let error):
+            line.append(raw: ",\"error\":{\"code\":")
+            line.append(integer: error.code)
+            line.append(raw: ",\"message\":")
+            line.append(string: error.message)
+            if let data = error.data {
+                line.append(raw: ",\"data\":")
+                line.append(body: data)
+            }
+            line.append(raw: "}")
+        }
+        line.append(raw: "}")
+    }
+
+    /// The response as a line of its own.
+    public var line: EncodedMessage {
+        var line = EncodedMessage()
+        encode(into: &line)
+        return line
+    }
+
+    /// A batch's responses as one line: an array, in the order given.
+    public static func batchLine(_ responses: [RPCResponse]) -> EncodedMessage {
+        var line = EncodedMessage()
+        line.append(raw: "[")
+        for (index, response) in responses.enumerated() {
+            if index > 0 { line.append(raw: ",") }
+            response.encode(into: &line)
+        }
+        line.append(raw: "]")
+        return line
+    }
+}

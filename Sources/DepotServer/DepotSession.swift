@@ -1,0 +1,27 @@
+import DepotRPC
+
+/// What Depot's methods may ask of the connection a call came on: who the peer is, and its subscriptions.
+///
+/// `ConnectionHandler` implements it on the connection's event loop; tests implement it in memory, so every
+/// method runs without a socket or an event loop. A method never touches NIO: answers that come later are
+/// `RPCReply.later`, which the connection writes when they are in.
+protocol DepotSession: AnyObject {
+    /// The process on the other end of the socket, from SO_PEERCRED; nil when the transport has none.
+    var peer: PeerCredentials? { get }
+
+    /// Creates a subscription; it starts receiving states once the answer to the current message is written.
+    /// Throws limitExceeded when the connection holds the most it may.
+    func subscribe() throws(RPCError) -> String
+
+    /// Ends the subscription `id`; false when this connection has none by that id.
+    func unsubscribe(_ id: String) -> Bool
+
+    /// Logs a request that changes state, naming the method and the client.
+    func noteMutation(_ method: String, _ detail: String)
+}
+
+extension DepotSession {
+    func noteMutation(_ method: String) {
+        noteMutation(method, "")
+    }
+}

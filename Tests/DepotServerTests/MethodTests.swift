@@ -1,0 +1,150 @@
+import DepotCore
+import DepotJSON
+import DepotRPC
+@testable import DepotServer
+import DepotTestSupport
+import DepotWire
+import Logging
+import Synchronization
+import Testing
+
+/// A session in memory: the subscriptions it was asked for and the mutations it noted.
+final class RecordingSession: DepotSession {
+    var peer: PeerCredentials? = PeerCredentials(pid: 4242, uid: 1000, gid: 1000)
+    var subscriptions: [String] = []
+    var maxSubscriptions = 2
+    var notes: [String] = []
+
+    func subscribe() throws(RPCError) -> String {
+        guard subscriptions.count < maxSubscriptions else { throw .limitExceeded("no more than \(maxSubscriptions)") }
+        let id = "m\(subscriptions.count + 1)"
+        subscriptions.append(id)
+        return id
+    }
+
+    func unsubscribe(_ id: String) -> Bool {
+        guard let index = subscriptions.firstIndex(of: id) else { return false }
+        subscriptions.remove(at: index)
+        return true
+    }
+
+    func noteMutation(_ method: String, _ detail: String) {
+        notes.append(detail.isEmpty ? method : "\(method) \(detail)")
+    }
+}
+
+/// Depot's methods on a repository and a fan-out with no event loop, dispatched with a `RecordingSession`.
+struct MethodBench {
+    let source: TestSource
+    let repository: Repository
+    let fanout = StateFanout(eventLoops: [])
+    let dispatcher: RPCDispatcher<any DepotSession>
+    let session = RecordingSession()
+
+    init(source: TestSource = TestSource(count: 3)) {
+        self.source = source
+        repository = Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        repository.addObserver(fanout)
+        dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
+    }
+
+    func dispatch(_ line: String) -> DispatchOutcome {
+        dispatcher.dispatch(IncomingMessage.decode(Array(line.utf8)), context: session)
+    }
+
+    /// The line of an outcome answered now.
+    func answerNow(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) -> JSONValue? {
+        guard case .now(let message) = dispatch(line) else {
+            Issue.record("expected an answer now", sourceLocation: sourceLocation)
+            return nil
+        }
+        return parseJSON(message.lineBytes().dropLast(), sourceLocation: sourceLocation)
+    }
+
+    /// The line of an outcome answered later, once it is in.
+    func answerLater(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) async -> JSONValue? {
+        guard case .later(let pending) = dispatch(line) else {
+            Issue.record("expected an answer later", sourceLocation: sourceLocation)
+            return nil
+        }
+        let bytes: [UInt8]? = await withCheckedContinuation { continuation in
+            pending.whenReady { continuation.resume(returning: $0?.lineBytes()) }
+        }
+        return bytes.flatMap { parseJSON($0.dropLast(), sourceLocation: sourceLocation) }
+    }
+}
+
+@Suite("Methods through the session seam: no socket, no event loop")
+struct MethodTests {
+    @Test("state answers at once with the bytes the fan-out encoded, shared, not copied")
+    func stateIsAReadAnsweredNow() throws {
+        let bench = MethodBench()
+        guard case .now(let message) = bench.dispatch(#"{"jsonrpc":"2.0","id":1,"method":"state"}"#) else {
+            Issue.record("state is answered now")
+            return
+        }
+        #expect(String(decoding: message.lineBytes(), as: UTF8.self) == #"{"jsonrpc":"2.0","id":1,"result":{"seq":0,"status":"idle"}}"# + "\n")
+        #expect(bench.session.notes.isEmpty, "a read is not a mutation")
+    }
+
+    @Test("load answers later, once the mutation has run, with the state it published")
+    func loadIsAnsweredLater() async throws {
+        let bench = MethodBench()
+        let answer = await bench.answerLater(#"{"jsonrpc":"2.0","id":"l","method":"load","params":{"strategy":"fastestAvailable"}}"#)
+        #expect(answer?["result"]?[StateMember.seq] == 2)
+        #expect(answer?["result"]?[StateMember.items]?.arrayValue?.count == 3)
+        #expect(bench.session.notes == ["load fastestAvailable"])
+    }
+
+    @Test("a refused removal answers removeFailed with the rolled-back state as data")
+    func removeFailed() async throws {
+        let bench = MethodBench()
+        _ = await bench.answerLater(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
+        bench.source.failNextDelete()
+        let answer = await bench.answerLater(#"{"jsonrpc":"2.0","id":2,"method":"remove","params":{"id":2,"optimistic":true}}"#)
+        #expect(answer?["error"]?["code"] == .number(JSONNumber(DepotErrorCode.removeFailed)))
+        #expect(answer?["error"]?["data"]?[StateMember.items]?.arrayValue?.count == 3)
+        #expect(bench.session.notes == ["load", "remove 2 (optimistic)"])
+    }
+
+    @Test("get reads the current state; notFound names why")
+    func get() async throws {
+        let bench = MethodBench()
+        let before = bench.answerNow(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":"1"}}"#)
+        #expect(before?["error"]?["message"] == "no item \"1\": no items are loaded (the state is idle); run load first")
+        _ = await bench.answerLater(#"{"jsonrpc":"2.0","id":2,"method":"load"}"#)
+        #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":3,"method":"get","params":{"id":2}}"#)?["result"] == ["id": 2, "name": "item 2"])
+    }
+
+    @Test("subscribe and unsubscribe go to the session; its limit is the answer's error")
+    func subscriptions() {
+        let bench = MethodBench()
+        #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)?["result"] == ["subscription": "m1"])
+        #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":2,"method":"subscribe"}"#)?["result"] == ["subscription": "m2"])
+        let refused = bench.answerNow(#"{"jsonrpc":"2.0","id":3,"method":"subscribe"}"#)
+        #expect(refused?["error"]?["code"] == .number(JSONNumber(DepotErrorCode.limitExceeded)))
+        #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":4,"method":"unsubscribe","params":{"subscription":"m1"}}"#)?["result"] == true)
+        #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":5,"method":"unsubscribe","params":{"subscription":"m1"}}"#)?["result"] == false)
+        #expect(bench.session.subscriptions == ["m2"])
+    }
+
+    @Test("withdrawn (the connection closed): the mutation still runs for everyone, keeps no callback, and answers no one")
+    func withdrawnAnswer() async throws {
+        let bench = MethodBench()
+        let gate = bench.source.holdNextFetch()
+        guard case .later(let pending) = bench.dispatch(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#) else {
+            Issue.record("load is answered later")
+            return
+        }
+        let delivered = Mutex(0)
+        let withdraw = pending.whenReady { _ in delivered.withLock { $0 += 1 } }
+        await bench.source.calls.wait { $0.fetchesStarted == 1 }
+        withdraw()
+        let recorder = StateRecorder()
+        bench.repository.addObserver(recorder)
+        gate.open()
+        try await withTimeout { await recorder.states.wait { $0.last?.state.status == .success } }
+        #expect(delivered.withLock { $0 } == 0)
+        #expect(bench.repository.current.seq == 2, "the load ran to its end and published")
+    }
+}
