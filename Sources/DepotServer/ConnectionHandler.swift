@@ -5,17 +5,14 @@ import DepotWire
 import Logging
 import NIOCore
 
-/// Sent down every connection's pipeline when the server shuts down: stop reading, finish what is in
-/// flight, then close.
-struct ServerShutdownEvent: Sendable {}
-
 /// One client connection: reads JSON-RPC lines, dispatches them, writes answers, and delivers the
 /// notifications of the connection's subscriptions from their bounded queues.
 ///
-/// Everything here runs on the connection's event loop. Reads are answered inline; mutations are awaited
-/// in a task and answered when they finish, so several requests can be in flight and answers can come back
-/// in any order. The connection stops reading while its socket is not writable or too many requests are
-/// pending, so a client that does not read its answers cannot make the daemon buffer without bound.
+/// Everything here runs on the connection's event loop. Reads are answered inline; answers that come later
+/// (mutations) call back from whichever thread finished them and are written here, so several requests can be
+/// in flight and answers can come back in any order. The lifecycle — when to read, when to close, what a
+/// half-close, a shutdown or an oversized line mean — is `ConnectionStateMachine`'s; this handler carries out
+/// its actions and owns the I/O: writes, flushes, the subscriptions' queues and the timers.
 final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     typealias InboundIn = LineFrame
     typealias OutboundIn = ByteBuffer
@@ -24,37 +21,45 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private let dispatcher: RPCDispatcher<any DepotSession>
     private let fanout: StateFanout
     private let limits: LiveLimits
+    /// How long a shutdown waits for this connection's pending answers before closing it anyway.
+    private let shutdownTimeout: TimeAmount
     private var logger: Logger
 
+    private var machine = ConnectionStateMachine()
     private var context: ChannelHandlerContext?
     private(set) var peer: PeerCredentials?
     private var subscriptions: [Subscription] = []
+    /// Subscriptions created by the message being dispatched; they start once its answer is written.
+    private var subscriptionsAwaitingAnswer: [String] = []
+    private var isInSubscriberGroup = false
     /// The answers still coming, each with the withdrawal that stops it from calling back once the connection
     /// is gone: closing withdraws them all, so no finished mutation writes to, or keeps, a closed connection.
     private var pendingAnswers: [Int: Withdrawal] = [:]
     private var nextAnswerNumber = 0
-    private var isInSubscriberGroup = false
-    /// Subscriptions created by the message being dispatched; they start once its answer is written.
-    private var subscriptionsAwaitingAnswer: [String] = []
-    private var pendingRequests = 0
-    private var isReadHeld = false
-    private var isInputClosed = false
-    private var isShuttingDown = false
-    private var isClosing = false
     private var needsFlush = false
     private var isDrainingQueues = false
-    /// Set after an oversized line: input is read and dropped until the client closes.
-    private var isDiscardingInput = false
+    /// The shutdown deadline, or the discard limit, while one is armed.
+    private var closeTimer: Scheduled<Void>?
 
     /// How long a client that sent an oversized line may keep sending before the connection is cut.
     static let discardLimit = TimeAmount.seconds(5)
 
-    init(dispatcher: RPCDispatcher<any DepotSession>, fanout: StateFanout, limits: LiveLimits, logger: Logger) {
+    init(
+        dispatcher: RPCDispatcher<any DepotSession>,
+        fanout: StateFanout,
+        limits: LiveLimits,
+        shutdownTimeout: TimeAmount,
+        logger: Logger
+    ) {
         self.dispatcher = dispatcher
         self.fanout = fanout
         self.limits = limits
+        self.shutdownTimeout = shutdownTimeout
         self.logger = logger
     }
+
+    /// What the connection is doing; for tests.
+    var phase: ConnectionStateMachine.Phase { machine.phase }
 
     // MARK: Subscriptions, for the subscribe and unsubscribe methods
 
@@ -77,6 +82,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { return false }
         if subscriptions.remove(at: index).isActive {
             fanout.subscriptionsEnded(1)
+            perform(machine.subscriptionsChanged(by: -1))
         }
         leaveSubscriberGroupIfIdle()
         logger.info("unsubscribed", metadata: ["subscription": "\(id)"])
@@ -85,7 +91,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     /// Starts subscriptions: each receives the current state first, then every later one.
     private func activate(_ ids: [String]) {
-        guard !ids.isEmpty, let context else { return }
+        guard !ids.isEmpty, let context, machine.deliversNotifications else { return }
         if !isInSubscriberGroup {
             fanout.group(for: context.eventLoop).add(self)
             isInSubscriberGroup = true
@@ -93,12 +99,15 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         // Read after joining the group: any state published from here on reaches this loop after this task.
         let current = fanout.current
         let queueLimit = limits.subscriberQueueLimit
+        var started = 0
         for id in ids {
             guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { continue }
             subscriptions[index].isActive = true
             subscriptions[index].enqueue(current, limit: queueLimit)
             fanout.subscriptionStarted()
+            started += 1
         }
+        perform(machine.subscriptionsChanged(by: started))
         leaveSubscriberGroupIfIdle()
         drainQueues()
     }
@@ -106,7 +115,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// Called by the subscriber group, on this loop, with published states in seq order (some may have been
     /// delivered before, and are ignored); writes what the socket takes, in one flush.
     func deliver(_ states: [EncodedState]) {
-        guard context != nil else { return }
+        guard context != nil, machine.deliversNotifications else { return }
         let queueLimit = limits.subscriberQueueLimit
         // Older states than the newest `queueLimit` would only be dropped from a full queue.
         for state in states.suffix(queueLimit) {
@@ -151,7 +160,16 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         } while wrote && self.context != nil && context.channel.isWritable && subscriptions.contains(where: \.hasQueuedStates)
     }
 
-    // MARK: Reading
+    private func leaveAllSubscriptions() {
+        let active = subscriptions.filter(\.isActive).count
+        subscriptions.removeAll()
+        if active > 0 {
+            fanout.subscriptionsEnded(active)
+        }
+        leaveSubscriberGroupIfIdle()
+    }
+
+    // MARK: The channel's life
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -176,21 +194,23 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         logger.info("\(method)\(detail.isEmpty ? "" : " ")\(detail) requested", metadata: ["method": "\(method)"])
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
-        leaveAllSubscriptions()
-        withdrawPendingAnswers()
-        self.context = nil
-    }
-
     func channelInactive(context: ChannelHandlerContext) {
-        leaveAllSubscriptions()
-        withdrawPendingAnswers()
+        closed()
         context.fireChannelInactive()
     }
 
-    /// The connection is gone: answers still coming are not wanted. The mutations behind them still run, for
-    /// every subscriber; only the call back to this connection is withdrawn.
-    private func withdrawPendingAnswers() {
+    func handlerRemoved(context: ChannelHandlerContext) {
+        closed()
+        self.context = nil
+    }
+
+    /// The connection is gone: its subscriptions end, and answers still coming are not wanted. The mutations
+    /// behind them still run, for every subscriber; only the call back to this connection is withdrawn.
+    private func closed() {
+        machine.channelClosed()
+        closeTimer?.cancel()
+        closeTimer = nil
+        leaveAllSubscriptions()
         let withdrawals = pendingAnswers.values
         pendingAnswers = [:]
         for withdraw in withdrawals {
@@ -198,44 +218,32 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         }
     }
 
-    private func leaveAllSubscriptions() {
-        let active = subscriptions.filter(\.isActive).count
-        subscriptions.removeAll()
-        if active > 0 {
-            fanout.subscriptionsEnded(active)
-        }
-        leaveSubscriberGroupIfIdle()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !isClosing, !isDiscardingInput else { return }
-        switch unwrapInboundIn(data) {
-        case .line(let line):
-            handle(line: line, context: context)
-        case .tooLong(let limit):
-            refuseOversizedLine(limit: limit, context: context)
-        }
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        flushIfNeeded()
-        context.fireChannelReadComplete()
-    }
-
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case ChannelEvent.inputClosed:
-            isInputClosed = true
-            if isDiscardingInput {
-                context.close(promise: nil)
-            } else {
-                closeIfFinished()
+            perform(machine.inputClosed())
+        case is ChannelShouldQuiesceEvent:
+            let milliseconds = shutdownTimeout.nanoseconds / 1_000_000
+            armCloseTimer(after: shutdownTimeout, context: context) { machine in
+                guard machine.quiesceDeadlineReached() == .close else { return nil }
+                return "its answers were not all written within \(milliseconds) ms of the shutdown; closing it"
             }
-        case is ServerShutdownEvent:
-            isShuttingDown = true
-            closeIfFinished()
+            perform(machine.quiesce())
         default:
             context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("connection error: \(error)")
+        context.close(promise: nil)
+    }
+
+    // MARK: Reading
+
+    func read(context: ChannelHandlerContext) {
+        if machine.readRequested(isWritable: context.channel.isWritable, maxPendingAnswers: limits.maxPendingRequests) {
+            context.read()
         }
     }
 
@@ -247,28 +255,27 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         context.fireChannelWritabilityChanged()
     }
 
-    func read(context: ChannelHandlerContext) {
-        if mustHoldReads(context: context) {
-            isReadHeld = true
-        } else {
-            context.read()
+    private func resumeReadingIfAllowed() {
+        guard let context, machine.mayResumeReading(isWritable: context.channel.isWritable, maxPendingAnswers: limits.maxPendingRequests) else {
+            return
+        }
+        context.read()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .line(let line):
+            guard machine.lineRead() == .dispatch else { return }
+            handle(line: line, context: context)
+        case .tooLong(let limit):
+            guard machine.lineTooLong() == .refuseAndDiscard else { return }
+            refuseOversizedLine(limit: limit, context: context)
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.debug("connection error: \(error)")
-        context.close(promise: nil)
-    }
-
-    private func mustHoldReads(context: ChannelHandlerContext) -> Bool {
-        if isDiscardingInput { return false }
-        return isShuttingDown || isClosing || !context.channel.isWritable || pendingRequests >= limits.maxPendingRequests
-    }
-
-    private func resumeReadingIfAllowed() {
-        guard isReadHeld, let context, !mustHoldReads(context: context) else { return }
-        isReadHeld = false
-        context.read()
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded()
+        context.fireChannelReadComplete()
     }
 
     // MARK: Requests
@@ -296,7 +303,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                 activate(newSubscriptions)
             }
         case .later(let pending):
-            pendingRequests += 1
+            machine.answerPending()
             let number = nextAnswerNumber
             nextAnswerNumber += 1
             // The answer comes on whichever thread finished the work; it is written on this loop.
@@ -304,23 +311,22 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             let eventLoop = context.eventLoop
             pendingAnswers[number] = pending.whenReady { answer in
                 eventLoop.execute {
-                    connection.value.finishPendingRequest(number, answer: answer, newSubscriptions: newSubscriptions)
+                    connection.value.answerArrived(number, answer: answer, newSubscriptions: newSubscriptions)
                 }
             }
         }
     }
 
-    private func finishPendingRequest(_ number: Int, answer: EncodedMessage?, newSubscriptions: [String]) {
+    private func answerArrived(_ number: Int, answer: EncodedMessage?, newSubscriptions: [String]) {
         // Withdrawn: the connection closed while the answer was on its way here.
         guard pendingAnswers.removeValue(forKey: number) != nil else { return }
-        pendingRequests -= 1
-        if let answer, context != nil {
+        if let answer, machine.activity != nil {
             write(answer)
             flushIfNeeded()
         }
         activate(newSubscriptions)
+        perform(machine.answerWritten())
         resumeReadingIfAllowed()
-        closeIfFinished()
     }
 
     private func write(_ answer: EncodedMessage) {
@@ -346,30 +352,23 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         // Close our side once the answer is out, but keep reading (the decoder discards everything now) until
         // the client closes: closing with its unread bytes in our buffer would reset the connection and
         // could destroy the answer before the client reads it. A client that never stops sending is cut off.
-        isDiscardingInput = true
+        needsFlush = false
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
             channel.close(mode: .output, promise: nil)
         }
-        context.eventLoop.scheduleTask(in: Self.discardLimit) {
-            channel.close(promise: nil)
+        armCloseTimer(after: Self.discardLimit, context: context) { machine in
+            machine.discardLimitReached() == .close ? "it kept sending after its oversized line; cutting it off" : nil
         }
     }
 
-    /// Closes once nothing is left to answer: after a shutdown request, or when the client closed its side
-    /// and holds no subscription that could still receive notifications.
-    private func closeIfFinished() {
-        guard pendingRequests == 0 else { return }
-        if isShuttingDown || (isInputClosed && !subscriptions.contains(where: \.isActive)) {
-            closeGracefully()
-        }
-    }
+    // MARK: Closing
 
-    /// Flushes what has been written, then closes. A peer that has stopped reading (its socket is not
-    /// writable) would hold the flush forever, so it is closed at once: what it has not read is lost either way.
-    private func closeGracefully() {
-        guard !isClosing, let context else { return }
-        isClosing = true
+    /// Carries out a close the state machine decided: flushes what has been written, then closes. A peer that
+    /// has stopped reading (its socket is not writable) would hold the flush forever, so it is closed at once:
+    /// what it has not read is lost either way.
+    private func perform(_ action: ConnectionStateMachine.CloseAction) {
+        guard action == .close, let context else { return }
         needsFlush = false
         let channel = context.channel
         guard channel.isWritable else {
@@ -378,6 +377,24 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         }
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
             channel.close(promise: nil)
+        }
+    }
+
+    /// Closes the channel at once after `delay` if `expired` (given the state machine) says why; a later timer
+    /// replaces an earlier one.
+    private func armCloseTimer(
+        after delay: TimeAmount,
+        context: ChannelHandlerContext,
+        expired: @escaping (inout ConnectionStateMachine) -> String?
+    ) {
+        closeTimer?.cancel()
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+            let handler = connection.value
+            handler.closeTimer = nil
+            guard let reason = expired(&handler.machine), let context = handler.context else { return }
+            handler.logger.warning("\(reason)")
+            context.close(promise: nil)
         }
     }
 

@@ -2,14 +2,15 @@ import DepotCore
 import DepotRPC
 import Logging
 import NIOCore
+import NIOExtras
 import NIOPosix
 import ServiceLifecycle
-import Synchronization
 
 /// Serves one repository on a Unix socket until graceful shutdown.
 ///
-/// On graceful shutdown or cancellation it stops accepting, lets each connection finish the requests it has in flight (up to
-/// `shutdownTimeout`), closes every connection, and removes its socket file.
+/// On graceful shutdown or cancellation it stops accepting and sends every connection NIO's
+/// `ChannelShouldQuiesceEvent`: each writes the answers it has in flight (for up to `shutdownTimeout`) and closes.
+/// Once all are closed, the socket file is removed.
 public final class DepotServer: Service {
     private let configuration: ServerConfiguration
     private let repository: Repository
@@ -18,7 +19,6 @@ public final class DepotServer: Service {
     private let dispatcher: RPCDispatcher<any DepotSession>
     private let logger: Logger
     private let onListening: @Sendable () -> Void
-    private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])
     private let limits: LiveLimits
 
     /// - Parameters:
@@ -59,15 +59,16 @@ public final class DepotServer: Service {
 
     public func run() async throws {
         let path = configuration.socketPath
+        let quiescing = ServerQuiescingHelper(group: eventLoopGroup)
         let listener: any Channel
         var identity: SocketFile.Identity?
         if let inherited = configuration.inheritedSocket {
             // Socket activation: systemd bound the socket, owns its file, and keeps it across restarts.
-            listener = try await bootstrap().withBoundSocket(inherited).get()
+            listener = try await bootstrap(quiescing).withBoundSocket(inherited).get()
             logger.info("listening on \(path), the socket systemd passed", metadata: ["socket": "\(path)"])
         } else {
             try SocketFile.prepare(path)
-            listener = try await bootstrap().bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+            listener = try await bootstrap(quiescing).bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
             identity = SocketFile.identity(of: path)
             do {
                 try SocketFile.setMode(path, configuration.socketMode)
@@ -80,75 +81,46 @@ public final class DepotServer: Service {
         }
         onListening()
 
-        // Serve until a graceful shutdown (SIGTERM, SIGINT) or cancellation closes the listener.
+        // Serve until a graceful shutdown (SIGTERM, SIGINT) or cancellation; then stop accepting and quiesce every
+        // connection: each closes once its answers are written, or at its shutdown deadline.
         await withTaskCancellationHandler {
-            try? await withGracefulShutdownHandler {
-                try await listener.closeFuture.get()
+            await withGracefulShutdownHandler {
+                try? await listener.closeFuture.get()
             } onGracefulShutdown: {
-                listener.close(promise: nil)
+                self.logger.info("stopping: no new connections; each connection closes once its answers are written")
+                quiescing.initiateShutdown(promise: nil)
             }
         } onCancel: {
-            listener.close(promise: nil)
+            quiescing.initiateShutdown(promise: nil)
         }
-        try? await listener.close()
-        await closeConnections()
+        // Starts the shutdown if the listener closed on its own, or joins the one under way; fulfilled once the
+        // listener and every connection are closed.
+        let stopped = listener.eventLoop.makePromise(of: Void.self)
+        quiescing.initiateShutdown(promise: stopped)
+        try? await stopped.futureResult.get()
         SocketFile.remove(path, ifStill: identity)
         logger.info("stopped listening on \(path)")
     }
 
-    private func bootstrap() -> ServerBootstrap {
-        ServerBootstrap(group: eventLoopGroup)
+    private func bootstrap(_ quiescing: ServerQuiescingHelper) -> ServerBootstrap {
+        let shutdownTimeout = TimeAmount.nanoseconds(Int64(configuration.shutdownTimeout.components.seconds) * 1_000_000_000
+            + configuration.shutdownTimeout.components.attoseconds / 1_000_000_000)
+        return ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 4096)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                }
+            }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let handler = ConnectionHandler(dispatcher: dispatcher, fanout: fanout, limits: limits, logger: logger)
+                    let handler = ConnectionHandler(
+                        dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: shutdownTimeout, logger: logger
+                    )
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limits.maxMessageBytes)))
                     try channel.pipeline.syncOperations.addHandler(handler)
-                    track(channel)
                 }
             }
-    }
-
-    private func track(_ channel: any Channel) {
-        let key = ObjectIdentifier(channel)
-        connections.withLock { $0[key] = channel }
-        channel.closeFuture.whenComplete { [self] _ in
-            _ = connections.withLock { $0.removeValue(forKey: key) }
-        }
-    }
-
-    /// Asks every connection to finish and close; closes those still open after the timeout.
-    private func closeConnections() async {
-        let open = connections.withLock { Array($0.values) }
-        guard !open.isEmpty else { return }
-        logger.info("closing \(open.count) connections")
-        for channel in open {
-            channel.pipeline.fireUserInboundEventTriggered(ServerShutdownEvent())
-        }
-        let timeout = configuration.shutdownTimeout
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for channel in open {
-                    try? await channel.closeFuture.get()
-                }
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            if await group.next() == false {
-                let remaining = connections.withLock { Array($0.values) }
-                logger.warning("\(remaining.count) connections did not finish within \(timeout); closing them")
-                for channel in remaining {
-                    channel.close(promise: nil)
-                }
-            }
-            group.cancelAll()
-        }
-        for channel in open {
-            try? await channel.closeFuture.get()
-        }
     }
 }

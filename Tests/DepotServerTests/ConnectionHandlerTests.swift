@@ -1,0 +1,254 @@
+import DepotCore
+import DepotJSON
+import DepotRPC
+@testable import DepotServer
+import DepotTestSupport
+import DepotWire
+import Logging
+import NIOCore
+import NIOEmbedded
+import Synchronization
+import Testing
+
+/// A ConnectionHandler in a NIOAsyncTestingChannel, behind the real line decoder, with a repository on a test
+/// source: the orderings that are hard to produce over a real socket, produced exactly.
+struct ChannelBench {
+    let channel: NIOAsyncTestingChannel
+    let loop: NIOAsyncTestingEventLoop
+    let source: TestSource
+    let repository: Repository
+    let fanout: StateFanout
+    let handler: NIOLoopBound<ConnectionHandler>
+    static let shutdownTimeout = TimeAmount.seconds(5)
+
+    init(source: TestSource = TestSource(count: 3), limits: ConnectionLimits = ConnectionLimits(), extraHandlers: [any ChannelHandler & Sendable] = []) async throws {
+        self.source = source
+        loop = NIOAsyncTestingEventLoop()
+        channel = NIOAsyncTestingChannel(loop: loop)
+        repository = Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        fanout = StateFanout(eventLoops: [loop])
+        repository.addObserver(fanout)
+        let dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
+        let maxLineBytes = limits.maxMessageBytes
+        let (fanout, limits, loop) = (fanout, LiveLimits(limits), loop)
+        handler = try await loop.submit {
+            let handler = ConnectionHandler(
+                dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: ChannelBench.shutdownTimeout,
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
+            return NIOLoopBound(handler, eventLoop: loop)
+        }.get()
+        let connection = handler
+        try await channel.pipeline.addHandlers(extraHandlers)
+        try await loop.submit { [channel] in
+            try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
+            try channel.pipeline.syncOperations.addHandler(connection.value)
+        }.get()
+        try await channel.connect(to: SocketAddress(unixDomainSocketPath: "/depot-test")).get()
+    }
+
+    /// Sends `text` as client input.
+    func send(_ text: String) async throws {
+        try await channel.writeInbound(ByteBuffer(string: text))
+    }
+
+    /// Runs what was scheduled on the loop (answers hopping back, state deliveries).
+    func run() async {
+        await loop.run()
+    }
+
+    /// Every line written so far, parsed.
+    func writtenLines() async throws -> [JSONValue] {
+        var bytes: [UInt8] = []
+        while let part = try await channel.readOutbound(as: ByteBuffer.self) {
+            bytes += part.readableBytesView
+        }
+        return try bytes.split(separator: UInt8(ascii: "\n")).map { try JSONParser.parse(Array($0)) }
+    }
+
+    var phase: ConnectionStateMachine.Phase {
+        get async throws {
+            let handler = handler
+            return try await loop.submit { handler.value.phase }.get()
+        }
+    }
+
+    /// Whether the channel has closed (after the loop ran what was scheduled).
+    var isClosed: Bool {
+        get async {
+            await loop.run()
+            return !channel.isActive
+        }
+    }
+
+    func tearDown() async {
+        _ = try? await channel.finish(acceptAlreadyClosed: true)
+        try? await loop.shutdownGracefully()
+    }
+}
+
+/// Fails every write after the first `allowed`, the way a socket fails when the peer is gone: the promise
+/// fails and the channel closes.
+final class FailingWrites: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = ByteBuffer
+    let allowed: Int
+    private let count = Mutex(0)
+
+    init(allowing allowed: Int) {
+        self.allowed = allowed
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let number = count.withLock { count in
+            count += 1
+            return count
+        }
+        guard number > allowed else {
+            context.write(data, promise: promise)
+            return
+        }
+        promise?.fail(ChannelError.ioOnClosedChannel)
+        context.close(promise: nil)
+    }
+}
+
+/// Does what a socket does with a half-close, which the testing channel turns into a full close: notes that
+/// the output was closed and leaves the channel open for input.
+final class HalfClose: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = ByteBuffer
+    private let closedOutput = Mutex(false)
+
+    var outputClosed: Bool { closedOutput.withLock { $0 } }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .output else {
+            context.close(mode: mode, promise: promise)
+            return
+        }
+        closedOutput.withLock { $0 = true }
+        promise?.succeed()
+    }
+}
+
+@Suite("ConnectionHandler on a testing channel: the orderings a socket cannot pin down")
+struct ConnectionHandlerTests {
+    @Test("closed while an answer is pending: the answer is withdrawn, nothing is written, the load still publishes")
+    func closeWhileAnswerPending() async throws {
+        let bench = try await ChannelBench()
+        let gate = bench.source.holdNextFetch()
+        try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"load"}"# + "\n")
+        await bench.source.calls.wait { $0.fetchesStarted == 1 }
+        #expect(try await bench.phase == .answering)
+        try await bench.channel.close()
+        #expect(try await bench.phase == .closed)
+        let recorder = StateRecorder()
+        bench.repository.addObserver(recorder)
+        gate.open()
+        try await withTimeout { await recorder.states.wait { $0.last?.state.status == .success } }
+        await bench.run()
+        #expect(try await bench.writtenLines().isEmpty, "no answer goes to a closed connection")
+        await bench.tearDown()
+    }
+
+    @Test("a write that fails in the middle of a notification closes the connection and ends its subscriptions")
+    func writeFailsMidNotification() async throws {
+        // The subscribe answer and the first notification's three parts go out; the next notification's second part fails.
+        let bench = try await ChannelBench(extraHandlers: [FailingWrites(allowing: 5)])
+        try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+        await bench.run()
+        #expect(bench.fanout.subscriberCount == 1)
+        let load = bench.repository.load()
+        _ = try await load.result.get()
+        await bench.run()
+        #expect(await bench.isClosed)
+        #expect(try await bench.phase == .closed)
+        #expect(bench.fanout.subscriberCount == 0, "the subscription ended with the connection")
+        _ = try await bench.repository.load().result.get()
+        await bench.run()
+        await bench.tearDown()
+    }
+
+    @Test("quiesced with subscribers and nothing pending: closes at once; subscriptions do not hold a shutdown")
+    func quiesceWithSubscribers() async throws {
+        let bench = try await ChannelBench()
+        try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+        await bench.run()
+        #expect(try await bench.phase == .subscribed)
+        bench.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        await bench.run()
+        #expect(await bench.isClosed)
+        #expect(bench.fanout.subscriberCount == 0)
+        let lines = try await bench.writtenLines()
+        #expect(lines.count == 2, "the subscribe answer and the current state went out before the close")
+        await bench.tearDown()
+    }
+
+    @Test("quiesced with an answer pending: no more requests, the answer is written, then it closes")
+    func quiesceWaitsForAnswers() async throws {
+        let bench = try await ChannelBench()
+        let gate = bench.source.holdNextFetch()
+        try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"load"}"# + "\n")
+        await bench.source.calls.wait { $0.fetchesStarted == 1 }
+        bench.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        await bench.run()
+        #expect(try await bench.phase == .quiescing)
+        let recorder = StateRecorder()
+        bench.repository.addObserver(recorder)
+        gate.open()
+        try await withTimeout { await recorder.states.wait { $0.last?.state.status == .success } }
+        await bench.run()
+        #expect(await bench.isClosed)
+        let lines = try await bench.writtenLines()
+        #expect(lines.map { $0["id"] } == [1])
+        #expect(lines.first?["result"]?[StateMember.status] == "success")
+        await bench.tearDown()
+    }
+
+    @Test("quiesced with an answer that never comes: closed at the shutdown deadline")
+    func quiesceDeadline() async throws {
+        let bench = try await ChannelBench()
+        let gate = bench.source.holdNextFetch()
+        try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"load"}"# + "\n")
+        await bench.source.calls.wait { $0.fetchesStarted == 1 }
+        bench.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        await bench.loop.advanceTime(by: ChannelBench.shutdownTimeout - .milliseconds(1))
+        #expect(try await bench.phase == .quiescing, "not before the deadline")
+        await bench.loop.advanceTime(by: .milliseconds(1))
+        #expect(await bench.isClosed)
+        gate.open()
+        await bench.tearDown()
+    }
+
+    @Test("the peer ends its input while subscribed: the connection stays and keeps delivering states")
+    func halfCloseWhileSubscribed() async throws {
+        let bench = try await ChannelBench()
+        try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+        await bench.run()
+        bench.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(try await bench.phase == .draining)
+        _ = try await bench.repository.load().result.get()
+        await bench.run()
+        let seqs = try await bench.writtenLines().compactMap { NotificationHead(line: Array($0.jsonText.utf8))?.seq }
+        #expect(seqs == [0, 1, 2])
+        #expect(!(await bench.isClosed))
+        await bench.tearDown()
+    }
+
+    @Test("an oversized line: answered, output closed, input dropped, cut off at the discard limit")
+    func oversizedLine() async throws {
+        let halfClose = HalfClose()
+        let bench = try await ChannelBench(limits: ConnectionLimits(maxMessageBytes: 64), extraHandlers: [halfClose])
+        try await bench.send(String(repeating: "x", count: 100))
+        await bench.run()
+        let phaseAfterRefusal = try await bench.phase
+        #expect(phaseAfterRefusal == .discarding, "\(phaseAfterRefusal)")
+        let answer = try await bench.writtenLines()
+        #expect(answer.first?["error"]?["code"] == -32600)
+        #expect(halfClose.outputClosed, "the answer went out, then the output was closed")
+        try await bench.send(#"{"jsonrpc":"2.0","id":2,"method":"state"}"# + "\n")
+        await bench.loop.advanceTime(by: ConnectionHandler.discardLimit)
+        #expect(await bench.isClosed)
+        #expect(try await bench.writtenLines().isEmpty, "nothing after the oversized line was answered")
+        await bench.tearDown()
+    }
+}

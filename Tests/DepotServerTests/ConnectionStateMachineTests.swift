@@ -1,0 +1,255 @@
+@testable import DepotServer
+import Testing
+
+/// Every event in every state, against a table written from what each transition must do.
+@Suite("ConnectionStateMachine: every event in every state")
+struct ConnectionStateMachineTests {
+    typealias Machine = ConnectionStateMachine
+    typealias State = Machine.State
+
+    static func open(_ answers: Int, _ subscriptions: Int) -> State { .open(.init(pendingAnswers: answers, subscriptions: subscriptions)) }
+    static func draining(_ answers: Int, _ subscriptions: Int) -> State { .draining(.init(pendingAnswers: answers, subscriptions: subscriptions)) }
+    static func quiescing(_ answers: Int, _ subscriptions: Int) -> State { .quiescing(.init(pendingAnswers: answers, subscriptions: subscriptions)) }
+
+    /// One state of each kind the machine can be in (a quiescing connection with no answer pending has closed).
+    static let states: [State] = [
+        open(0, 0), open(1, 0), open(0, 1), open(1, 1),
+        draining(1, 0), draining(0, 1), draining(1, 1),
+        quiescing(1, 0), quiescing(1, 1),
+        .discarding, .closing, .closed,
+    ]
+
+    enum Event: String, CaseIterable, CustomTestStringConvertible {
+        case lineRead, lineTooLong, answerPending, answerWritten, subscriptionStarted, subscriptionEnded
+        case inputClosed, quiesce, quiesceDeadlineReached, discardLimitReached, channelClosed
+
+        var testDescription: String { rawValue }
+
+        /// Applies the event; the action, as text.
+        func apply(to machine: inout Machine) -> String {
+            switch self {
+            case .lineRead: "\(machine.lineRead())"
+            case .lineTooLong: "\(machine.lineTooLong())"
+            case .answerPending: { machine.answerPending(); return "-" }()
+            case .answerWritten: "\(machine.answerWritten())"
+            case .subscriptionStarted: "\(machine.subscriptionsChanged(by: 1))"
+            case .subscriptionEnded: "\(machine.subscriptionsChanged(by: -1))"
+            case .inputClosed: "\(machine.inputClosed())"
+            case .quiesce: "\(machine.quiesce())"
+            case .quiesceDeadlineReached: "\(machine.quiesceDeadlineReached())"
+            case .discardLimitReached: "\(machine.discardLimitReached())"
+            case .channelClosed: { machine.channelClosed(); return "-" }()
+            }
+        }
+
+        /// Whether the event can happen in `state` (an answer is written only when one is pending, a
+        /// subscription ends only when one is active).
+        func canHappen(in state: State) -> Bool {
+            let activity = Machine(state: state).activity
+            switch self {
+            case .answerWritten: return activity.map { $0.pendingAnswers > 0 } ?? true
+            case .subscriptionEnded: return activity.map { $0.subscriptions > 0 } ?? true
+            default: return true
+            }
+        }
+    }
+
+    struct Row: Sendable, CustomTestStringConvertible {
+        let from: State
+        let event: Event
+        let to: State
+        let action: String
+        var testDescription: String { "\(from) · \(event.rawValue)" }
+    }
+
+    /// What each event does, state by state.
+    static let table: [Row] = {
+        var rows: [Row] = []
+        func row(_ from: State, _ event: Event, _ to: State, _ action: String) {
+            rows.append(Row(from: from, event: event, to: to, action: action))
+        }
+        let active = [open(0, 0), open(1, 0), open(0, 1), open(1, 1), draining(1, 0), draining(0, 1), draining(1, 1), quiescing(1, 0), quiescing(1, 1)]
+        let ended: [State] = [.discarding, .closing, .closed]
+
+        // Lines: dispatched while the connection takes requests (including lines already read when it began to
+        // quiesce); an oversized line turns any of those into discarding.
+        for state in active {
+            row(state, .lineRead, state, "dispatch")
+            row(state, .lineTooLong, .discarding, "refuseAndDiscard")
+        }
+        for state in ended {
+            row(state, .lineRead, state, "ignore")
+            row(state, .lineTooLong, state, "ignore")
+        }
+
+        // Answers.
+        row(open(0, 0), .answerPending, open(1, 0), "-")
+        row(open(1, 0), .answerPending, open(2, 0), "-")
+        row(open(0, 1), .answerPending, open(1, 1), "-")
+        row(open(1, 1), .answerPending, open(2, 1), "-")
+        row(draining(1, 0), .answerPending, draining(2, 0), "-")
+        row(draining(0, 1), .answerPending, draining(1, 1), "-")
+        row(draining(1, 1), .answerPending, draining(2, 1), "-")
+        row(quiescing(1, 0), .answerPending, quiescing(2, 0), "-")
+        row(quiescing(1, 1), .answerPending, quiescing(2, 1), "-")
+        row(open(1, 0), .answerWritten, open(0, 0), "none")
+        row(open(1, 1), .answerWritten, open(0, 1), "none")
+        row(draining(1, 0), .answerWritten, .closing, "close")
+        row(draining(1, 1), .answerWritten, draining(0, 1), "none")
+        row(quiescing(1, 0), .answerWritten, .closing, "close")
+        row(quiescing(1, 1), .answerWritten, .closing, "close")
+        for state in ended {
+            row(state, .answerPending, state, "-")
+            row(state, .answerWritten, state, "none")
+        }
+
+        // Subscriptions.
+        row(open(0, 0), .subscriptionStarted, open(0, 1), "none")
+        row(open(1, 0), .subscriptionStarted, open(1, 1), "none")
+        row(open(0, 1), .subscriptionStarted, open(0, 2), "none")
+        row(open(1, 1), .subscriptionStarted, open(1, 2), "none")
+        row(draining(1, 0), .subscriptionStarted, draining(1, 1), "none")
+        row(draining(0, 1), .subscriptionStarted, draining(0, 2), "none")
+        row(draining(1, 1), .subscriptionStarted, draining(1, 2), "none")
+        row(quiescing(1, 0), .subscriptionStarted, quiescing(1, 1), "none")
+        row(quiescing(1, 1), .subscriptionStarted, quiescing(1, 2), "none")
+        row(open(0, 1), .subscriptionEnded, open(0, 0), "none")
+        row(open(1, 1), .subscriptionEnded, open(1, 0), "none")
+        row(draining(0, 1), .subscriptionEnded, .closing, "close")
+        row(draining(1, 1), .subscriptionEnded, draining(1, 0), "none")
+        row(quiescing(1, 1), .subscriptionEnded, quiescing(1, 0), "none")
+        for state in ended {
+            row(state, .subscriptionStarted, state, "none")
+            row(state, .subscriptionEnded, state, "none")
+        }
+
+        // The peer ends its input: an idle connection closes, a busy one drains.
+        row(open(0, 0), .inputClosed, .closing, "close")
+        row(open(1, 0), .inputClosed, draining(1, 0), "none")
+        row(open(0, 1), .inputClosed, draining(0, 1), "none")
+        row(open(1, 1), .inputClosed, draining(1, 1), "none")
+        for state in [draining(1, 0), draining(0, 1), draining(1, 1), quiescing(1, 0), quiescing(1, 1), State.closing, .closed] {
+            row(state, .inputClosed, state, "none")
+        }
+        row(.discarding, .inputClosed, .closing, "close")
+
+        // The server quiesces: pending answers hold the connection, subscriptions do not.
+        row(open(0, 0), .quiesce, .closing, "close")
+        row(open(1, 0), .quiesce, quiescing(1, 0), "none")
+        row(open(0, 1), .quiesce, .closing, "close")
+        row(open(1, 1), .quiesce, quiescing(1, 1), "none")
+        row(draining(1, 0), .quiesce, quiescing(1, 0), "none")
+        row(draining(0, 1), .quiesce, .closing, "close")
+        row(draining(1, 1), .quiesce, quiescing(1, 1), "none")
+        for state in [quiescing(1, 0), quiescing(1, 1), State.closing, .closed] {
+            row(state, .quiesce, state, "none")
+        }
+        row(.discarding, .quiesce, .closing, "close")
+
+        // Deadlines: the shutdown's closes a quiescing connection and one stuck flushing its last bytes; the
+        // discard limit closes a discarding one. Neither touches anything else.
+        for state in [open(0, 0), open(1, 0), open(0, 1), open(1, 1), draining(1, 0), draining(0, 1), draining(1, 1), State.discarding, .closed] {
+            row(state, .quiesceDeadlineReached, state, "none")
+        }
+        row(quiescing(1, 0), .quiesceDeadlineReached, .closing, "close")
+        row(quiescing(1, 1), .quiesceDeadlineReached, .closing, "close")
+        row(.closing, .quiesceDeadlineReached, .closing, "close")
+        for state in active + [State.closing, .closed] {
+            row(state, .discardLimitReached, state, "none")
+        }
+        row(.discarding, .discardLimitReached, .closing, "close")
+
+        // However it happens, a closed channel is closed.
+        for state in active + ended {
+            row(state, .channelClosed, .closed, "-")
+        }
+        return rows
+    }()
+
+    @Test("the table covers every event that can happen in every state, once")
+    func tableIsComplete() {
+        for state in Self.states {
+            for event in Event.allCases where event.canHappen(in: state) {
+                let rows = Self.table.filter { $0.from == state && $0.event == event }
+                #expect(rows.count == 1, "\(state) · \(event.rawValue): \(rows.count) rows")
+            }
+        }
+    }
+
+    @Test("each transition", arguments: table)
+    func transition(row: Row) {
+        var machine = Machine(state: row.from)
+        let action = row.event.apply(to: &machine)
+        #expect(machine.state == row.to)
+        #expect(action == row.action)
+    }
+
+    @Test("phase names what the connection is doing")
+    func phases() {
+        #expect(Machine(state: Self.open(0, 0)).phase == .reading)
+        #expect(Machine(state: Self.open(2, 0)).phase == .answering)
+        #expect(Machine(state: Self.open(2, 3)).phase == .answering)
+        #expect(Machine(state: Self.open(0, 3)).phase == .subscribed)
+        #expect(Machine(state: Self.draining(0, 1)).phase == .draining)
+        #expect(Machine(state: Self.quiescing(1, 0)).phase == .quiescing)
+        #expect(Machine(state: .discarding).phase == .discarding)
+        #expect(Machine(state: .closing).phase == .closing)
+        #expect(Machine(state: .closed).phase == .closed)
+        #expect(Machine().phase == .reading, "a new connection reads")
+    }
+
+    @Test("notifications are delivered while the connection has an activity, and never after")
+    func notifications() {
+        for state in Self.states {
+            let expected: Bool = switch state {
+            case .open, .draining, .quiescing: true
+            case .discarding, .closing, .closed: false
+            }
+            #expect(Machine(state: state).deliversNotifications == expected, "\(state)")
+        }
+    }
+
+    @Test("reads: held while the socket is full or too many answers pending, resumed when both clear")
+    func readsAreHeldAndResumed() {
+        var machine = Machine()
+        var steps: [Bool] = []
+        steps.append(machine.readRequested(isWritable: true, maxPendingAnswers: 2))
+        steps.append(machine.isReadHeld)
+        steps.append(machine.readRequested(isWritable: false, maxPendingAnswers: 2))  // the socket cannot take more output
+        steps.append(machine.isReadHeld)
+        steps.append(machine.mayResumeReading(isWritable: false, maxPendingAnswers: 2))
+        steps.append(machine.mayResumeReading(isWritable: true, maxPendingAnswers: 2))
+        steps.append(machine.isReadHeld)
+        steps.append(machine.mayResumeReading(isWritable: true, maxPendingAnswers: 2))  // nothing held, nothing to resume
+        #expect(steps == [true, false, false, true, false, true, false, false])
+
+        machine.answerPending()
+        machine.answerPending()
+        var atLimit: [Bool] = []
+        atLimit.append(machine.readRequested(isWritable: true, maxPendingAnswers: 2))  // two pending, the most allowed
+        atLimit.append(machine.mayResumeReading(isWritable: true, maxPendingAnswers: 2))
+        _ = machine.answerWritten()
+        atLimit.append(machine.mayResumeReading(isWritable: true, maxPendingAnswers: 2))
+        #expect(atLimit == [false, false, true])
+    }
+
+    @Test("reads by state: held for good once requests are no longer taken; a discarding connection reads to drop")
+    func readsByState() {
+        let expectations: [(State, Bool)] = [
+            (Self.open(0, 1), true), (Self.draining(1, 1), true), (Self.quiescing(1, 0), false),
+            (.discarding, true), (.closing, false), (.closed, false),
+        ]
+        for (state, reads) in expectations {
+            var machine = Machine(state: state)
+            let read = machine.readRequested(isWritable: true, maxPendingAnswers: 64)
+            #expect(read == reads, "\(state)")
+        }
+        var discarding = Machine(state: .discarding)
+        let dropping = discarding.readRequested(isWritable: false, maxPendingAnswers: 0)
+        #expect(dropping, "dropping input needs no room for output")
+        var closed = Machine(state: Self.open(0, 0))
+        _ = closed.readRequested(isWritable: false, maxPendingAnswers: 64)
+        closed.channelClosed()
+        #expect(!closed.isReadHeld, "a closed connection holds nothing")
+    }
+}
