@@ -21,6 +21,9 @@ public struct BenchmarkPlan: Sendable {
     public var startupItems: [Int]
     public var startupRuns: Int
     public var queueLimit: Int
+    /// Item counts of the removal scenario, and the removals timed at each.
+    public var removalItems: [Int]
+    public var removals: Int
 
     /// The scenarios: N ∈ {100, 1000} at K ∈ {1, 64, 1024}, N = 10,000 at K ∈ {1, 64}; C ∈ {1, 16, 64}.
     public static let full = BenchmarkPlan(
@@ -40,7 +43,9 @@ public struct BenchmarkPlan: Sendable {
         settle: 0.5,
         startupItems: [0, 100_000],
         startupRuns: 3,
-        queueLimit: 256
+        queueLimit: 256,
+        removalItems: [10_000, 100_000],
+        removals: 10
     )
 
     /// A few seconds, even with debug binaries: proves every scenario runs, measures nothing worth keeping.
@@ -61,7 +66,9 @@ public struct BenchmarkPlan: Sendable {
         settle: 0.05,
         startupItems: [0, 1000],
         startupRuns: 1,
-        queueLimit: 256
+        queueLimit: 256,
+        removalItems: [1000],
+        removals: 3
     )
 
     func rounds(items: Int, subscribers: Int) -> Int {

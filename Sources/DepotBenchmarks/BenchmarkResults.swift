@@ -7,6 +7,7 @@ public struct BenchmarkResults: Codable, Sendable {
     public var idleMemory: [IdleMemoryFigures] = []
     public var stalledSubscriber: [StalledSubscriberFigures] = []
     public var startup: [StartupFigures] = []
+    public var removal: [RemovalFigures] = []
     /// Systems that could not be measured, and why.
     public var notes: [String] = []
 
@@ -71,6 +72,21 @@ public struct StalledSubscriberFigures: Codable, Sendable {
     public var stalledSawNewest: Bool?
     /// How much smaller depotd's resident memory was once the stalled subscriber had read everything.
     public var releasedKiB: Int?
+}
+
+/// One optimistic removal on a file source of `items` items with the on-disk cache, over `removals` removals:
+/// the time to the confirmed state, and the median bytes depotd read and wrote on disk for one.
+public struct RemovalFigures: Codable, Sendable {
+    public var items: Int
+    public var removals: Int
+    public var toConfirmedState: LatencySummary
+    /// Bytes read by read calls, less the request (the socket's share).
+    public var fileBytesRead: Int
+    /// Bytes written by write calls, less the answer (the socket's share).
+    public var fileBytesWritten: Int
+    /// Bytes handed to the storage layer (0 where the kernel does not account them).
+    public var storageBytesWritten: Int
+    public var answerBytes: Int
 }
 
 /// From launching a server to its socket accepting, and to a subscriber holding the first loaded state.

@@ -14,9 +14,9 @@ public struct BenchmarkRun {
     /// The scenarios to run; all by default.
     public var scenarios: Set<Scenario>
 
-    /// The issue's four scenarios.
+    /// The scenarios: fan-out, RPC, memory and start-up (issue 6), and the cost of a removal (issue 12).
     public enum Scenario: String, CaseIterable, Sendable {
-        case fanout, rpc, memory, startup
+        case fanout, rpc, memory, startup, removal
     }
 
     private let started = MonotonicClock.now()
@@ -37,7 +37,9 @@ public struct BenchmarkRun {
             progress("redis-server not found: running without Redis (apt-get install redis-server)")
         }
         let largest = plan.fanout.map(\.items).max() ?? 0
-        let collection = BenchCollection(count: max(largest, plan.rpcItems.max() ?? 0, plan.memoryItems, plan.startupItems.max() ?? 0))
+        let collection = BenchCollection(count: max(
+            largest, plan.rpcItems.max() ?? 0, plan.memoryItems, plan.startupItems.max() ?? 0, plan.removalItems.max() ?? 0
+        ))
         let pool = ReaderPool()
         defer { pool.shutdown() }
 
@@ -49,6 +51,15 @@ public struct BenchmarkRun {
         }
         if scenarios.contains(.startup) {
             try runStartup(collection: collection, into: &results)
+        }
+        if scenarios.contains(.removal) {
+            let directory = try subdirectory("removal")
+            for items in plan.removalItems {
+                progress("removal: depotd, \(plan.removals) optimistic removals from \(items) items in a file, with the cache")
+                results.removal.append(
+                    try RemovalScenario(items: items, removals: plan.removals).run(binary: depotdBinary, directory: directory, collection: collection)
+                )
+            }
         }
         progress("done")
         return results

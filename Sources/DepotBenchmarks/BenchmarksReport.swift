@@ -30,6 +30,7 @@ public struct BenchmarksReport {
         out += rpc
         out += memory
         out += startup
+        out += removal
         if let history, !history.isEmpty {
             out += history.hasSuffix("\n") ? history : history + "\n"
         }
@@ -229,6 +230,27 @@ public struct BenchmarksReport {
             let origin = figure.system != "depotd" ? "" : figure.fromCache == true ? " cached" : " from the file"
             out += "| \(figure.system) | \(figure.items)\(origin) | \(ms(figure.acceptingMilliseconds)) | \(figure.firstStateMilliseconds.map(ms) ?? "—") | "
             out += figure.system == "depotd" ? "\(ratio(figure.acceptingMilliseconds, floor?.acceptingMilliseconds)) | \(ratio(figure.acceptingMilliseconds, redis?.acceptingMilliseconds)) |\n" : "| |\n"
+        }
+        return out + "\n"
+    }
+
+    private var removal: String {
+        guard !results.removal.isEmpty else { return "" }
+        var out = """
+            ## 5. Removal
+
+            An optimistic `remove` on a file source of N items of 1 KiB with the on-disk cache, no subscribers: the \
+            time from sending it to its answer (the confirmed state: the file rewritten, the cache updated), and what \
+            depotd read and wrote for it — its read and write calls (/proc/PID/io) less the request and the answer on \
+            the socket, and the bytes handed to the storage layer. Medians over \(results.removal[0].removals) removals.
+
+            | N | p50 | p99 | Read | Written | To storage | Answer |
+            |---:|---:|---:|---:|---:|---:|---:|
+
+            """
+        for figure in results.removal {
+            out += "| \(figure.items) | \(us(figure.toConfirmedState.p50)) | \(us(figure.toConfirmedState.p99)) | "
+            out += "\(bytes(figure.fileBytesRead)) | \(bytes(figure.fileBytesWritten)) | \(bytes(figure.storageBytesWritten)) | \(bytes(figure.answerBytes)) |\n"
         }
         return out + "\n"
     }

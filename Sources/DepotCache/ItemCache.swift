@@ -124,6 +124,24 @@ public final class ItemCache: Sendable {
         }
     }
 
+    /// Drops the item `id` and records that the rest of the list is what the source gave at `fetchedAt`, with
+    /// `version`, in one transaction: a confirmed removal costs one row, not a new list.
+    /// - Returns: false when the cached list has no such item (or there is none); then nothing changes.
+    @discardableResult
+    public func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws(ItemCacheError) -> Bool {
+        try await access("remove an item from") { database in
+            try await database.write { db in
+                try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
+                guard db.changesCount > 0 else { return false }
+                try db.execute(
+                    sql: "UPDATE collection SET fetchedAtMilliseconds = ?, etag = ?, lastModified = ?",
+                    arguments: [Self.milliseconds(fetchedAt), version?.etag, version?.lastModified]
+                )
+                return true
+            }
+        }
+    }
+
     /// Forgets the cached list, and compacts the file so the items' bytes no longer sit in it (wipe).
     public func clear() async throws(ItemCacheError) {
         try await access("clear") { database in

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Where the repository keeps the last list the source gave, so a restart or a failing source still has items
 /// to show. DepotCache's `ItemCache` (SQLite) is the one depotd uses.
 ///
@@ -10,6 +16,10 @@ public protocol CollectionCache: Sendable {
     /// Drops one item from the list kept; false when it was not there.
     @discardableResult
     func remove(id: String) async throws -> Bool
+    /// Drops one item from the list kept and records that the rest is what the source gave at `fetchedAt`,
+    /// with `version`: a removal the source confirmed costs one row, not a new list. False when it was not there.
+    @discardableResult
+    func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws -> Bool
     /// Drops the list kept.
     func clear() async throws
 }

@@ -78,6 +78,14 @@ public struct ItemCollection: Sendable {
         return ItemCollection(uniqueItems: remaining)
     }
 
+    /// Whether this collection is `previous` without the item `id`: the same other items, in the same order,
+    /// byte for byte. Compares in one pass, without building the shorter collection.
+    public func isRemoval(of id: String, from previous: ItemCollection) -> Bool {
+        guard let removed = previous.positionByID[id], items.count == previous.items.count - 1 else { return false }
+        return items[..<removed].elementsEqual(previous.items[..<removed])
+            && items[removed...].elementsEqual(previous.items[(removed + 1)...])
+    }
+
     private static func id(of object: JSONObject, at index: Int, idField: String) throws(ItemCollectionError) -> String {
         switch object[idField] {
         case nil:

@@ -116,64 +116,98 @@ public final class Repository: Sendable {
         }
     }
 
-    /// Removes the item `id` from the source, then refetches the list.
+    /// Removes the item `id` from the source, and publishes what the source holds after it.
     ///
-    /// - Not optimistic: publishes loading, deletes, refetches, publishes success(list).
-    /// - Optimistic: publishes success(current items without `id`) at once, then deletes and refetches.
+    /// - Not optimistic: publishes loading, deletes, publishes success(list).
+    /// - Optimistic: publishes success(current items without `id`) at once, then deletes.
     ///   When there are no items in memory, or `id` is not among them, there is nothing to hide early,
     ///   and the removal proceeds as a non-optimistic one without publishing loading.
+    /// - The list published after the delete is the one the source gave with it (`SourceDeletion.remaining`),
+    ///   one it is asked for again (`.relist`), or the items held without `id` (`.removed`, or a relist that
+    ///   failed: the removal stands, and a warning says so).
     /// - When the source refuses (or has no such id), publishes failure(removeFailed or notFound) and then
     ///   the state from before the removal again: the rollback every subscriber sees.
-    /// - When the delete succeeds but the refetch fails, publishes the previous items without `id` and logs
-    ///   a warning: the removal stands.
-    /// The cache follows: the refetched list replaces it, or `id` is dropped from it.
+    /// The cache follows with one row dropped, or the whole list saved when the source changed in other ways too.
     @discardableResult
     public func remove(id: String, optimistic: Bool = false) -> Mutation<MutationResult> {
         queue.submit(joinable: false) { [self] in
             let before = current.state
-            let previousItems = before.items
             if optimistic {
-                if let previousItems, let provenance = before.provenance, previousItems.contains(id: id) {
-                    publish(.success(previousItems.removing(id: id), provenance.derived))
+                if let items = before.items, let provenance = before.provenance, items.contains(id: id) {
+                    publish(.success(items.removing(id: id), provenance.derived))
                 }
             } else {
                 publish(.loading)
             }
-
+            let deletion: SourceDeletion
             do {
-                try await source.deleteItem(id: id)
+                deletion = try await source.deleteItem(id: id)
             } catch {
-                let failure = Self.removalFailure(id: id, error: error)
-                publish(.failure(failure))
-                let rolledBack = publish(before)
-                logger.warning("remove \(id) failed, rolled back: \(failure.message)", metadata: ["seq": "\(rolledBack.seq)"])
-                return .failure(RepositoryError(failure.kind, message: failure.message, state: rolledBack))
+                return rollBack(to: before, removing: id, error: error)
             }
-
-            switch await fetchCollection(ifChangedSince: nil) {
-            case .success(.items(let items, let newVersion)):
-                version.withLock { $0 = newVersion }
-                let fetchedAt = now()
-                let published = publish(.success(items, .source(at: fetchedAt)))
-                logger.info("removed \(id); \(items.count) items remain", metadata: ["seq": "\(published.seq)"])
-                await keep(items, fetchedAt: fetchedAt, version: newVersion)
-                return .success(published)
-            case .success(.unchanged):
-                preconditionFailure("fetchCollection(ifChangedSince: nil) is never unchanged")
-            case .failure(let error):
-                version.withLock { $0 = nil }
-                let remaining: LoadingState = previousItems.map { items in
-                    .success(items.removing(id: id), before.provenance?.derived ?? .source(at: now()))
-                } ?? before
-                let published = publish(remaining)
-                logger.warning(
-                    "removed \(id), but the refetch failed; keeping the previous items without it: \(error.message)",
-                    metadata: ["seq": "\(published.seq)"]
-                )
-                await cacheOperation("drop \(id) from") { try await $0.remove(id: id) }
-                return .success(published)
+            switch deletion {
+            case .remaining(let items):
+                return await publishRemaining(items, version: nil, removing: id, from: before.items)
+            case .removed:
+                return await publishHeld(before, without: id, problem: nil)
+            case .relist:
+                switch await fetchCollection(ifChangedSince: nil) {
+                case .success(.items(let items, let newVersion)):
+                    return await publishRemaining(items, version: newVersion, removing: id, from: before.items)
+                case .success(.unchanged):
+                    preconditionFailure("fetchCollection(ifChangedSince: nil) is never unchanged")
+                case .failure(let error):
+                    return await publishHeld(before, without: id, problem: "the refetch failed: \(error.message)")
+                }
             }
         }
+    }
+
+    /// A refused removal: failure, then the state from before it again.
+    private func rollBack(to before: LoadingState, removing id: String, error: any Error) -> MutationResult {
+        let failure = Self.removalFailure(id: id, error: error)
+        publish(.failure(failure))
+        let rolledBack = publish(before)
+        logger.warning("remove \(id) failed, rolled back: \(failure.message)", metadata: ["seq": "\(rolledBack.seq)"])
+        return .failure(RepositoryError(failure.kind, message: failure.message, state: rolledBack))
+    }
+
+    /// The source's list after removing `id`, published as the source's. When it is the list held before
+    /// without `id` — the common case — the cache drops that one row; otherwise the source changed in other
+    /// ways too, and the cache takes the whole list.
+    private func publishRemaining(
+        _ items: ItemCollection,
+        version newVersion: SourceVersion?,
+        removing id: String,
+        from previous: ItemCollection?
+    ) async -> MutationResult {
+        version.withLock { $0 = newVersion }
+        let fetchedAt = now()
+        let published = publish(.success(items, .source(at: fetchedAt)))
+        logger.info("removed \(id); \(items.count) items remain", metadata: ["seq": "\(published.seq)"])
+        if let previous, items.isRemoval(of: id, from: previous) {
+            await cacheOperation("drop \(id) from") { try await $0.remove(id: id, fetchedAt: fetchedAt, version: newVersion) }
+        } else {
+            await keep(items, fetchedAt: fetchedAt, version: newVersion)
+        }
+        return .success(published)
+    }
+
+    /// The items held before, without `id`: the source confirmed the removal but gave no list (`problem` says
+    /// why, when it was asked for one and failed). With nothing held, the state from before stands.
+    private func publishHeld(_ before: LoadingState, without id: String, problem: String?) async -> MutationResult {
+        version.withLock { $0 = nil }
+        let remaining: LoadingState = before.items.map { items in
+            .success(items.removing(id: id), before.provenance?.derived ?? .source(at: now()))
+        } ?? before
+        let published = publish(remaining)
+        if let problem {
+            logger.warning("removed \(id), but \(problem); keeping the previous items without it", metadata: ["seq": "\(published.seq)"])
+        } else {
+            logger.info("removed \(id); \(remaining.items?.count ?? 0) items remain", metadata: ["seq": "\(published.seq)"])
+        }
+        await cacheOperation("drop \(id) from") { try await $0.remove(id: id) }
+        return .success(published)
     }
 
     /// Publishes idle and drops the items held in memory and in the cache.

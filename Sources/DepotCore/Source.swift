@@ -1,7 +1,7 @@
 import DepotJSON
 
 /// Where the collection comes from. The repository touches data only through a source:
-/// it lists every item, and deletes one item by id.
+/// it lists every item, and deletes one item by id (saying what is left, when it knows).
 ///
 /// A source is called by one mutation at a time; it need not guard against concurrent calls from
 /// the repository, but it must be `Sendable` because mutations run on whatever task drains the queue.
@@ -21,8 +21,10 @@ public protocol Source: Sendable {
     /// has no cheap way to tell (a file). An HTTP source sends If-None-Match / If-Modified-Since.
     func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing
 
-    /// Deletes the item `id`. Throws `SourceError.notFound` when the source has no such item.
-    func deleteItem(id: String) async throws
+    /// Deletes the item `id`, and says what the source holds now (see `SourceDeletion`). Throws
+    /// `SourceError.notFound` when the source has no such item.
+    @discardableResult
+    func deleteItem(id: String) async throws -> SourceDeletion
 }
 
 extension Source {

@@ -1,5 +1,6 @@
 import DepotCache
 import DepotCore
+import Foundation
 
 /// The on-disk cache while it opens: the open (with its integrity check, which reads the whole file) runs in
 /// the background, so the socket accepts and reads answer at once; the repository's first cache call waits
@@ -22,6 +23,11 @@ struct OpeningCache: CollectionCache {
     @discardableResult
     func remove(id: String) async throws -> Bool {
         try await opening.value?.remove(id: id) ?? false
+    }
+
+    @discardableResult
+    func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws -> Bool {
+        try await opening.value?.remove(id: id, fetchedAt: fetchedAt, version: version) ?? false
     }
 
     func clear() async throws {

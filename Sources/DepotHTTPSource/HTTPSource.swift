@@ -59,7 +59,10 @@ public struct HTTPSource: Source {
         }
     }
 
-    public func deleteItem(id: String) async throws {
+    /// Sends DELETE; the repository then asks for the list again (`.relist`), since other clients of the API may
+    /// have changed it too.
+    @discardableResult
+    public func deleteItem(id: String) async throws -> SourceDeletion {
         guard let template = options.deleteURL else {
             throw SourceError(
                 .refused,
@@ -73,7 +76,7 @@ public struct HTTPSource: Source {
         logger.debug("\(what): \(Self.text(response.status))")
         switch response.status.code {
         case 200..<300:
-            return
+            return .relist
         case 404, 410:
             throw SourceError(.notFound, "\(what) answered \(Self.text(response.status)): the server has no item with id \"\(id)\"")
         default:

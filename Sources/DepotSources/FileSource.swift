@@ -4,8 +4,9 @@ import DepotJSON
 /// A collection kept in a file as a JSON array of objects (`file:PATH`).
 ///
 /// `deleteItem` rewrites the file without the item, atomically (temporary file, fsync, rename), one item
-/// per line. Items are written back as they were read: members in order, numbers as written. A file that
-/// is read-only is refused rather than replaced, since the rename would otherwise succeed regardless.
+/// per line, and hands the repository the list it wrote, so a removal reads and parses the file once. Items
+/// are written back as they were read: members in order, numbers as written. A file that is read-only is
+/// refused rather than replaced, since the rename would otherwise succeed regardless.
 public struct FileSource: Source {
     public let path: String
     public let idField: String
@@ -21,7 +22,8 @@ public struct FileSource: Source {
         try parse(try await read())
     }
 
-    public func deleteItem(id: String) async throws {
+    @discardableResult
+    public func deleteItem(id: String) async throws -> SourceDeletion {
         let collection: ItemCollection
         do {
             collection = try ItemCollection(values: try parse(try await read()), idField: idField)
@@ -34,11 +36,13 @@ public struct FileSource: Source {
         if let mode = await FileIO.readOnlyMode(of: path) {
             throw SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(mode)); make it writable to allow removals")
         }
+        let remaining = collection.removing(id: id)
         do {
-            try await FileIO.replace(path, with: Self.fileBytes(of: collection.removing(id: id)))
+            try await FileIO.replace(path, with: Self.fileBytes(of: remaining))
         } catch {
             throw SourceError(.unavailable, error.description)
         }
+        return .remaining(remaining)
     }
 
     /// The file's text for `collection`: an array with one item per line.

@@ -5,6 +5,7 @@ import Synchronization
 /// The injectable source for repository and server tests: it serves a list held in memory, counts its
 /// calls, can fail on demand, can be held mid-call by a gate, and can be slowed by a fixed delay. Given a
 /// `version`, it answers conditional fetches as an HTTP server would: unchanged when asked about that version.
+/// A deletion answers as `deletionAnswer` says: by default `.relist`, as an HTTP API does.
 public final class TestSource: Source {
     /// What has happened so far; wait on `calls` for a call to have started.
     public struct Calls: Sendable, Equatable {
@@ -27,6 +28,17 @@ public final class TestSource: Source {
         var deleteGates: [Gate] = []
         var delay: Duration = .zero
         var version: SourceVersion?
+        var deletionAnswer: DeletionAnswer = .relist
+    }
+
+    /// How a deletion answers (`SourceDeletion`), for testing each path of the repository.
+    public enum DeletionAnswer: Sendable {
+        /// `.relist`: the repository fetches the list again.
+        case relist
+        /// `.removed`: the id is gone, nothing said of the rest.
+        case removed
+        /// `.remaining`: the list after the deletion, as a file source gives it.
+        case remaining
     }
 
     private let behaviour: Mutex<Behaviour>
@@ -51,6 +63,12 @@ public final class TestSource: Source {
     public var version: SourceVersion? {
         get { behaviour.withLock { $0.version } }
         set { behaviour.withLock { $0.version = newValue } }
+    }
+
+    /// How deletions answer from now on.
+    public var deletionAnswer: DeletionAnswer {
+        get { behaviour.withLock { $0.deletionAnswer } }
+        set { behaviour.withLock { $0.deletionAnswer = newValue } }
     }
 
     /// Every call is slowed by `delay` (on top of any gate).
@@ -107,7 +125,8 @@ public final class TestSource: Source {
         return .items(items, version: version)
     }
 
-    public func deleteItem(id: String) async throws {
+    @discardableResult
+    public func deleteItem(id: String) async throws -> SourceDeletion {
         calls.update { $0.deletesStarted += 1 }
         let (gate, delay, failure) = behaviour.withLock { behaviour in
             (behaviour.deleteGates.popFirst(), behaviour.delay, behaviour.deleteFailures.popFirst())
@@ -116,14 +135,20 @@ public final class TestSource: Source {
         if delay > .zero { try? await Task.sleep(for: delay) }
         defer { calls.update { $0.deletesFinished += 1 } }
         if let failure { throw failure }
-        try behaviour.withLock { behaviour throws(SourceError) in
+        let (remaining, idField, answer) = try behaviour.withLock { behaviour throws(SourceError) in
             let field = behaviour.idField
             guard let index = behaviour.items.firstIndex(where: { Self.id(of: $0, field: field) == id }) else {
                 throw SourceError.notFound(id: id, in: "test:memory")
             }
             behaviour.items.remove(at: index)
+            return (behaviour.items, field, behaviour.deletionAnswer)
         }
         calls.update { $0.deletedIDs.append(id) }
+        switch answer {
+        case .relist: return .relist
+        case .removed: return .removed
+        case .remaining: return .remaining(try ItemCollection(values: remaining, idField: idField))
+        }
     }
 
     private static func id(of item: JSONValue, field: String) -> String? {

@@ -26,8 +26,8 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("no-redis"), help: "Run without Redis (its columns stay empty).")
     var noRedis = false
 
-    @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup. Default: all.")
-    var scenarios = "fanout,rpc,memory,startup"
+    @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup, removal. Default: all.")
+    var scenarios = "fanout,rpc,memory,startup,removal"
 
     @Option(help: ArgumentHelp("Only these fan-out cases, as ITEMS:SUBSCRIBERS pairs, comma-separated (e.g. 100:1024), for profiling one case.", valueName: "cases"))
     var fanout: String?
@@ -51,7 +51,7 @@ struct RunCommand: ParsableCommand {
         }
         let chosen = try Set(scenarios.split(separator: ",").map { name in
             guard let scenario = BenchmarkRun.Scenario(rawValue: String(name)) else {
-                throw ValidationError("no scenario \"\(name)\"; the scenarios are fanout, rpc, memory and startup")
+                throw ValidationError("no scenario \"\(name)\"; the scenarios are fanout, rpc, memory, startup and removal")
             }
             return scenario
         })

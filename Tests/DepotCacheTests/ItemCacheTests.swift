@@ -185,3 +185,29 @@ struct ItemCacheTests {
         }
     }
 }
+
+@Suite("ItemCache.remove(id:fetchedAt:version:)")
+struct ItemCacheStampedRemovalTests {
+    @Test("drops the row and records the new fetch time and version, in one transaction")
+    func dropsAndStamps() async throws {
+        try await withCache { cache, _ in
+            try await cache.save(cached(try collection([#"{"id":1}"#, #"{"id":2}"#, #"{"id":3}"#])))
+            let later = Date(timeIntervalSince1970: 1_760_000_000.5)
+            #expect(try await cache.remove(id: "2", fetchedAt: later, version: SourceVersion(etag: #""v9""#)))
+            let kept = try #require(try await cache.read())
+            #expect(kept.items.items.map(\.id) == ["1", "3"])
+            #expect(kept.fetchedAt == later)
+            #expect(kept.version == SourceVersion(etag: #""v9""#))
+        }
+    }
+
+    @Test("an id the list does not hold changes nothing, not even the fetch time")
+    func missingIDChangesNothing() async throws {
+        try await withCache { cache, _ in
+            let list = cached(try collection([#"{"id":1}"#]))
+            try await cache.save(list)
+            #expect(!(try await cache.remove(id: "7", fetchedAt: Date(timeIntervalSince1970: 1_760_000_000), version: nil)))
+            #expect(try await cache.read() == list)
+        }
+    }
+}

@@ -129,4 +129,35 @@ struct FileSourceRepositoryTests {
 
         #expect(published.state.items?.items.map(\.id) == ["new"])
     }
+
+    @Test("a removal reads the file once and publishes what it wrote: edits made by others since the load show")
+    func removalPublishesTheRewrittenFile() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.write("items.json", Self.text)
+        let source = FileSource(path: path)
+        let repository = makeRepository(source)
+        _ = try await repository.load().result.get()
+        // Someone edits the file after the load: the removal's state is the file as rewritten, not a guess.
+        _ = directory.write("items.json", """
+        [{"id": 1, "name": "Bulbasaur"}, {"id": "two", "name": "Ivysaur", "weight": 13.0}, {"id": 3, "name": "Venusaur"}, {"id": 4, "name": "Charmander"}]
+        """)
+        let removed = try await repository.remove(id: "two").result.get()
+        #expect(removed.state.items?.items.map(\.id) == ["1", "3", "4"])
+        #expect(removed.state.provenance?.origin == .source)
+        #expect(try await source.fetchItems().count == 3)
+    }
+
+    @Test("deleteItem answers the list it wrote")
+    func deleteAnswersWhatItWrote() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.write("items.json", Self.text)
+        let source = FileSource(path: path)
+        guard case .remaining(let remaining) = try await source.deleteItem(id: "1") else {
+            Issue.record("a file source gives the list it wrote")
+            return
+        }
+        #expect(remaining == (try ItemCollection(values: try await source.fetchItems(), idField: "id")))
+    }
 }

@@ -1,0 +1,93 @@
+import DepotCache
+import DepotCore
+import DepotJSON
+import DepotTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Counts what the repository asks of a real cache, so a test can tell one dropped row from a rewritten list.
+final class CountingCache: CollectionCache {
+    let cache: ItemCache
+    let saves = Mutex(0)
+    let removals = Mutex(0)
+
+    init(_ cache: ItemCache) {
+        self.cache = cache
+    }
+
+    func read() async throws -> CachedCollection? { try await cache.read() }
+
+    func save(_ collection: CachedCollection) async throws {
+        saves.withLock { $0 += 1 }
+        try await cache.save(collection)
+    }
+
+    func remove(id: String) async throws -> Bool {
+        removals.withLock { $0 += 1 }
+        return try await cache.remove(id: id)
+    }
+
+    func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws -> Bool {
+        removals.withLock { $0 += 1 }
+        return try await cache.remove(id: id, fetchedAt: fetchedAt, version: version)
+    }
+
+    func clear() async throws { try await cache.clear() }
+}
+
+@Suite("A removal keeps the on-disk cache in step with one row, not a new list")
+struct RemovalCacheTests {
+    static func withRepository(_ body: (TestSource, CountingCache, Repository) async throws -> Void) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let source = TestSource(count: 4)
+        let cache = CountingCache(try await ItemCache.open(at: directory.file("cache.sqlite"), logger: quietLogger))
+        let clock = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+        let repository = Repository(source: source, cache: cache, now: { clock.withLock { $0 } }, logger: quietLogger)
+        try await body(source, cache, repository)
+    }
+
+    @Test("the source's list is the held one less the item: one row dropped, the fetch time and version updated",
+          arguments: [TestSource.DeletionAnswer.remaining, .relist])
+    func oneRow(answer: TestSource.DeletionAnswer) async throws {
+        try await Self.withRepository { source, cache, repository in
+            source.deletionAnswer = answer
+            source.version = SourceVersion(etag: #""v1""#)
+            _ = try await repository.load().result.get()
+            source.version = SourceVersion(etag: #""v2""#)
+            let removed = try await repository.remove(id: "2", optimistic: true).result.get()
+            #expect(cache.saves.withLock { $0 } == 1, "the load's save only")
+            #expect(cache.removals.withLock { $0 } == 1)
+            let kept = try #require(try await cache.cache.read())
+            #expect(kept.items == removed.state.items)
+            #expect(kept.version == (answer == .relist ? SourceVersion(etag: #""v2""#) : nil), "what the source gave with the list")
+        }
+    }
+
+    @Test("the source changed in other ways too: the whole list is saved")
+    func changedOtherwise() async throws {
+        try await Self.withRepository { source, cache, repository in
+            source.deletionAnswer = .remaining
+            _ = try await repository.load().result.get()
+            source.items.append(["id": 5, "name": "item 5"])
+            let removed = try await repository.remove(id: "1").result.get()
+            #expect(cache.saves.withLock { $0 } == 2)
+            #expect(try await cache.cache.read()?.items == removed.state.items)
+            #expect(removed.state.items?.items.map(\.id) == ["2", "3", "4", "5"])
+        }
+    }
+
+    @Test("removed (nothing said of the rest): the row is dropped, the list's fetch time stays")
+    func removedOnly() async throws {
+        try await Self.withRepository { source, cache, repository in
+            source.deletionAnswer = .removed
+            let loaded = try await repository.load().result.get()
+            _ = try await repository.remove(id: "4").result.get()
+            let kept = try #require(try await cache.cache.read())
+            #expect(kept.items.items.map(\.id) == ["1", "2", "3"])
+            #expect(kept.fetchedAt == loaded.state.provenance?.fetchedAt)
+            #expect(cache.saves.withLock { $0 } == 1)
+        }
+    }
+}
