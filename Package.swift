@@ -225,7 +225,8 @@ let package = Package(
             dependencies: ["DepotCache", "DepotCore", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
 
-        .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"]),
+        // JSONTestSuite/: nst/JSONTestSuite's parsing cases (MIT, with its LICENSE).
+        .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"], resources: [.copy("JSONTestSuite")]),
         .testTarget(name: "DepotBenchmarksTests", dependencies: ["DepotBenchmarks"]),
         .testTarget(
             name: "DepotCoreTests",
@@ -262,7 +263,13 @@ let package = Package(
             name: "DepotSystemdTests",
             dependencies: ["DepotSystemd", "DepotDaemon", "DepotCore", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "DepotSchemaTests", dependencies: ["DepotSchema", "DepotWire", "DepotJSON", "DepotTestSupport"]),
+        // JSONSchemaTestSuite/: json-schema-org/JSON-Schema-Test-Suite's draft7 cases and the remote documents
+        // they refer to (MIT, with its LICENSE).
+        .testTarget(
+            name: "DepotSchemaTests",
+            dependencies: ["DepotSchema", "DepotWire", "DepotJSON", "DepotTestSupport"],
+            resources: [.copy("JSONSchemaTestSuite")]
+        ),
         .testTarget(
             name: "DepotWireTests",
             dependencies: [

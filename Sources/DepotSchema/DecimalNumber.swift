@@ -90,4 +90,81 @@ struct DecimalNumber: Sendable, Comparable {
         }
         return lhs.digits.count == rhs.digits.count ? 0 : (lhs.digits.count < rhs.digits.count ? -1 : 1)
     }
+
+    /// Whether the value is a whole number (`2`, `2.0`, `2.5e1`).
+    var isIntegral: Bool {
+        isZero || exponent >= digits.count
+    }
+
+    /// The value as an `Int` when it is a whole number that fits; `Int.max` for a larger positive one.
+    var integerValue: Int? {
+        guard isIntegral, !isNegative else { return isIntegral && isZero ? 0 : nil }
+        guard exponent <= 18 else { return Int.max }
+        var value = 0
+        for position in 0..<exponent {
+            value = value * 10 + (position < digits.count ? Int(digits[position] - UInt8(ascii: "0")) : 0)
+        }
+        return value
+    }
+
+    /// Whether `self` divided by `divisor` (not zero) is a whole number, computed exactly on the digits.
+    ///
+    /// With self = m × 10^a and divisor = n × 10^b (m, n whole): for a ≥ b, n must divide m × 10^(a−b), and a
+    /// power of ten beyond n's own factors of 2 and 5 (at most 4 per digit of n) changes nothing, so the
+    /// exponent is capped there; for a < b, n × 10^(b−a) must divide m, impossible once it has more digits.
+    func isMultiple(of divisor: DecimalNumber) -> Bool {
+        guard !divisor.isZero else { return false }
+        if isZero { return true }
+        let m = digits, n = divisor.digits
+        let a = exponent - digits.count, b = divisor.exponent - divisor.digits.count
+        if a >= b {
+            let shift = min(a - b, 4 * n.count + 4)
+            return Self.remainder(m + [UInt8](repeating: UInt8(ascii: "0"), count: shift), n) == 0
+        }
+        let shift = b - a
+        guard shift <= m.count else { return false }
+        return Self.remainder(m, n + [UInt8](repeating: UInt8(ascii: "0"), count: shift)) == 0
+    }
+
+    /// 0 when the whole number with decimal digits `dividend` is a multiple of the one with digits `divisor`;
+    /// otherwise a positive number. Long division on digits, so any size works.
+    private static func remainder(_ dividend: [UInt8], _ divisor: [UInt8]) -> Int {
+        let divisorDigits = divisor.map { Int($0 - UInt8(ascii: "0")) }
+        var remainder: [Int] = []
+        for digit in dividend {
+            remainder.append(Int(digit - UInt8(ascii: "0")))
+            while remainder.first == 0 { remainder.removeFirst() }
+            while compare(remainder, divisorDigits) >= 0 {
+                remainder = subtract(remainder, divisorDigits)
+            }
+        }
+        return remainder.isEmpty ? 0 : 1
+    }
+
+    /// -1, 0 or 1 comparing two whole numbers given as digits without leading zeros.
+    private static func compare(_ lhs: [Int], _ rhs: [Int]) -> Int {
+        if lhs.count != rhs.count { return lhs.count < rhs.count ? -1 : 1 }
+        for (left, right) in zip(lhs, rhs) where left != right {
+            return left < right ? -1 : 1
+        }
+        return 0
+    }
+
+    /// `lhs - rhs` for `lhs >= rhs`, as digits without leading zeros.
+    private static func subtract(_ lhs: [Int], _ rhs: [Int]) -> [Int] {
+        var result = lhs
+        var borrow = 0
+        for offset in 0..<lhs.count {
+            let index = lhs.count - 1 - offset
+            let subtrahend = (offset < rhs.count ? rhs[rhs.count - 1 - offset] : 0) + borrow
+            if result[index] < subtrahend {
+                result[index] += 10 - subtrahend
+                borrow = 1
+            } else {
+                result[index] -= subtrahend
+                borrow = 0
+            }
+        }
+        return Array(result.drop(while: { $0 == 0 }))
+    }
 }

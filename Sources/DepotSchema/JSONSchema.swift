@@ -20,17 +20,27 @@ public struct JSONSchema: Sendable {
     public let location: String
     let compiled: CompiledSchemas
 
-    /// `schema`, whose `$ref`s are JSON Pointers into `root` (the whole document). `location` is where the
-    /// schema is in `root`, as `#/…`; give it when known, so that messages about the schema say where it is.
-    public init(_ schema: JSONValue, root: JSONValue, location: String? = nil) {
+    /// `schema`, whose `$ref`s lead into `root` (the whole document) or into `documents` (other documents, by
+    /// URI; nothing is ever fetched). `location` is where the schema is in `root`, as `#/…`; give it when known,
+    /// so that messages about the schema say where it is and relative references resolve from there.
+    public init(
+        _ schema: JSONValue,
+        root: JSONValue,
+        location: String? = nil,
+        documents: [String: JSONValue] = [:],
+        integers: IntegerRule = .literal
+    ) {
         self.json = schema
         self.location = location ?? ""
-        self.compiled = SchemaCompiler.compile(schema, root: root, location: self.location)
+        let resources = SchemaResources(root: root, others: documents)
+        let here = self.location.hasPrefix("#") ? JSONPointer(parsing: self.location.dropFirst()) : nil
+        let base = here.map { resources.base(at: SchemaResources.Location(document: "", pointer: $0)) } ?? URIReference(parsing: "")
+        self.compiled = SchemaCompiler.compile(schema, resources: resources, location: self.location, base: base, integers: integers)
     }
 
-    /// A schema that is its own document: its `$ref`s point into itself.
-    public init(_ schema: JSONValue) {
-        self.init(schema, root: schema, location: "#")
+    /// A schema that is its own document: its `$ref`s point into itself, or into `documents` (by URI).
+    public init(_ schema: JSONValue, documents: [String: JSONValue] = [:], integers: IntegerRule = .literal) {
+        self.init(schema, root: schema, location: "#", documents: documents, integers: integers)
     }
 
     /// Every way `instance` fails the schema, in the order the schema's keywords and the instance's members

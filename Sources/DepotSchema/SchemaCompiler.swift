@@ -1,36 +1,39 @@
 import DepotJSON
 
-/// Turns schema JSON into `SchemaNode`s, following `$ref`s into the root document, and notes every keyword it
-/// cannot apply as written (`UnsupportedKeyword`) instead of skipping it quietly.
+/// Turns schema JSON into `SchemaNode`s, following `$ref`s into the known documents (`SchemaResources`), and
+/// notes every keyword it cannot apply as written (`UnsupportedKeyword`) instead of skipping it quietly.
 struct SchemaCompiler {
     /// Schemas nested deeper than this (subschema in subschema, not counting `$ref`s) are not compiled.
     static let maxDepth = 512
 
-    let root: JSONValue
+    let resources: SchemaResources
     private var targets: [String: SchemaNode] = [:]
     private var scheduled: Set<String> = []
-    private var pending: [(key: String, pointer: JSONPointer)] = []
+    private var pending: [SchemaResources.Location] = []
 
-    init(root: JSONValue) {
-        self.root = root
+    init(resources: SchemaResources) {
+        self.resources = resources
     }
 
-    /// Compiles `schema` found at `location`, then every schema a `$ref` leads to.
-    static func compile(_ schema: JSONValue, root: JSONValue, location: String) -> CompiledSchemas {
-        var compiler = SchemaCompiler(root: root)
-        let entry = compiler.node(schema, location: location, depth: 0)
-        while let (key, pointer) = compiler.pending.popLast() {
-            // Resolvable: `reference(_:at:)` checked before scheduling.
-            let target = pointer.resolve(in: root)!
-            compiler.targets[key] = compiler.node(target, location: key, depth: 0)
+    /// Compiles `schema`, found at `location` where the base URI is `base`, then every schema a `$ref` leads to.
+    static func compile(
+        _ schema: JSONValue, resources: SchemaResources, location: String, base: URIReference, integers: IntegerRule
+    ) -> CompiledSchemas {
+        var compiler = SchemaCompiler(resources: resources)
+        let entry = compiler.node(schema, location: location, base: base, depth: 0)
+        while let target = compiler.pending.popLast() {
+            // `resolveReference` schedules only locations that hold a schema.
+            let value = resources.value(at: target) ?? .bool(false)
+            compiler.targets[target.key] = compiler.node(value, location: target.key, base: resources.base(at: target), depth: 0)
         }
-        return CompiledSchemas(entry: entry, targets: compiler.targets)
+        return CompiledSchemas(entry: entry, targets: compiler.targets, integers: integers)
     }
 
     // MARK: Schemas
 
-    /// A node for `value` at `location`. A value that is not a schema becomes a node that blocks validation.
-    private mutating func node(_ value: JSONValue, location: String, depth: Int) -> SchemaNode {
+    /// A node for `value` at `location`, where the base URI around it is `base`. A value that is not a schema
+    /// becomes a node that blocks validation.
+    private mutating func node(_ value: JSONValue, location: String, base: URIReference, depth: Int) -> SchemaNode {
         switch value {
         case .bool(let accepts):
             return SchemaNode(location: location, kind: .boolean(accepts), issues: [], blockingIssues: [])
@@ -38,7 +41,7 @@ struct SchemaCompiler {
             guard depth < Self.maxDepth else {
                 return blocked(location: location, "nests schemas deeper than \(Self.maxDepth) levels")
             }
-            return objectNode(object, location: location, depth: depth)
+            return objectNode(object, location: location, base: SchemaResources.base(of: object, within: base), depth: depth)
         default:
             return blocked(location: location, "must be a schema (an object or a boolean), found \(Wording.brief(value))")
         }
@@ -54,7 +57,7 @@ struct SchemaCompiler {
         )
     }
 
-    private mutating func objectNode(_ object: JSONObject, location: String, depth: Int) -> SchemaNode {
+    private mutating func objectNode(_ object: JSONObject, location: String, base: URIReference, depth: Int) -> SchemaNode {
         var issues: [UnsupportedKeyword] = []
         var blocking: [SchemaNode.BlockingIssue] = []
         func note(_ keyword: String, _ reason: UnsupportedKeyword.Reason, appliesTo kind: InstanceKind) {
@@ -68,7 +71,7 @@ struct SchemaCompiler {
             for member in members where member.key != "$ref" && !SchemaVocabulary.ignored.contains(member.key) {
                 note(member.key, .ignoredBesideReference, appliesTo: .any)
             }
-            switch resolveReference(reference) {
+            switch resolveReference(reference, base: base) {
             case .target(let key):
                 return SchemaNode(location: location, kind: .reference(key), issues: issues, blockingIssues: blocking)
             case .problem(let problem):
@@ -89,7 +92,7 @@ struct SchemaCompiler {
                 note(keyword, .unknown, appliesTo: .any)
                 continue
             }
-            let problem = parse(keyword, member.value, into: &keywords, location: location, depth: depth)
+            let problem = parse(keyword, member.value, into: &keywords, location: location, base: base, depth: depth)
             if let problem {
                 note(keyword, .malformed(problem), appliesTo: kind)
             } else {
@@ -102,11 +105,15 @@ struct SchemaCompiler {
     /// Stores one keyword's value in `keywords`; returns what is wrong with the value instead when it is not
     /// what draft-07 requires.
     private mutating func parse(
-        _ keyword: String, _ value: JSONValue, into keywords: inout SchemaKeywords, location: String, depth: Int
+        _ keyword: String, _ value: JSONValue, into keywords: inout SchemaKeywords, location: String, base: URIReference, depth: Int
     ) -> String? {
         let here = Self.child(location, keyword)
         func subschema(_ value: JSONValue, at location: String) -> SchemaNode {
-            node(value, location: location, depth: depth + 1)
+            node(value, location: location, base: base, depth: depth + 1)
+        }
+        func schemaMap() -> [(name: String, schema: SchemaNode)]? {
+            guard let object = value.objectValue else { return nil }
+            return object.effectiveMembers.map { ($0.key, subschema($0.value, at: Self.child(here, $0.key))) }
         }
         func schemaList() -> [SchemaNode]? {
             guard let elements = value.arrayValue, !elements.isEmpty else { return nil }
@@ -127,13 +134,16 @@ struct SchemaCompiler {
             keywords.enumValues = elements
         case "const":
             keywords.constValue = value
-        case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+        case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
             guard let number = value.numberValue else {
                 let draft4 = value.boolValue != nil && keyword.hasPrefix("exclusive") ? " (the boolean form is draft-04's)" : ""
                 return "must be a number, found \(Wording.brief(value))\(draft4)"
             }
             let bound = SchemaKeywords.Bound(number)
             switch keyword {
+            case "multipleOf":
+                guard !bound.value.isZero, !bound.value.isNegative else { return "must be a number greater than 0, found \(Wording.brief(value))" }
+                keywords.multipleOf = bound
             case "minimum": keywords.minimum = bound
             case "maximum": keywords.maximum = bound
             case "exclusiveMinimum": keywords.exclusiveMinimum = bound
@@ -151,6 +161,45 @@ struct SchemaCompiler {
             case "minProperties": keywords.minProperties = count
             default: keywords.maxProperties = count
             }
+        case "pattern":
+            guard let source = value.stringValue else { return "must be a regular expression (a string), found \(Wording.brief(value))" }
+            do {
+                keywords.pattern = try SchemaPattern(source)
+            } catch {
+                return "is not a regular expression: \(error)"
+            }
+        case "contains":
+            keywords.contains = subschema(value, at: here)
+        case "propertyNames":
+            keywords.propertyNames = subschema(value, at: here)
+        case "patternProperties":
+            guard let object = value.objectValue else {
+                return "must be an object whose names are regular expressions and whose members are schemas, found \(Wording.brief(value))"
+            }
+            var entries: [SchemaKeywords.PatternProperty] = []
+            for member in object.effectiveMembers {
+                guard let pattern = try? SchemaPattern(member.key) else { return "has a name that is not a regular expression: \(Wording.quote(member.key))" }
+                entries.append(SchemaKeywords.PatternProperty(pattern: pattern, schema: subschema(member.value, at: Self.child(here, member.key))))
+            }
+            keywords.patternProperties = entries
+        case "dependencies":
+            guard let object = value.objectValue else {
+                return "must be an object whose members are schemas or arrays of member names, found \(Wording.brief(value))"
+            }
+            var dependencies: [SchemaKeywords.Dependency] = []
+            for member in object.effectiveMembers {
+                if case .array(let elements) = member.value {
+                    let names = elements.compactMap(\.stringValue)
+                    guard names.count == elements.count else {
+                        return "lists member names that are not all strings for \(Wording.quote(member.key))"
+                    }
+                    dependencies.append(SchemaKeywords.Dependency(name: member.key, demand: .members(names)))
+                } else {
+                    let schema = subschema(member.value, at: Self.child(here, member.key))
+                    dependencies.append(SchemaKeywords.Dependency(name: member.key, demand: .schema(schema)))
+                }
+            }
+            keywords.dependencies = dependencies
         case "uniqueItems":
             guard let flag = value.boolValue else { return "must be true or false, found \(Wording.brief(value))" }
             keywords.uniqueItems = flag
@@ -172,12 +221,10 @@ struct SchemaCompiler {
             }
             keywords.required = names
         case "properties":
-            guard let object = value.objectValue else {
+            guard let entries = schemaMap() else {
                 return "must be an object whose members are schemas, found \(Wording.brief(value))"
             }
-            keywords.properties = object.effectiveMembers.map { member in
-                SchemaKeywords.Property(name: member.key, schema: subschema(member.value, at: Self.child(here, member.key)))
-            }
+            keywords.properties = entries.map { SchemaKeywords.Property(name: $0.name, schema: $0.schema) }
         case "additionalProperties":
             keywords.additionalProperties = subschema(value, at: here)
         case "allOf", "anyOf", "oneOf":
@@ -203,10 +250,11 @@ struct SchemaCompiler {
         return nil
     }
 
-    /// A non-negative integer literal; one too large for `Int` counts as `Int.max`, which no length reaches.
+    /// A non-negative whole number (`2`, or `2.0` as draft-07 allows); one too large for `Int` counts as
+    /// `Int.max`, which no length reaches.
     private static func count(_ value: JSONValue) -> Int? {
-        guard let number = value.numberValue, number.isInteger, !number.literal.hasPrefix("-") else { return nil }
-        return number.intValue ?? Int.max
+        guard let number = value.numberValue else { return nil }
+        return DecimalNumber(number).integerValue
     }
 
     // MARK: References
@@ -216,28 +264,31 @@ struct SchemaCompiler {
         case problem(UnsupportedKeyword.Reason)
     }
 
-    /// The canonical key of the schema `"$ref": reference` leads to, scheduling it for compilation; or why it
-    /// leads nowhere usable.
-    private mutating func resolveReference(_ reference: JSONValue) -> ReferenceResolution {
+    /// The key of the schema `"$ref": reference` leads to (written where the base URI is `base`), scheduling
+    /// it for compilation; or why it leads nowhere usable.
+    private mutating func resolveReference(_ reference: JSONValue, base: URIReference) -> ReferenceResolution {
         guard let text = reference.stringValue else {
             return .problem(.malformed("must be a string, found \(Wording.brief(reference))"))
         }
         let quoted = Wording.quote(text)
-        guard text.hasPrefix("#") else {
+        let location: SchemaResources.Location
+        switch resources.resolve(text, against: base) {
+        case .found(let found):
+            location = found
+        case .unknownDocument(let uri):
             return .problem(.unresolvableReference(
-                "\"$ref\" \(quoted) points outside this document; only references within it (\"#/…\") are supported"
+                "\"$ref\" \(quoted) points to \(Wording.quote(uri)), a document this validator does not have (it never fetches one)"
             ))
-        }
-        guard let fragment = Self.percentDecoded(text.dropFirst()) else {
-            return .problem(.unresolvableReference("\"$ref\" \(quoted) has an invalid percent-escape"))
-        }
-        guard let pointer = JSONPointer(parsing: fragment) else {
+        case .unknownName(let uri):
+            return .problem(.unresolvableReference("\"$ref\" \(quoted) names \(Wording.quote(uri)), which no \"$id\" declares"))
+        case .badPointer:
             return .problem(.unresolvableReference(
                 "\"$ref\" \(quoted) is not a JSON Pointer (it must be \"#\" or start with \"#/\", and \"~\" must be followed by 0 or 1)"
             ))
         }
-        guard let target = pointer.resolve(in: root) else {
-            return .problem(.unresolvableReference("\"$ref\" \(quoted) leads nowhere: \(Self.whereItStops(pointer, in: root))"))
+        guard let document = resources.documents[location.document], let target = location.pointer.resolve(in: document) else {
+            let root = resources.documents[location.document] ?? .null
+            return .problem(.unresolvableReference("\"$ref\" \(quoted) leads nowhere: \(Self.whereItStops(location, in: root))"))
         }
         switch target {
         case .object, .bool:
@@ -245,21 +296,20 @@ struct SchemaCompiler {
         default:
             return .problem(.unresolvableReference("\"$ref\" \(quoted) leads to \(Wording.brief(target)), not a schema"))
         }
-        let key = "#" + pointer.description
-        if scheduled.insert(key).inserted {
-            pending.append((key, pointer))
+        if scheduled.insert(location.key).inserted {
+            pending.append(location)
         }
-        return .target(key)
+        return .target(location.key)
     }
 
     /// "#/components/schemas has no member \"Stat\"", for a reference that leads nowhere.
-    private static func whereItStops(_ pointer: JSONPointer, in root: JSONValue) -> String {
+    private static func whereItStops(_ location: SchemaResources.Location, in root: JSONValue) -> String {
         var reached = JSONPointer.root
-        for token in pointer.tokens {
+        for token in location.pointer.tokens {
             let next = reached.appending(token)
             if next.resolve(in: root) == nil {
                 let value = reached.resolve(in: root)
-                let place = "#" + reached.description
+                let place = location.document + "#" + reached.description
                 switch value {
                 case .object: return "\(place) has no member \(Wording.quote(token))"
                 case .array(let elements): return "\(place) has no element \(Wording.quote(token)) (it has \(elements.count))"
@@ -269,31 +319,6 @@ struct SchemaCompiler {
             reached = next
         }
         return "it does not resolve"
-    }
-
-    /// `%XX` escapes in a URI fragment decoded as UTF-8; nil for a malformed escape or bytes that are not UTF-8.
-    private static func percentDecoded(_ text: Substring) -> String? {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        var utf8 = text.utf8.makeIterator()
-        while let byte = utf8.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// `location` + `/token`, escaped as a JSON Pointer.

@@ -148,7 +148,7 @@ struct SchemaEvaluator {
     /// and the instance is invalid either way), or the first failure is all that was asked for.
     @inline(never)
     private func checkAnyInstance(_ node: SchemaNode, _ instance: JSONValue, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) -> Bool {
-        if let types = node.keywords.types, !types.contains(where: { $0.matches(instance) }) {
+        if let types = node.keywords.types, !types.contains(where: { $0.matches(instance, integers: schemas.integers) }) {
             let wanted = Wording.alternatives(types.map(\.phrase))
             findings.append(Finding(path: frame.path, message: "must be \(wanted), found \(Wording.brief(instance))", expectedTypes: types))
             return false
@@ -234,6 +234,7 @@ struct SchemaEvaluator {
     @inline(never)
     private func checkNumber(_ node: SchemaNode, _ number: JSONNumber, _ frame: Frame, _ findings: inout [Finding]) {
         guard node.keywords.minimum != nil || node.keywords.maximum != nil || node.keywords.exclusiveMinimum != nil || node.keywords.exclusiveMaximum != nil
+            || node.keywords.multipleOf != nil
         else { return }
         let value = DecimalNumber(number)
         func fail(_ relation: String, _ bound: SchemaKeywords.Bound) {
@@ -243,12 +244,16 @@ struct SchemaEvaluator {
         if let bound = node.keywords.exclusiveMinimum, value <= bound.value { fail("greater than", bound) }
         if let bound = node.keywords.maximum, value > bound.value { fail("at most", bound) }
         if let bound = node.keywords.exclusiveMaximum, value >= bound.value { fail("less than", bound) }
+        if let divisor = node.keywords.multipleOf, !value.isMultiple(of: divisor.value) { fail("a multiple of", divisor) }
     }
 
     /// Lengths count Unicode scalars (code points), as draft-07's "characters" (RFC 8259's) are: "é" written
     /// as e + U+0301 is 2, an emoji flag is 2, though Swift would count one `Character` for each.
     @inline(never)
     private func checkString(_ node: SchemaNode, _ string: String, _ frame: Frame, _ findings: inout [Finding]) {
+        if let pattern = node.keywords.pattern, !pattern.matches(string) {
+            findings.append(Finding(path: frame.path, message: "must match the pattern \(Wording.quote(pattern.source)), found \(Wording.found(.string(string)))"))
+        }
         guard node.keywords.minLength != nil || node.keywords.maxLength != nil else { return }
         let length = string.unicodeScalars.count
         if let minimum = node.keywords.minLength, length < minimum {
@@ -271,6 +276,10 @@ struct SchemaEvaluator {
         let start = findings.count
         if node.keywords.minItems != nil || node.keywords.maxItems != nil || node.keywords.uniqueItems {
             checkArrayCounts(node, elements, frame, &findings)
+        }
+        if let contains = node.keywords.contains {
+            checkContains(contains, elements, frame, &findings)
+            if mode == .firstFailure && findings.count > start { return }
         }
         switch node.keywords.items {
         case nil:
@@ -300,6 +309,34 @@ struct SchemaEvaluator {
             if mode == .firstFailure && findings.count > start { return }
             checkChild(additional, elements[index], frame, index, mode, &findings)
         }
+    }
+
+    /// `contains`: at least one element matches. Undecided elements (a keyword that cannot be checked) leave
+    /// the answer undecided when no element matches.
+    private func checkContains(_ schema: SchemaNode, _ elements: [JSONValue], _ frame: Frame, _ findings: inout [Finding]) {
+        var undecided: [Finding] = []
+        for index in elements.indices {
+            guard frame.depth < Self.maxInstanceDepth else {
+                findings.append(Self.instanceTooDeep(frame, String(index)))
+                return
+            }
+            switch outcome(schema, elements[index], frame.descending(to: String(index))) {
+            case .matches: return
+            case .fails: break
+            case .undecided(let why): undecided += why
+            }
+        }
+        if undecided.isEmpty {
+            findings.append(Self.containsNone(frame, schema, count: elements.count))
+        } else {
+            findings += undecided
+        }
+    }
+
+    @inline(never)
+    private static func containsNone(_ frame: Frame, _ schema: SchemaNode, count: Int) -> Finding {
+        let what = count == 0 ? "it is empty" : "none of its \(Wording.count(count, "element")) does"
+        return Finding(path: frame.path, message: "must contain an element that matches the \"contains\" schema at \(schema.location), but \(what)")
     }
 
     @inline(never)
@@ -349,23 +386,86 @@ struct SchemaEvaluator {
             checkRequired(node.keywords.required, object, frame, mode, &findings)
             if mode == .firstFailure && findings.count > start { return nil }
         }
-        let checksMembers = !node.keywords.properties.isEmpty || node.keywords.additionalProperties != nil
+        let checksMembers = node.checksMembers
         guard checksMembers || node.keywords.minProperties != nil || node.keywords.maxProperties != nil else { return nil }
         let members = object.effectiveMembers
         checkMemberCount(node, members.count, frame, &findings)
         if mode == .firstFailure && findings.count > start { return nil }
+        if !node.keywords.dependencies.isEmpty {
+            checkDependencies(node, object, frame, mode, &findings)
+            if mode == .firstFailure && findings.count > start { return nil }
+        }
+        if let names = node.keywords.propertyNames {
+            checkNames(names, members, frame, mode, &findings)
+            if mode == .firstFailure && findings.count > start { return nil }
+        }
         return checksMembers ? members : nil
     }
 
+    /// A member's value against `properties`, every `patternProperties` entry its name matches, and, when
+    /// neither names it, `additionalProperties`.
     private func checkMember(_ node: SchemaNode, _ member: JSONObject.Member, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
+        let start = findings.count
+        var named = false
         if let schema = node.propertySchema(named: member.key) {
+            named = true
             checkChild(schema, member.value, frame, member.key, mode, &findings)
-        } else if let additional = node.keywords.additionalProperties {
+        }
+        for entry in node.keywords.patternProperties where entry.pattern.matches(member.key) {
+            named = true
+            if mode == .firstFailure && findings.count > start { return }
+            checkChild(entry.schema, member.value, frame, member.key, mode, &findings)
+        }
+        if named { return }
+        if let additional = node.keywords.additionalProperties {
             if case .boolean(false) = additional.kind {
                 findings.append(Self.memberNotAllowed(frame, member.key, node))
             } else {
                 checkChild(additional, member.value, frame, member.key, mode, &findings)
             }
+        }
+    }
+
+    /// `dependencies`: for each member present that has one, the other members it needs, or the schema the
+    /// whole object must then match.
+    @inline(never)
+    private func checkDependencies(_ node: SchemaNode, _ object: JSONObject, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
+        let start = findings.count
+        for dependency in node.keywords.dependencies where object.member(named: dependency.name) != nil {
+            switch dependency.demand {
+            case .members(let names):
+                for name in names where object.member(named: name) == nil {
+                    findings.append(Finding(
+                        path: frame.path,
+                        message: "has member \(Wording.quote(dependency.name)), so it must also have \(Wording.quote(name))"
+                    ))
+                    if mode == .firstFailure { return }
+                }
+            case .schema(let schema):
+                let before = findings.count
+                check(schema, .object(object), frame.applying, mode, &findings)
+                for index in before..<findings.count where !findings[index].undecided {
+                    findings[index].message += " (as it has member \(Wording.quote(dependency.name)))"
+                }
+            }
+            if mode == .firstFailure && findings.count > start { return }
+        }
+    }
+
+    /// `propertyNames`: every member's name, as a string, against the schema.
+    @inline(never)
+    private func checkNames(_ schema: SchemaNode, _ members: [JSONObject.Member], _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
+        for member in members {
+            var found: [Finding] = []
+            check(schema, .string(member.key), frame.applying, mode, &found)
+            for finding in found {
+                var named = finding
+                if !finding.undecided {
+                    named.message = "has a member name \(Wording.quote(member.key)) that \(finding.message)"
+                }
+                findings.append(named)
+            }
+            if mode == .firstFailure && !found.isEmpty { return }
         }
     }
 
@@ -573,7 +673,7 @@ struct SchemaEvaluator {
             let values = keywords.enumValues ?? []
             return "must not be one of \(values.map(Wording.expected).joined(separator: ", ")) (found \(Wording.found(instance)))"
         case ["type"]:
-            guard let type = keywords.types?.first(where: { $0.matches(instance) }) else { return nil }
+            guard let type = keywords.types?.first(where: { $0.matches(instance, integers: schemas.integers) }) else { return nil }
             return "must not be \(type.phrase)"
         default:
             return nil

@@ -50,6 +50,13 @@ final class SchemaNode: Sendable {
     func propertySchema(named name: String) -> SchemaNode? {
         keywords.properties.last(where: { $0.name.utf8.elementsEqual(name.utf8) })?.schema
     }
+
+    /// Whether the keywords that look at members' names and values (`properties`, `patternProperties`,
+    /// `additionalProperties`, `propertyNames`, `dependencies`) are present.
+    var checksMembers: Bool {
+        !keywords.properties.isEmpty || !keywords.patternProperties.isEmpty || keywords.additionalProperties != nil
+            || keywords.propertyNames != nil || !keywords.dependencies.isEmpty
+    }
 }
 
 /// The checked keywords of a schema object, parsed. Absent keywords are nil or empty.
@@ -70,6 +77,24 @@ struct SchemaKeywords: Sendable {
         }
     }
 
+    /// A `patternProperties` entry: members whose names match `pattern` are checked against `schema`.
+    struct PatternProperty: Sendable {
+        let pattern: SchemaPattern
+        let schema: SchemaNode
+    }
+
+    /// A `dependencies` entry: when the member `name` is present, the object must also have the members
+    /// `required`, or match `schema`.
+    struct Dependency: Sendable {
+        enum Demand: Sendable {
+            case members([String])
+            case schema(SchemaNode)
+        }
+
+        let name: String
+        let demand: Demand
+    }
+
     enum Items: Sendable {
         /// Every element against one schema.
         case all(SchemaNode)
@@ -84,6 +109,7 @@ struct SchemaKeywords: Sendable {
     var enumValues: [JSONValue]?
     var constValue: JSONValue?
 
+    var multipleOf: Bound?
     var minimum: Bound?
     var maximum: Bound?
     var exclusiveMinimum: Bound?
@@ -91,16 +117,21 @@ struct SchemaKeywords: Sendable {
 
     var minLength: Int?
     var maxLength: Int?
+    var pattern: SchemaPattern?
 
     var items: Items?
     var additionalItems: SchemaNode?
     var minItems: Int?
     var maxItems: Int?
     var uniqueItems = false
+    var contains: SchemaNode?
 
     var required: [String] = []
     var properties: [Property] = []
+    var patternProperties: [PatternProperty] = []
     var additionalProperties: SchemaNode?
+    var propertyNames: SchemaNode?
+    var dependencies: [Dependency] = []
     var minProperties: Int?
     var maxProperties: Int?
 
@@ -114,10 +145,13 @@ struct SchemaKeywords: Sendable {
 
 }
 
-/// A compiled schema and every schema its `$ref`s lead to, directly or not, keyed by canonical `#/…` pointer.
+/// A compiled schema and every schema its `$ref`s lead to, directly or not, keyed by `document#/pointer`
+/// (`#/…` in a document that has no URI).
 struct CompiledSchemas: Sendable {
     let entry: SchemaNode
     let targets: [String: SchemaNode]
+    /// What the `integer` type accepts.
+    let integers: IntegerRule
 
     /// Every node reachable from the entry, each once, in a stable order (entry first, then targets by key).
     var allNodes: [SchemaNode] {
@@ -127,13 +161,16 @@ struct CompiledSchemas: Sendable {
             guard seen.insert(ObjectIdentifier(node)).inserted else { return }
             result.append(node)
             let keywords = node.keywords
-            var children: [SchemaNode] = keywords.properties.map(\.schema)
+            var children: [SchemaNode] = keywords.properties.map(\.schema) + keywords.patternProperties.map(\.schema)
+            for dependency in keywords.dependencies {
+                if case .schema(let node) = dependency.demand { children.append(node) }
+            }
             switch keywords.items {
             case .all(let node): children.append(node)
             case .tuple(let nodes): children += nodes
             case nil: break
             }
-            children += [keywords.additionalItems, keywords.additionalProperties, keywords.not,
+            children += [keywords.additionalItems, keywords.additionalProperties, keywords.contains, keywords.propertyNames, keywords.not,
                          keywords.ifSchema, keywords.thenSchema, keywords.elseSchema].compactMap { $0 }
             children += keywords.allOf + keywords.anyOf + keywords.oneOf
             children.forEach(visit)

@@ -9,12 +9,15 @@ import DepotJSON
 enum SchemaType: String, Sendable, CaseIterable {
     case null, boolean, object, array, number, integer, string
 
-    func matches(_ value: JSONValue) -> Bool {
+    func matches(_ value: JSONValue, integers: IntegerRule = .literal) -> Bool {
         switch (self, value) {
         case (.null, .null), (.boolean, .bool), (.object, .object), (.array, .array), (.number, .number), (.string, .string):
             true
         case (.integer, .number(let number)):
-            number.isInteger
+            switch integers {
+            case .literal: number.isInteger
+            case .integralValue: number.isInteger || DecimalNumber(number).isIntegral
+            }
         default:
             false
         }
@@ -44,4 +47,13 @@ enum InstanceKind: Sendable {
         default: false
         }
     }
+}
+
+/// What the `integer` type accepts.
+public enum IntegerRule: Sendable {
+    /// A number written as an integer: no fraction, no exponent (`25`, not `25.0` or `2.5e1`). Depot's rule,
+    /// the default: depotd reads ids and counts that way, so an instance the schema accepts is one depotd accepts.
+    case literal
+    /// Any number whose value is a whole number (`25`, `25.0`, `2.5e1`), as draft-07 says.
+    case integralValue
 }

@@ -5,27 +5,25 @@ enum SchemaVocabulary {
     static let implemented: [String: InstanceKind] = [
         "$ref": .any,
         "type": .any, "enum": .any, "const": .any,
-        "minimum": .number, "maximum": .number, "exclusiveMinimum": .number, "exclusiveMaximum": .number,
-        "minLength": .string, "maxLength": .string,
+        "multipleOf": .number, "minimum": .number, "maximum": .number, "exclusiveMinimum": .number, "exclusiveMaximum": .number,
+        "minLength": .string, "maxLength": .string, "pattern": .string,
         "items": .array, "additionalItems": .array, "minItems": .array, "maxItems": .array, "uniqueItems": .array,
-        "required": .object, "properties": .object, "additionalProperties": .object,
-        "minProperties": .object, "maxProperties": .object,
+        "contains": .array,
+        "required": .object, "properties": .object, "patternProperties": .object, "additionalProperties": .object,
+        "propertyNames": .object, "dependencies": .object, "minProperties": .object, "maxProperties": .object,
         "allOf": .any, "anyOf": .any, "oneOf": .any, "not": .any, "if": .any, "then": .any, "else": .any,
     ]
 
     /// Annotations and containers, which never make an instance invalid. (`definitions` only holds schemas for
     /// `$ref`; those are checked when a `$ref` leads to them.)
+    /// `$id` names a schema and sets the base URI for the `$ref`s inside it; `SchemaResources` reads it.
     static let ignored: Set<String> = [
-        "title", "description", "default", "examples", "$comment", "readOnly", "writeOnly", "$schema", "definitions",
+        "title", "description", "default", "examples", "$comment", "readOnly", "writeOnly", "$schema", "definitions", "$id",
     ]
 
-    /// Draft-07 keywords this validator does not check, with the kind of instance each would apply to.
-    /// `$id` is here because it changes what `$ref`s inside it mean.
+    /// Draft-07 keywords this validator does not check, with the kind of instance each would apply to: the
+    /// string formats and content annotations, which draft-07 lets a validator leave unchecked.
     static let notImplemented: [String: InstanceKind] = [
-        "multipleOf": .number,
-        "pattern": .string, "format": .string, "contentMediaType": .string, "contentEncoding": .string,
-        "contains": .array,
-        "patternProperties": .object, "propertyNames": .object, "dependencies": .object,
-        "$id": .any,
+        "format": .string, "contentMediaType": .string, "contentEncoding": .string,
     ]
 }

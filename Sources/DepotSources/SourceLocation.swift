@@ -1,3 +1,4 @@
+import DepotJSON
 /// Where depotd's collection lives, as given by `--source`: `file:PATH` (a relative path is resolved against
 /// a base directory), or a `file://` URI with an absolute path (`file:///srv/items.json`,
 /// `file://localhost/srv/items.json`), which is percent-decoded; or an `http://` or `https://` URL. The scheme is
@@ -96,7 +97,7 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
                 continue
             }
             let escape = String(decoding: utf8[index..<min(index + 3, utf8.count)], as: UTF8.self)
-            guard index + 2 < utf8.count, let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) else {
+            guard index + 2 < utf8.count, let high = HexDigit.value(utf8[index + 1]), let low = HexDigit.value(utf8[index + 2]) else {
                 throw fail("has an invalid percent escape \"\(escape)\": % must be followed by two hex digits; write %25 for a % itself")
             }
             let byte = high << 4 | low
@@ -108,15 +109,6 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
             throw fail("has percent escapes that do not decode to UTF-8 text")
         }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static func absolute(_ path: String, in directory: String) -> String {

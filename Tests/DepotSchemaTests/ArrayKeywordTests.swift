@@ -49,4 +49,18 @@ struct ArrayKeywordTests {
     func counts(_ row: SchemaCase) {
         row.check()
     }
+
+    @Test("contains: at least one element matches", arguments: [
+        SchemaCase(##"{"contains": {"const": 3}}"##, "[1, 3]"),
+        SchemaCase(##"{"contains": {"const": 3}}"##, "[1, 2]", [
+            at("", ##"must contain an element that matches the "contains" schema at #/contains, but none of its 2 elements does"##),
+        ]),
+        SchemaCase(##"{"contains": true}"##, "[]", [
+            at("", ##"must contain an element that matches the "contains" schema at #/contains, but it is empty"##),
+        ]),
+        SchemaCase(##"{"contains": false}"##, "{}"),
+    ])
+    func contains(_ row: SchemaCase) {
+        row.check()
+    }
 }

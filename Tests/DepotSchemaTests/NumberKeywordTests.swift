@@ -54,4 +54,25 @@ struct NumberKeywordTests {
     func integerBounds(_ row: SchemaCase) {
         row.check()
     }
+
+    @Test("multipleOf, exactly: decimals, huge and tiny numbers", arguments: [
+        SchemaCase(##"{"multipleOf": 2}"##, "10"),
+        SchemaCase(##"{"multipleOf": 2}"##, "7", [at("", "must be a multiple of 2, found 7")]),
+        SchemaCase(##"{"multipleOf": 0.1}"##, "0.3"),
+        SchemaCase(##"{"multipleOf": 0.1}"##, "0.35", [at("", "must be a multiple of 0.1, found 0.35")]),
+        SchemaCase(##"{"multipleOf": 1.5}"##, "4.5"),
+        SchemaCase(##"{"multipleOf": 0.0001}"##, "0.0075"),
+        SchemaCase(##"{"multipleOf": 5}"##, "1e400"),
+        SchemaCase(##"{"multipleOf": 3}"##, "1e400", [at("", "must be a multiple of 3, found 1e400")]),
+        SchemaCase(##"{"multipleOf": 1e-400}"##, "7e-390"),
+        SchemaCase(##"{"multipleOf": 7}"##, "12345678901234567890123456789012345678901234567890120"),
+        SchemaCase(##"{"multipleOf": 7}"##, "12345678901234567890123456789012345678901234567890123", [
+            at("", "must be a multiple of 7, found 123456789012345678901234567890123456789…"),
+        ]),
+        SchemaCase(##"{"multipleOf": 2}"##, "-6"),
+        SchemaCase(##"{"multipleOf": 2}"##, "0"),
+    ])
+    func multipleOf(_ row: SchemaCase) {
+        row.check()
+    }
 }

@@ -65,4 +65,41 @@ struct ObjectKeywordTests {
     func memberCounts(_ row: SchemaCase) {
         row.check()
     }
+
+    @Test("patternProperties, and additionalProperties for the members neither names", arguments: [
+        SchemaCase(##"{"patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": false}"##, ##"{"x-a": "1"}"##),
+        SchemaCase(##"{"patternProperties": {"^x-": {"type": "string"}}}"##, ##"{"x-a": 1}"##, [at("/x-a", "must be a string, found number 1")]),
+        SchemaCase(##"{"properties": {"a": {}}, "patternProperties": {"^x-": {}}, "additionalProperties": false}"##, ##"{"a": 1, "b": 2}"##, [
+            at("", ##"must not have member "b" (it may have "a")"##),
+        ]),
+        SchemaCase(##"{"properties": {"x-a": {"minimum": 5}}, "patternProperties": {"a$": {"maximum": 3}}}"##, ##"{"x-a": 4}"##, [
+            at("/x-a", "must be at least 5, found 4"), at("/x-a", "must be at most 3, found 4"),
+        ]),
+    ])
+    func patternProperties(_ row: SchemaCase) {
+        row.check()
+    }
+
+    @Test("propertyNames: every member name, as a string", arguments: [
+        SchemaCase(##"{"propertyNames": {"maxLength": 3}}"##, ##"{"abc": 1}"##),
+        SchemaCase(##"{"propertyNames": {"maxLength": 3}}"##, ##"{"abcd": 1}"##, [
+            at("", ##"has a member name "abcd" that must be at most 3 characters long, found 4 characters"##),
+        ]),
+        SchemaCase(##"{"propertyNames": false}"##, "{}"),
+    ])
+    func propertyNames(_ row: SchemaCase) {
+        row.check()
+    }
+
+    @Test("dependencies: members a member needs, or a schema the object must then match", arguments: [
+        SchemaCase(##"{"dependencies": {"bar": ["foo"]}}"##, ##"{"bar": 1, "foo": 2}"##),
+        SchemaCase(##"{"dependencies": {"bar": ["foo"]}}"##, ##"{"bar": 1}"##, [at("", ##"has member "bar", so it must also have "foo""##)]),
+        SchemaCase(##"{"dependencies": {"bar": ["foo"]}}"##, ##"{"foo": 1}"##),
+        SchemaCase(##"{"dependencies": {"bar": {"required": ["baz"]}}}"##, ##"{"bar": 1}"##, [
+            at("", ##"missing required member "baz" (as it has member "bar")"##),
+        ]),
+    ])
+    func dependencies(_ row: SchemaCase) {
+        row.check()
+    }
 }

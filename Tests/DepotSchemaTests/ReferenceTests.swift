@@ -57,7 +57,10 @@ struct ReferenceTests {
             at("/0", ##"cannot be checked: #/items/0/$ref: "$ref" "#/items/5" leads nowhere: #/items has no element "5" (it has 1)"##),
         ]),
         SchemaCase(##"{"$ref": "other.json#/a"}"##, "1", [
-            at("", ##"cannot be checked: #/$ref: "$ref" "other.json#/a" points outside this document; only references within it ("#/…") are supported"##),
+            at("", ##"cannot be checked: #/$ref: "$ref" "other.json#/a" points to "other.json", a document this validator does not have (it never fetches one)"##),
+        ]),
+        SchemaCase(##"{"$ref": "#missing"}"##, "1", [
+            at("", ##"cannot be checked: #/$ref: "$ref" "#missing" names "#missing", which no "$id" declares"##),
         ]),
         SchemaCase(##"{"$ref": "#/a~2"}"##, "1", [
             at("", ##"cannot be checked: #/$ref: "$ref" "#/a~2" is not a JSON Pointer (it must be "#" or start with "#/", and "~" must be followed by 0 or 1)"##),
@@ -78,5 +81,29 @@ struct ReferenceTests {
         #expect(schema.validate(json(##"["a", "b"]"##)).isEmpty)
         #expect(schema.validate(json(##"["a", 2]"##)) == [at("/1", "must be a string, found number 2")])
         #expect(schema.unsupportedKeywords.isEmpty)
+    }
+
+    @Test("$id names schemas and sets the base that relative references resolve against")
+    func identifiers() {
+        let schema = JSONSchema(json(##"""
+        {"$id": "http://example.com/root.json",
+         "definitions": {"A": {"$id": "#foo", "type": "integer"},
+                         "B": {"$id": "other.json", "definitions": {"X": {"$id": "t/inner.json", "type": "string"}}}},
+         "properties": {"a": {"$ref": "#foo"}, "b": {"$ref": "t/inner.json"}, "c": {"$ref": "other.json#/definitions/X"}}}
+        """##))
+        #expect(schema.unsupportedKeywords.isEmpty, "\(schema.unsupportedKeywords)")
+        #expect(schema.validate(json(##"{"a": 1, "b": "x", "c": "y"}"##)).isEmpty)
+        #expect(schema.validate(json(##"{"a": "1", "b": 2}"##)) == [
+            at("/a", "must be an integer, found string \"1\""), at("/b", "must be a string, found number 2"),
+        ])
+    }
+
+    @Test("a document given by URI is followed into; nothing else is fetched")
+    func givenDocuments() {
+        let schema = JSONSchema(json(##"{"$ref": "http://example.com/item.json#/definitions/id"}"##), documents: [
+            "http://example.com/item.json": json(##"{"definitions": {"id": {"type": "string", "minLength": 1}}}"##),
+        ])
+        #expect(schema.validate(json(##""x""##)).isEmpty)
+        #expect(schema.validate(json(##""""##)) == [at("", "must be at least 1 character long, found 0 characters")])
     }
 }

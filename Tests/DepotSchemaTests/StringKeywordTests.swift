@@ -29,4 +29,15 @@ struct StringKeywordTests {
     func unicode(_ row: SchemaCase) {
         row.check()
     }
+
+    @Test("pattern: found anywhere unless anchored", arguments: [
+        SchemaCase(##"{"pattern": "b+"}"##, ##""abbc""##),
+        SchemaCase(##"{"pattern": "^a\\d{2}$"}"##, ##""a12""##),
+        SchemaCase(##"{"pattern": "^a\\d{2}$"}"##, ##""a123""##, [at("", ##"must match the pattern "^a\\d{2}$", found "a123""##)]),
+        SchemaCase(##"{"pattern": "^\\p{L}+$"}"##, ##""ñandú""##),
+        SchemaCase(##"{"pattern": "x"}"##, "5"),
+    ])
+    func pattern(_ row: SchemaCase) {
+        row.check()
+    }
 }
