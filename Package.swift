@@ -8,6 +8,11 @@ let package = Package(
         .executable(name: "depotd", targets: ["depotd"]),
         .executable(name: "depotctl", targets: ["depotctl"]),
         .library(name: "DepotClient", targets: ["DepotClient"]),
+        // The layers the benchmarks (Benchmarks/, a package of its own) measure directly.
+        .library(name: "DepotJSON", targets: ["DepotJSON"]),
+        .library(name: "DepotCore", targets: ["DepotCore"]),
+        .library(name: "DepotCache", targets: ["DepotCache"]),
+        .library(name: "DepotPlatform", targets: ["DepotPlatform"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -204,20 +209,6 @@ let package = Package(
 
         .executableTarget(name: "depotd", dependencies: ["DepotDaemon"]),
         .executableTarget(name: "depotctl", dependencies: ["DepotControl"]),
-        // The benchmarks' load generator, the floor, the scenarios and the report: plain sockets and threads,
-        // the same client code for depotd, Redis and the floor.
-        .target(name: "DepotBenchmarks", dependencies: ["CBenchEpoll"]),
-        // epoll and eventfd, which Swift's Glibc module does not export.
-        .target(name: "CBenchEpoll"),
-        // Measurements of depotd next to Redis and the floor (not a test: it writes figures, it asserts nothing).
-        .executableTarget(
-            name: "depot-bench",
-            dependencies: [
-                "DepotBenchmarks", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPlatform",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
 
         // Saves self-checking lists into a cache in a loop, for the test that kills it at random moments.
         .executableTarget(
@@ -227,7 +218,6 @@ let package = Package(
 
         // JSONTestSuite/: nst/JSONTestSuite's parsing cases (MIT, with its LICENSE).
         .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"], resources: [.copy("JSONTestSuite")]),
-        .testTarget(name: "DepotBenchmarksTests", dependencies: ["DepotBenchmarks"]),
         .testTarget(
             name: "DepotCoreTests",
             dependencies: ["DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]

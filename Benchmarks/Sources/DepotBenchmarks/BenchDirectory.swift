@@ -27,8 +27,18 @@ public enum BenchBinaries {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    /// The depotd next to this tool (both are built into the same directory).
+    /// The depotd built by the main package in the same configuration as this tool: the benchmarks are a package
+    /// of their own in `Benchmarks/`, so this tool is in `Benchmarks/.build/<triple>/<configuration>/` and depotd
+    /// in `.build/<triple>/<configuration>/`; a depotd next to this tool comes first.
     public static var depotd: String {
-        URL(fileURLWithPath: this).deletingLastPathComponent().appendingPathComponent("depotd").path
+        let tool = URL(fileURLWithPath: this)
+        let beside = tool.deletingLastPathComponent().appendingPathComponent("depotd").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        let marker = "/Benchmarks/.build/"
+        guard let range = tool.path.range(of: marker) else { return beside }
+        // …/Benchmarks/.build/x86_64-unknown-linux-gnu/release/depot-bench → …/.build/x86_64-unknown-linux-gnu/release/depotd
+        let root = tool.path[..<range.lowerBound]
+        let configuration = tool.path[range.upperBound...].split(separator: "/").dropLast().joined(separator: "/")
+        return root + "/.build/" + configuration + "/depotd"
     }
 }
