@@ -292,3 +292,13 @@ let package = Package(
         ),
     ]
 )
+
+// Every Swift target is built with the upcoming strictness: `any` spelled out, imports internal unless marked
+// `public import`, and members visible only from the modules a file imports.
+for target in package.targets where [.regular, .executable, .test].contains(target.type) && !target.name.hasPrefix("C") {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

@@ -35,3 +35,12 @@ let package = Package(
         .testTarget(name: "DepotBenchmarksTests", dependencies: ["DepotBenchmarks"]),
     ]
 )
+
+// The same upcoming strictness as the main package.
+for target in package.targets where [.regular, .executable, .test].contains(target.type) && !target.name.hasPrefix("C") {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

@@ -1,8 +1,8 @@
-import DepotCore
+public import DepotCore
 import Dispatch
-import Foundation
+public import Foundation
 import GRDB
-import Logging
+public import Logging
 
 /// The last successful item list, kept on disk so that a restarted depotd has items before the source answers.
 ///

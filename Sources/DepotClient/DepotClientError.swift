@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// Why a call to depotd did not produce a result, in words a user can act on.
 public enum DepotClientError: Error, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
-import DepotJSON
-import DepotWire
-import NIOCore
-import NIOPosix
+public import DepotJSON
+public import DepotWire
+public import NIOCore
+public import NIOPosix
 import Synchronization
 
 /// A connection to depotd that makes JSON-RPC calls and receives subscriptions' states.

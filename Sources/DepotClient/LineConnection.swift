@@ -1,7 +1,7 @@
 import DepotJSON
 import DepotRPC
-import NIOCore
-import NIOPosix
+public import NIOCore
+public import NIOPosix
 
 #if canImport(Glibc)
 import Glibc

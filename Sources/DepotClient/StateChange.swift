@@ -1,5 +1,5 @@
-import DepotJSON
-import DepotWire
+public import DepotJSON
+public import DepotWire
 
 /// One `stateChanged` notification: the subscription it is for, how many states it skipped because the
 /// subscriber fell behind, and the state itself, as sent.

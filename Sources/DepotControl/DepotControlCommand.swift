@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 
 /// The `depotctl` command.
 public struct DepotControlCommand: AsyncParsableCommand {

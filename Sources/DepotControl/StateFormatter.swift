@@ -1,5 +1,5 @@
 import DepotCore
-import DepotJSON
+public import DepotJSON
 import DepotWire
 
 /// Turns states and items into depotctl's human output: a status line per state, and a table of items.

@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// One element of the collection: its id and the JSON object exactly as the source gave it
 /// (members in order, unknown members and number literals kept), stored in compact form.

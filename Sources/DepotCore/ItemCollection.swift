@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// The items of a successful load, in the source's order, with an index by id.
 /// Ids are unique: building a collection checks them and fails with the index or id at fault.

@@ -1,9 +1,9 @@
 import DepotJSON
-import Logging
+public import Logging
 import Synchronization
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
 import Foundation
 #endif

@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// Where the collection comes from. The repository touches data only through a source:
 /// it lists every item, and deletes one item by id (saying what is left, when it knows).

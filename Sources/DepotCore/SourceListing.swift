@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// What a conditional fetch returns: the items with the version they are, or word that the version the
 /// repository holds is still current.

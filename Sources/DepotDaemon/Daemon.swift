@@ -4,8 +4,8 @@ import DepotHTTPSource
 import DepotPlatform
 import DepotServer
 import DepotSources
-import DepotSystemd
-import Logging
+public import DepotSystemd
+public import Logging
 import NIOPosix
 import ServiceLifecycle
 import UnixSignals

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 
 /// depotd's command-line flags. Each one, when given, overrides the environment and the config file.
 public struct DaemonOptions: ParsableArguments, Sendable {

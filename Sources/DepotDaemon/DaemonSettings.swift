@@ -1,9 +1,9 @@
-import DepotCore
-import DepotHTTPSource
-import DepotPlatform
+public import DepotCore
+public import DepotHTTPSource
+public import DepotPlatform
 import DepotServer
-import DepotSources
-import Logging
+public import DepotSources
+public import Logging
 
 /// depotd's settings, resolved from flags, then the environment (DEPOT_SOCKET, DEPOT_SOURCE), then the
 /// config file, then the defaults — the first that gives a value wins — and checked. An error names where

@@ -1,4 +1,4 @@
-import DepotCore
+public import DepotCore
 
 /// The one line `systemctl status depotd` shows: `success · 151 items · 3 subscribers · seq 42`, with a note
 /// in front when something needs attention (a failed reload).

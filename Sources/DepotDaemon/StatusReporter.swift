@@ -1,6 +1,6 @@
-import DepotCore
-import DepotSystemd
-import ServiceLifecycle
+public import DepotCore
+public import DepotSystemd
+public import ServiceLifecycle
 import Synchronization
 
 /// Keeps systemd's STATUS= current: it hears of every state and every change in the number of subscribers,

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
-import DepotCore
-import DepotJSON
+public import DepotCore
+public import DepotJSON
 import DepotPlatform
-import DepotSources
-import Logging
+public import DepotSources
+public import Logging
 import NIOCore
 import NIOHTTP1
 

@@ -1,4 +1,4 @@
-import DepotSources
+public import DepotSources
 
 /// A request header whose value is in the config file (`"headers"`): for what is not secret, such as
 /// `Accept`. Values are still never logged.

@@ -1,4 +1,4 @@
-import DepotSources
+public import DepotSources
 
 /// The URL a removal sends DELETE to: a template with `{id}` where the item's id goes, as in
 /// `https://api.example.com/items/{id}`. The id is percent-encoded as one path segment, so an id such as

@@ -1,6 +1,6 @@
 import DepotCore
 import DepotJSON
-import DepotSources
+public import DepotSources
 
 /// Where the array of items sits in a response: nowhere (the response is the array), or under a member,
 /// `results`, or a dotted path of members, `data.results`. A member whose name contains a dot cannot be named.

@@ -1,6 +1,6 @@
 import DepotCore
 import DepotPlatform
-import DepotSources
+public import DepotSources
 
 /// A request header whose value is a secret kept in a file: one the config file names (`"headerFiles"`), or a
 /// systemd credential (`"headerCredentials"`, from `LoadCredential=`, read in `$CREDENTIALS_DIRECTORY`).

@@ -1,5 +1,5 @@
-import DepotJSON
-import NIOCore
+public import DepotJSON
+public import NIOCore
 
 /// Lets the JSON writer encode straight into the buffers that go to the socket, without an intermediate array.
 extension ByteBuffer: JSONOutput {

@@ -1,5 +1,5 @@
-import DepotJSON
-import NIOCore
+public import DepotJSON
+public import NIOCore
 
 /// One outgoing line as a list of buffers, written together with one gather write.
 ///

@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// One line from a client, classified: a single request, a batch, or an error answered with `"id": null`.
 public enum IncomingMessage: Sendable {

@@ -1,4 +1,4 @@
-import NIOCore
+public import NIOCore
 
 /// One unit of input: a line without its newline, or the news that a line exceeded the limit.
 public enum LineFrame: Sendable {

@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// A call's params, by name, with typed accessors whose errors name the param and what was wrong.
 /// The dispatcher has already rejected names the method does not accept.

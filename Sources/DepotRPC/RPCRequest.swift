@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// A well-formed JSON-RPC 2.0 request or notification.
 public struct RPCRequest: Sendable {

@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// A request's id: a string, a number or null. Numbers keep their literal text, so the response
 /// echoes exactly what the client sent (`1.50` stays `1.50`).

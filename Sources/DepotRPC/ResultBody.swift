@@ -1,5 +1,5 @@
-import DepotJSON
-import NIOCore
+public import DepotJSON
+public import NIOCore
 
 /// The JSON of a result or of an error's data: either a value to encode, or bytes encoded already —
 /// a published state is encoded once and its bytes are shared by every response and notification carrying it.

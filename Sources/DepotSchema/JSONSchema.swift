@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// A JSON Schema (the draft-07 keywords, as OpenRPC documents use them), compiled once and resolved against
 /// the document it lives in, so that `"$ref": "#/components/schemas/State"` works.

@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// Whole JSON-RPC 2.0 messages held to the document: the envelope JSON-RPC requires, then the method's own
 /// result, error or params. Paths are into the message ("/result/items/3", "/error/code", "/params/state/seq").

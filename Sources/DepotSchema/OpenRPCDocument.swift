@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// An OpenRPC 1.3 document (rpc-schema/openrpc.json): its methods, the notifications the server sends (listed
 /// among the methods with `"x-notification": true`, as OpenRPC has no place for them) and its components.

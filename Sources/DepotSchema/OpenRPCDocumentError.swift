@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// Why an OpenRPC document cannot be used: it is not JSON, or a part the validator needs is missing or has
 /// the wrong shape. Says where (a `#/…` pointer) and what, so the document can be fixed.

@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// One of a method's examples (an OpenRPC Example Pairing): the params of a call and the result it gets.
 public struct OpenRPCExample: Sendable {

@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// One method of an OpenRPC document, or one notification the server sends (marked `"x-notification": true`),
 /// with what it takes, answers and may fail with, and the checks that hold messages to it.

@@ -1,4 +1,4 @@
-import DepotRPC
+public import DepotRPC
 
 /// The limits every connection is held to, so no client can grow the daemon's memory without bound.
 public struct ConnectionLimits: Sendable {

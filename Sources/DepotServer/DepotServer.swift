@@ -1,10 +1,10 @@
-import DepotCore
+public import DepotCore
 import DepotRPC
-import Logging
+public import Logging
 import NIOCore
 import NIOExtras
-import NIOPosix
-import ServiceLifecycle
+public import NIOPosix
+public import ServiceLifecycle
 
 /// Serves one repository on a Unix socket until graceful shutdown.
 ///

@@ -1,7 +1,7 @@
-import DepotCore
+public import DepotCore
 import DepotRPC
 import DepotWire
-import NIOCore
+public import NIOCore
 import Synchronization
 
 /// Receives every state the repository publishes, encodes it once, and hands the bytes to the

@@ -1,5 +1,6 @@
-import DepotCore
-import DepotJSON
+public import DepotCore
+public import DepotJSON
+import DepotPlatform
 
 /// A collection kept in a file as a JSON array of objects (`file:PATH`).
 ///

@@ -1,5 +1,5 @@
 import CSystemd
-import Logging
+public import Logging
 
 #if canImport(Glibc)
 import Glibc

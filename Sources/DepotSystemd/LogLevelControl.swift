@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import Synchronization
 
 /// The daemon's log level, shared by every log handler, so that a reload can change it for all loggers

@@ -1,5 +1,5 @@
-import DepotCore
-import Foundation
+public import DepotCore
+public import Foundation
 
 /// The self-checking lists of the cache crash test. Generation g has `count(g)` items, every one tagged g and
 /// numbered, with a fetch time and an ETag derived from g, so a list read back after a kill can be checked

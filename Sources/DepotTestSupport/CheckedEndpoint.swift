@@ -1,4 +1,4 @@
-import DepotClient
+public import DepotClient
 
 /// A daemon or server a test talks to whose every message is held to the protocol's document: each way of
 /// connecting to it taps the connection with a `ProtocolChecker` of its `ledger`.

@@ -1,5 +1,5 @@
-import DepotJSON
-import Testing
+public import DepotJSON
+public import Testing
 
 // Checks of one encoded JSON line, for the tests of the layers that write lines (DepotRPC, DepotWire).
 

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 import Synchronization
 
 /// Keeps every log line a `Logger` made from it writes, message and metadata, so that a test can assert on

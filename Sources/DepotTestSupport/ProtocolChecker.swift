@@ -1,4 +1,4 @@
-import DepotClient
+public import DepotClient
 import DepotJSON
 import DepotSchema
 import Synchronization

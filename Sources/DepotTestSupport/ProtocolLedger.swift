@@ -1,7 +1,7 @@
 import DepotWire
-import DepotSchema
+public import DepotSchema
 import Synchronization
-import Testing
+public import Testing
 
 /// Holds every message depotd sends in a test to rpc-schema/openrpc.json, as built into the binaries: each
 /// connection gets a `ProtocolChecker` (a tap) from `checker()`, and the ledger collects what they find.

@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import DepotClient
-import DepotJSON
+public import DepotClient
+public import DepotJSON
 
 /// A plain blocking Unix socket, for a client that the daemon must not be able to hurt: one that never
 /// reads, or reads only when the test says so. Reads wait with poll(2) up to a generous limit.

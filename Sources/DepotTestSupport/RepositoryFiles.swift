@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Files of this repository that tests hold the code to: the README's examples and rpc-schema/.
 public enum RepositoryFiles {

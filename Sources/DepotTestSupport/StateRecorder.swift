@@ -1,4 +1,4 @@
-import DepotCore
+public import DepotCore
 
 /// An observer that records every published state, for asserting exact sequences.
 public final class StateRecorder: StateObserver {

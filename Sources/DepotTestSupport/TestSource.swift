@@ -1,5 +1,5 @@
-import DepotCore
-import DepotJSON
+public import DepotCore
+public import DepotJSON
 import Synchronization
 
 /// The injectable source for repository and server tests: it serves a list held in memory, counts its

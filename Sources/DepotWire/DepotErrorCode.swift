@@ -1,4 +1,4 @@
-import DepotCore
+public import DepotCore
 import DepotRPC
 
 /// Depot's own JSON-RPC error codes, in the server-error range (-32000 to -32099), as rpc-schema/openrpc.json

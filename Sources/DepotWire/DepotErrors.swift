@@ -1,6 +1,6 @@
-import DepotCore
-import DepotRPC
-import NIOCore
+public import DepotCore
+public import DepotRPC
+public import NIOCore
 
 /// The error objects Depot's methods answer with, built in one place so their codes and data follow the document.
 extension RPCError {

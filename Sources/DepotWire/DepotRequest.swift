@@ -1,5 +1,5 @@
-import DepotJSON
-import DepotRPC
+public import DepotJSON
+public import DepotRPC
 
 /// One of Depot's methods, as a type: its name, the params it takes (by name) and what it answers.
 ///

@@ -1,5 +1,5 @@
-import DepotCore
-import NIOCore
+public import DepotCore
+public import NIOCore
 
 /// A published state with its wire form, encoded once and shared by every response and notification.
 public struct EncodedState: Sendable {

@@ -1,4 +1,4 @@
-import DepotJSON
+public import DepotJSON
 
 /// The protocol's contract, rpc-schema/openrpc.json, as built into this binary by the EmbedRPCSchema plugin:
 /// what rpc.discover answers and what depotctl checks params against. There is no other copy.

@@ -1,6 +1,6 @@
-import DepotCore
+public import DepotCore
 import DepotJSON
-import NIOCore
+public import NIOCore
 
 /// The wire form of a published state:
 /// `{"seq":N,"status":"idle"|"loading"|"success"|"failure", …}`; a success adds

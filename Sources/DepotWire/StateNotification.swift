@@ -1,5 +1,5 @@
 import DepotJSON
-import NIOCore
+public import NIOCore
 
 /// The `stateChanged` notification, which carries each published state to a subscription.
 ///

@@ -1,4 +1,5 @@
 import DepotControl
+import ArgumentParser
 
 /// depotctl's entry point; the commands live in DepotControl so that they can be tested.
 @main

@@ -1,4 +1,5 @@
 import DepotDaemon
+import ArgumentParser
 
 /// depotd's entry point; everything else lives in DepotDaemon so that it can be tested.
 @main

@@ -6,6 +6,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import DepotCore
 
 /// `kill -9` at random moments while a writer saves lists in a loop must never leave a cache that fails to
 /// open or holds a half-written list.

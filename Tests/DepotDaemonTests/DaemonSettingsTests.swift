@@ -4,6 +4,7 @@ import DepotSources
 import DepotTestSupport
 import Logging
 import Testing
+import ArgumentParser
 
 @Suite("DaemonSettings.resolve")
 struct DaemonSettingsTests {

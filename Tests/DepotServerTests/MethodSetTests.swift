@@ -1,5 +1,7 @@
 import DepotTestSupport
 import Testing
+import DepotSchema
+import DepotServer
 
 @Suite("Server: the methods it registers are the document's")
 struct MethodSetTests {

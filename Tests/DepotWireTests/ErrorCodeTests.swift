@@ -4,6 +4,8 @@ import DepotTestSupport
 import DepotWire
 import NIOCore
 import Testing
+import DepotJSON
+import DepotSchema
 
 @Suite("Error codes: the domain's kinds become the document's codes here, and only here")
 struct ErrorCodeTests {

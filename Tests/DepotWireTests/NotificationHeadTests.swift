@@ -2,6 +2,8 @@ import DepotCore
 import DepotWire
 import NIOCore
 import Testing
+import DepotJSON
+import Foundation
 
 @Suite("NotificationHead: seq and skipped from a notification's first bytes")
 struct NotificationHeadTests {

@@ -5,6 +5,7 @@ import DepotTestSupport
 import DepotWire
 import Synchronization
 import Testing
+import DepotSchema
 
 @Suite("Request types: each is the method rpc-schema/openrpc.json describes")
 struct RequestTypeTests {

@@ -1,9 +1,11 @@
-import DepotCore
+public import DepotCore
 import DepotJSON
 import DepotTestSupport
 import DepotWire
 import Foundation
-import Testing
+public import Testing
+import DepotSchema
+import NIOCore
 
 @Suite("State encoding: StateEncoder, WireState and the document agree")
 struct StateEncodingTests {

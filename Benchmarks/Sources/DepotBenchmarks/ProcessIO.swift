@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A process's I/O counters from /proc/PID/io: bytes passed to read and write calls (files, sockets and pipes
 /// alike), and bytes the storage layer read or was given to write (zero where the kernel does not account them).

@@ -1,5 +1,5 @@
-import DepotJSON
-import DepotRPC
+public import DepotJSON
+public import DepotRPC
 
 /// `rpc.discover`, OpenRPC's discovery method: answers the protocol's document as depotd has it built in.
 public struct DiscoverRequest: DepotRequest {

@@ -1,5 +1,5 @@
-import DepotJSON
-import DepotRPC
+public import DepotJSON
+public import DepotRPC
 
 /// `get`: one item of the current state, exactly as the source gave it. notFound (-32003) when the state
 /// holds no item with that id.

@@ -1,6 +1,6 @@
-import DepotCore
-import DepotJSON
-import DepotRPC
+public import DepotCore
+public import DepotJSON
+public import DepotRPC
 
 /// `load`: loads the collection as `strategy` says (default `upToDateWithFallback`) and answers the success
 /// State it ended with; loadFailed (-32001) with the failure State as data.

@@ -1,5 +1,5 @@
-import DepotJSON
-import DepotRPC
+public import DepotJSON
+public import DepotRPC
 
 /// `remove`: deletes an item from the source and answers the State published when the removal completed;
 /// removeFailed (-32002) or notFound (-32003) with the rolled-back State as data.

@@ -1,4 +1,4 @@
-import DepotRPC
+public import DepotRPC
 
 /// `state`: the current State. A read: answered at once from the last published state.
 public struct StateRequest: StateAnsweringRequest {

@@ -1,5 +1,5 @@
-import DepotJSON
-import DepotRPC
+public import DepotJSON
+public import DepotRPC
 
 /// `subscribe`: answers `{"subscription": id}`; then `stateChanged` notifications carry the current State and
 /// every later one. limitExceeded (-32004) when the connection holds the most subscriptions it may.

@@ -1,5 +1,5 @@
-import DepotJSON
-import DepotRPC
+public import DepotJSON
+public import DepotRPC
 
 /// `unsubscribe`: ends one of this connection's subscriptions; answers true, or false when the connection has
 /// no such subscription.

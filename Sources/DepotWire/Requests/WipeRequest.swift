@@ -1,4 +1,4 @@
-import DepotRPC
+public import DepotRPC
 
 /// `wipe`: back to idle; the items held in memory and in the on-disk cache are dropped (the source is not
 /// touched). Answers the idle State.
