@@ -71,7 +71,6 @@ let package = Package(
                 "DepotCore",
                 "DepotPlatform",
                 "DepotJSON",
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -167,6 +166,7 @@ let package = Package(
                 "DepotSources",
                 "DepotHTTPSource",
                 "DepotCache",
+                "DepotRPC",
                 "DepotWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -207,13 +207,13 @@ let package = Package(
             ]
         ),
 
-        .executableTarget(name: "depotd", dependencies: ["DepotDaemon"]),
-        .executableTarget(name: "depotctl", dependencies: ["DepotControl"]),
+        .executableTarget(name: "depotd", dependencies: ["DepotDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(name: "depotctl", dependencies: ["DepotControl", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // Saves self-checking lists into a cache in a loop, for the test that kills it at random moments.
         .executableTarget(
             name: "depot-cache-writer",
-            dependencies: ["DepotCache", "DepotCore", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DepotCache", "DepotCore", .product(name: "Logging", package: "swift-log")]
         ),
 
         // JSONTestSuite/: nst/JSONTestSuite's parsing cases (MIT, with its LICENSE).
@@ -228,7 +228,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotHTTPSourceTests",
-            dependencies: ["DepotHTTPSource", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DepotHTTPSource", "DepotCore", "DepotJSON", "DepotSources", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "DepotRPCTests",
@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
-                "DepotServer", "DepotClient", "DepotCore", "DepotJSON", "DepotRPC", "DepotTestSupport", "DepotWire",
+                "DepotServer", "DepotClient", "DepotCore", "DepotJSON", "DepotRPC", "DepotSchema", "DepotTestSupport", "DepotWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -247,7 +247,11 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotDaemonTests",
-            dependencies: ["DepotDaemon", "DepotPlatform", "DepotSources", "DepotSystemd", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "DepotDaemon", "DepotHTTPSource", "DepotPlatform", "DepotSources", "DepotSystemd", "DepotTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "DepotSystemdTests",
@@ -276,7 +280,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DepotPlatformTests", dependencies: ["DepotPlatform", "DepotTestSupport"]),
-        .testTarget(name: "DepotControlTests", dependencies: ["DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport"]),
+        .testTarget(
+            name: "DepotControlTests",
+            dependencies: [
+                "DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Installs Depot in a real systemd booted in a sandbox (scripts/systemd-sandbox) and drives it as a user would.
         .testTarget(
             name: "DepotSystemdIntegrationTests",
@@ -286,7 +296,8 @@ let package = Package(
         .testTarget(
             name: "DepotEndToEndTests",
             dependencies: [
-                "depotd", "depotctl", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPlatform", "DepotTestSupport", "DepotWire",
+                "depotd", "depotctl", "depot-cache-writer", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPlatform",
+                "DepotSchema", "DepotTestSupport", "DepotWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,6 +1,5 @@
 import DepotCache
 import DepotCore
-import DepotTestSupport
 import Foundation
 import Logging
 

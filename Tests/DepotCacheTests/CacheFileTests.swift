@@ -1,3 +1,4 @@
+import depot_cache_writer
 @testable import DepotCache
 import DepotCore
 import DepotTestSupport

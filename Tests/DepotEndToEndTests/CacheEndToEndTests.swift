@@ -1,3 +1,4 @@
+import depot_cache_writer
 import DepotCache
 import DepotClient
 import DepotCore
