@@ -25,7 +25,9 @@ public struct ItemURLTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// The URL for the item `id`.
     public func address(for id: String) -> HTTPAddress {
-        // The template parsed with "id" in place of {id}; a percent-encoded id uses only the same characters.
+        // Cannot fail: the template parsed with "id" in place of {id}, and a percent-encoded id uses only the same
+        // characters, which a path segment allows.
+        // swift-format-ignore: NeverUseForceTry
         try! HTTPAddress(parsing: template.replacing(Self.placeholder, with: Self.percentEncodedSegment(id)))
     }
 

@@ -36,7 +36,7 @@ public struct ItemsPath: Sendable, Equatable, CustomStringConvertible {
         for (depth, member) in members.enumerated() {
             let place = depth == 0 ? "the response" : "\"\(members[..<depth].joined(separator: "."))\""
             guard case .object(let object) = value else {
-                throw SourceError(.invalidData, "\(what): \(place) is \(Self.article(value.typeName)), not an object with a member \"\(member)\"; check --items-path (\"itemsPath\")")
+                throw SourceError(.invalidData, "\(what): \(place) is \(value.typeNameWithArticle), not an object with a member \"\(member)\"; check --items-path (\"itemsPath\")")
             }
             guard let next = object[member] else {
                 let found = object.keys.prefix(8).map { "\"\($0)\"" }.joined(separator: ", ")
@@ -49,12 +49,8 @@ public struct ItemsPath: Sendable, Equatable, CustomStringConvertible {
             let hint = members.isEmpty && value.objectValue != nil
                 ? "; if the items are in a member, name it with --items-path (\"itemsPath\"), as in results"
                 : ""
-            throw SourceError(.invalidData, "\(what): \(place) is \(Self.article(value.typeName)), not a JSON array of items\(hint)")
+            throw SourceError(.invalidData, "\(what): \(place) is \(value.typeNameWithArticle), not a JSON array of items\(hint)")
         }
         return elements
-    }
-
-    private static func article(_ typeName: String) -> String {
-        ("aeiou".contains(typeName.first!) ? "an " : "a ") + typeName
     }
 }

@@ -11,6 +11,12 @@ public enum JSONValue: Sendable, Hashable {
 
 extension JSONValue {
     /// The value's JSON type name, for error messages ("expected a string, found number").
+    /// The type's name after "a" or "an": "an array", "a string".
+    public var typeNameWithArticle: String {
+        let name = typeName
+        return (name.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + name
+    }
+
     public var typeName: String {
         switch self {
         case .null: "null"

@@ -141,12 +141,16 @@ public enum JSONWriter {
     /// out in bulk.
     static func writeEscaped<Output: JSONOutput>(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout Output) {
         output.writeJSONByte(ASCII.quote)
+        guard let base = utf8.baseAddress else {
+            output.writeJSONByte(ASCII.quote)
+            return
+        }
         let count = utf8.count
         var runStart = 0
         var i = 0
         while i < count {
             if count &- i >= 8 {
-                let word = UnsafeRawPointer(utf8.baseAddress! + i).loadUnaligned(as: UInt64.self)
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
                 if !mayNeedEscape(word) {
                     i &+= 8
                     continue
@@ -157,7 +161,7 @@ public enum JSONWriter {
                 // U+2028 and U+2029 are valid in JSON strings, but line breaks to JavaScript and to readers that
                 // split lines the Unicode way; escaped, every message stays one line whatever splits it.
                 if runStart < i {
-                    output.writeJSONBytes(UnsafeRawBufferPointer(start: utf8.baseAddress! + runStart, count: i &- runStart))
+                    output.writeJSONBytes(UnsafeRawBufferPointer(start: base + runStart, count: i &- runStart))
                 }
                 let escape: StaticString = utf8[i &+ 2] == 0xA8 ? "\\u2028" : "\\u2029"
                 output.writeJSONBytes(UnsafeRawBufferPointer(start: escape.utf8Start, count: escape.utf8CodeUnitCount))
@@ -170,14 +174,14 @@ public enum JSONWriter {
                 continue
             }
             if runStart < i {
-                output.writeJSONBytes(UnsafeRawBufferPointer(start: utf8.baseAddress! + runStart, count: i &- runStart))
+                output.writeJSONBytes(UnsafeRawBufferPointer(start: base + runStart, count: i &- runStart))
             }
             writeEscape(for: byte, to: &output)
             i &+= 1
             runStart = i
         }
         if runStart < count {
-            output.writeJSONBytes(UnsafeRawBufferPointer(start: utf8.baseAddress! + runStart, count: count &- runStart))
+            output.writeJSONBytes(UnsafeRawBufferPointer(start: base + runStart, count: count &- runStart))
         }
         output.writeJSONByte(ASCII.quote)
     }

@@ -89,7 +89,8 @@ public enum Files {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { raw in
-                write(fd, raw.baseAddress! + written, raw.count - written)
+                let rest = UnsafeRawBufferPointer(rebasing: raw[written...])
+                return write(fd, rest.baseAddress, rest.count)
             }
             if count < 0 {
                 if errno == EINTR { continue }

@@ -40,6 +40,8 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
             reportTooLong(context: context, buffer: &buffer)
             return .needMoreData
         }
+        // Cannot fail: `length` bytes come before the newline found in the readable bytes.
+        // swift-format-ignore: NeverForceUnwrap
         let line = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
         context.fireChannelRead(wrapInboundOut(.line(line)))
@@ -49,6 +51,8 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
     public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
         if seenEOF, !overflowed, buffer.readableBytes > 0 {
+            // Cannot fail: it takes exactly the readable bytes.
+            // swift-format-ignore: NeverForceUnwrap
             let line = buffer.readSlice(length: buffer.readableBytes)!
             context.fireChannelRead(wrapInboundOut(.line(line)))
         }

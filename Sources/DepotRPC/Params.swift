@@ -80,16 +80,10 @@ public struct Params: Sendable {
     /// An optional string that must be one of `choices` (an enum's raw values); nil when absent.
     public func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, of _: Choice.Type) throws(RPCError) -> Choice?
     where Choice.RawValue == String {
-        switch members[name] {
-        case nil:
-            return nil
-        case .string(let value):
-            if let choice = Choice(rawValue: value) { return choice }
-            fallthrough
-        case .some:
-            let allowed = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-            throw .invalidParams("\"\(name)\" must be one of \(allowed), found \(Self.brief(members[name]!))")
-        }
+        guard let value = members[name] else { return nil }
+        if case .string(let text) = value, let choice = Choice(rawValue: text) { return choice }
+        let allowed = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        throw .invalidParams("\"\(name)\" must be one of \(allowed), found \(Self.brief(value))")
     }
 
     /// A wrong value as a message shows it: scalars as written (cut short), arrays and objects by their type.

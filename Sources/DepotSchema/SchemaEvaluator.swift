@@ -119,7 +119,8 @@ struct SchemaEvaluator {
             findings.append(Self.referenceCycle(frame, key))
             return
         }
-        // SchemaCompiler compiles every target it accepts a $ref to.
+        // Cannot fail: SchemaCompiler compiles every target it accepts a $ref to, under the key it gives it.
+        // swift-format-ignore: NeverForceUnwrap
         let target = schemas.targets[key]!
         var next = frame.applying
         next.referencesHere.append(key)

@@ -176,8 +176,8 @@ struct CompiledSchemas: Sendable {
             children.forEach(visit)
         }
         visit(entry)
-        for key in targets.keys.sorted() {
-            visit(targets[key]!)
+        for (_, target) in targets.sorted(by: { $0.key < $1.key }) {
+            visit(target)
         }
         return result
     }

@@ -38,8 +38,8 @@ enum Wording {
 
     /// "a", "a or b", "a, b or c".
     static func alternatives(_ phrases: [String], conjunction: String = "or") -> String {
-        guard phrases.count > 1 else { return phrases.first ?? "" }
-        return phrases.dropLast().joined(separator: ", ") + " \(conjunction) " + phrases.last!
+        guard phrases.count > 1, let last = phrases.last else { return phrases.first ?? "" }
+        return phrases.dropLast().joined(separator: ", ") + " \(conjunction) " + last
     }
 
     /// "1 element", "3 elements".

@@ -73,8 +73,7 @@ public struct FileSource: Source {
             throw SourceError(.invalidData, "\(path) is not valid JSON: \(error) (\(error.position(in: bytes)))")
         }
         guard case .array(let elements) = value else {
-            let article = "aeiou".contains(value.typeName.first!) ? "an" : "a"
-            throw SourceError(.invalidData, "\(path) must hold a JSON array of items, but holds \(article) \(value.typeName)")
+            throw SourceError(.invalidData, "\(path) must hold a JSON array of items, but holds \(value.typeNameWithArticle)")
         }
         return elements
     }

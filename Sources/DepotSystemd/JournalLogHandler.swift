@@ -85,7 +85,8 @@ public struct JournalLogHandler: LogHandler {
             ranges.append(start..<storage.count)
         }
         storage.withUnsafeMutableBytes { raw in
-            let vectors = ranges.map { iovec(iov_base: raw.baseAddress! + $0.lowerBound, iov_len: $0.count) }
+            guard let base = raw.baseAddress else { return }
+            let vectors = ranges.map { iovec(iov_base: base + $0.lowerBound, iov_len: $0.count) }
             _ = vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) }
         }
     }

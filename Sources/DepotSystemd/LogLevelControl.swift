@@ -15,7 +15,10 @@ public final class LogLevelControl: Sendable {
         set { level.store(Self.code(newValue), ordering: .relaxed) }
     }
 
+    /// The level's position in `Logger.Level.allCases`, which the getter reads back.
     private static func code(_ level: Logger.Level) -> UInt8 {
+        // Cannot fail: every level is one of `allCases`.
+        // swift-format-ignore: NeverForceUnwrap
         UInt8(Logger.Level.allCases.firstIndex(of: level)!)
     }
 }
