@@ -228,11 +228,16 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotHTTPSourceTests",
-            dependencies: ["DepotHTTPSource", "DepotCore", "DepotJSON", "DepotSources", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "DepotHTTPSource", "DepotCore", "DepotJSON", "DepotSources", "DepotTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "DepotRPCTests",
-            dependencies: ["DepotRPC", "DepotJSON", "DepotTestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]
+            dependencies: [
+                "DepotRPC", "DepotJSON", "DepotTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "DepotServerTests",
@@ -307,9 +312,10 @@ let package = Package(
 // Every Swift target is built with the upcoming strictness: `any` spelled out, imports internal unless marked
 // `public import`, and members visible only from the modules a file imports.
 for target in package.targets where [.regular, .executable, .test].contains(target.type) && !target.name.hasPrefix("C") {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("InternalImportsByDefault"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+        ]
 }

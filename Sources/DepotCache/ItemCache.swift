@@ -35,9 +35,10 @@ public final class ItemCache: Sendable {
     public static func open(at path: String, logger: Logger) async throws(ItemCacheError) -> ItemCache {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ItemCache, ItemCacheError>, Never>) in
             DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(ItemCacheError) in
-                    try ItemCache(path: path, logger: logger)
-                })
+                continuation.resume(
+                    returning: Result { () throws(ItemCacheError) in
+                        try ItemCache(path: path, logger: logger)
+                    })
             }
         }
         return try result.get()
@@ -68,10 +69,12 @@ public final class ItemCache: Sendable {
     public func read() async throws(ItemCacheError) -> CachedCollection? {
         try await access("read") { database in
             try await database.read { db in
-                guard let row = try Row.fetchOne(
-                    db,
-                    sql: "SELECT source, idField, fetchedAtMilliseconds, etag, lastModified FROM collection"
-                ) else { return nil }
+                guard
+                    let row = try Row.fetchOne(
+                        db,
+                        sql: "SELECT source, idField, fetchedAtMilliseconds, etag, lastModified FROM collection"
+                    )
+                else { return nil }
                 var items: [Item] = []
                 let cursor = try Row.fetchCursor(db, sql: "SELECT id, json FROM item ORDER BY position")
                 while let item = try cursor.next() {

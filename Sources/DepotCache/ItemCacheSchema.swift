@@ -11,25 +11,27 @@ enum ItemCacheSchema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             // At most one row: the list's metadata. No row means no cached list (an empty list has a row).
-            try db.execute(sql: """
-                CREATE TABLE collection (
-                    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-                    source TEXT NOT NULL,
-                    idField TEXT NOT NULL,
-                    fetchedAtMilliseconds INTEGER NOT NULL,
-                    etag TEXT,
-                    lastModified TEXT
-                )
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE collection (
+                        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+                        source TEXT NOT NULL,
+                        idField TEXT NOT NULL,
+                        fetchedAtMilliseconds INTEGER NOT NULL,
+                        etag TEXT,
+                        lastModified TEXT
+                    )
+                    """)
             // One row per item. `position` is the rowid, so reading in order is a plain scan of the table;
             // a removal leaves a gap rather than renumbering. The UNIQUE index makes removal by id a lookup.
-            try db.execute(sql: """
-                CREATE TABLE item (
-                    position INTEGER PRIMARY KEY,
-                    id TEXT NOT NULL UNIQUE,
-                    json BLOB NOT NULL
-                )
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE item (
+                        position INTEGER PRIMARY KEY,
+                        id TEXT NOT NULL UNIQUE,
+                        json BLOB NOT NULL
+                    )
+                    """)
         }
         return migrator
     }()

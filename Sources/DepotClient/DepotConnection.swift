@@ -148,18 +148,20 @@ private final class AnswerRouter: Sendable {
     }
 
     func resolve(id: Int, with result: Result<JSONValue, DepotClientError>) {
-        guard let call = routes.withLock({ routes -> PendingCall? in
-            guard let call = routes.pending.removeValue(forKey: id) else { return nil }
-            // Route the subscription before its answer is handed over: its first state may be the next line.
-            if let subscription = call.subscription {
-                if case .success(let value) = result, let name = value[SubscribeRequest.subscriptionMember]?.stringValue {
-                    routes.subscriptions[name] = subscription
-                } else {
-                    subscription.finish()
+        guard
+            let call = routes.withLock({ routes -> PendingCall? in
+                guard let call = routes.pending.removeValue(forKey: id) else { return nil }
+                // Route the subscription before its answer is handed over: its first state may be the next line.
+                if let subscription = call.subscription {
+                    if case .success(let value) = result, let name = value[SubscribeRequest.subscriptionMember]?.stringValue {
+                        routes.subscriptions[name] = subscription
+                    } else {
+                        subscription.finish()
+                    }
                 }
-            }
-            return call
-        }) else { return }
+                return call
+            })
+        else { return }
         call.answer.succeed(result)
     }
 

@@ -96,7 +96,8 @@ public final class LineConnection: Sendable {
         case ECONNREFUSED:
             return "nothing is listening on \(path): depotd is not running (the socket file is left from an earlier run); start it with `depotd`"
         case EACCES, EPERM:
-            return "permission denied on \(path): your user must be allowed to connect (for the system daemon, be a member of its group, e.g. `depot`)"
+            return
+                "permission denied on \(path): your user must be allowed to connect (for the system daemon, be a member of its group, e.g. `depot`)"
         default:
             return "cannot connect to \(path): \(error)"
         }

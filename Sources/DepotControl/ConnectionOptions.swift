@@ -4,11 +4,13 @@ import DepotPlatform
 
 /// Options every depotctl command shares: where the daemon is, and how to print.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "The daemon's socket. Env: DEPOT_SOCKET.",
-        discussion: "Default: as depotd resolves it ($RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR/depot, /run/depot or /tmp/depot-$UID), falling back to the system daemon's /run/depot/depotd.sock.",
-        valueName: "path"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's socket. Env: DEPOT_SOCKET.",
+            discussion:
+                "Default: as depotd resolves it ($RUNTIME_DIRECTORY, $XDG_RUNTIME_DIR/depot, /run/depot or /tmp/depot-$UID), falling back to the system daemon's /run/depot/depotd.sock.",
+            valueName: "path"
+        ))
     var socket: String?
 
     @Flag(help: "Print raw JSON, one line per result or state.")

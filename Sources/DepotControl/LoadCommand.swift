@@ -1,6 +1,6 @@
 import ArgumentParser
-import DepotJSON
 import DepotCore
+import DepotJSON
 import DepotWire
 
 struct LoadCommand: AsyncParsableCommand {
@@ -25,12 +25,13 @@ struct LoadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let request = LoadRequest(strategy: try strategy.map { name in
-            guard let strategy = RetrievalStrategy(rawValue: name) else {
-                throw ValidationError("--strategy \(name) is not one of \(RetrievalStrategy.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return strategy
-        })
+        let request = LoadRequest(
+            strategy: try strategy.map { name in
+                guard let strategy = RetrievalStrategy(rawValue: name) else {
+                    throw ValidationError("--strategy \(name) is not one of \(RetrievalStrategy.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return strategy
+            })
         let state = try await RemoteCall(options: options).run(request).json
         Output.line(options.json ? state.jsonText : "loaded · " + StateFormatter.statusLine(state))
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
-import DepotWire
 import DepotJSON
 import DepotSchema
+import DepotWire
 
 /// Holds `depotctl call`'s params to the protocol's document (rpc-schema/openrpc.json, as built into depotctl)
 /// before anything is sent, so a typo is named at once instead of travelling to the daemon.
@@ -20,7 +20,8 @@ enum ParamsCheck {
         }
         let violations = described.validateParams(params ?? JSONObject())
         guard !violations.isEmpty else { return }
-        let takes = described.params.isEmpty
+        let takes =
+            described.params.isEmpty
             ? "\(method) takes no params"
             : "\(method) takes " + described.params.map { "\($0.name)\($0.isRequired ? "" : " (optional)")" }.joined(separator: ", ")
         let problems = violations.map { violation in
@@ -32,7 +33,8 @@ enum ParamsCheck {
         // An unknown name's message already says what the method takes.
         let hint = problems.contains { $0.contains("(it takes") } ? "" : " \(takes)."
         throw ValidationError(
-            "the params do not fit \(method) in the protocol's document (depotctl schema): " + problems.joined(separator: "; ") + ".\(hint)" + (offersNoCheck ? " Add --no-check to send them anyway." : "")
+            "the params do not fit \(method) in the protocol's document (depotctl schema): " + problems.joined(separator: "; ") + ".\(hint)"
+                + (offersNoCheck ? " Add --no-check to send them anyway." : "")
         )
     }
 }

@@ -197,9 +197,10 @@ public final class Repository: Sendable {
     /// why, when it was asked for one and failed). With nothing held, the state from before stands.
     private func publishHeld(_ before: LoadingState, without id: String, problem: String?) async -> MutationResult {
         version.withLock { $0 = nil }
-        let remaining: LoadingState = before.items.map { items in
-            .success(items.removing(id: id), before.provenance?.derived ?? .source(at: now()))
-        } ?? before
+        let remaining: LoadingState =
+            before.items.map { items in
+                .success(items.removing(id: id), before.provenance?.derived ?? .source(at: now()))
+            } ?? before
         let published = publish(remaining)
         if let problem {
             logger.warning("removed \(id), but \(problem); keeping the previous items without it", metadata: ["seq": "\(published.seq)"])
@@ -278,11 +279,12 @@ public final class Repository: Sendable {
             logger.info("\(source.description) is unchanged (\(known)); keeping \(held.count) items", metadata: ["seq": "\(published.seq)"])
             return .success(published)
         case .failure(let error):
-            let standIn: CachedCollection? = switch fallback {
-            case nil: nil
-            case .readWhenNeeded?: await readCache()
-            case .read(let cached)?: cached
-            }
+            let standIn: CachedCollection? =
+                switch fallback {
+                case nil: nil
+                case .readWhenNeeded?: await readCache()
+                case .read(let cached)?: cached
+                }
             guard let standIn else {
                 version.withLock { $0 = nil }
                 let published = publish(.failure(error))
@@ -381,10 +383,11 @@ public final class Repository: Sendable {
             case .unchanged where known != nil:
                 return .success(.unchanged)
             case .unchanged:
-                return .failure(StateError(
-                    .loadFailed,
-                    message: "\(source.description) answered \"unchanged\" although no version was given; this is a bug in the source"
-                ))
+                return .failure(
+                    StateError(
+                        .loadFailed,
+                        message: "\(source.description) answered \"unchanged\" although no version was given; this is a bug in the source"
+                    ))
             }
         } catch {
             return .failure(StateError(.loadFailed, message: String(describing: error)))

@@ -121,7 +121,9 @@ public struct ConfigurationFile: Sendable, Equatable {
         func strings(_ key: String) throws(ConfigurationError) -> [NamedString] {
             guard let member = object[key] else { return [] }
             guard case .object(let members) = member else {
-                throw ConfigurationError("config file \(path): \"\(key)\" must be an object of header names and strings, such as {\"Accept\": \"application/json\"}, not \(member.typeName)")
+                throw ConfigurationError(
+                    "config file \(path): \"\(key)\" must be an object of header names and strings, such as {\"Accept\": \"application/json\"}, not \(member.typeName)"
+                )
             }
             var named: [NamedString] = []
             for entry in members {

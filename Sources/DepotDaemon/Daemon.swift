@@ -44,7 +44,8 @@ public struct Daemon: Sendable {
         }
         let socketPath = inherited?.path ?? settings.socketPath
         if inherited != nil, settings.socketConfigured, socketPath != settings.socketPath {
-            logger.notice("serving the socket systemd passed (\(socketPath)); the socket and socketMode settings apply only when depotd binds its own")
+            logger.notice(
+                "serving the socket systemd passed (\(socketPath)); the socket and socketMode settings apply only when depotd binds its own")
         }
         let source = try Self.makeSource(settings, logger: logger)
         let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache { await openCache() } : nil
@@ -98,7 +99,8 @@ public struct Daemon: Sendable {
             .init(service: reloader),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
-            services.append(.init(service: Watchdog(interval: interval, check: HealthCheck(socketPath: socketPath), notifier: notifier, logger: logger)))
+            services.append(
+                .init(service: Watchdog(interval: interval, check: HealthCheck(socketPath: socketPath), notifier: notifier, logger: logger)))
         }
         // Last, so that a graceful shutdown reaches it first and STOPPING=1 goes out before connections close.
         services.append(.init(service: StoppingNotifier(notifier: notifier)))

@@ -2,61 +2,105 @@ public import ArgumentParser
 
 /// depotd's command-line flags. Each one, when given, overrides the environment and the config file.
 public struct DaemonOptions: ParsableArguments, Sendable {
-    @Option(help: ArgumentHelp(
-        "The Unix socket to listen on. Env: DEPOT_SOCKET.",
-        discussion: "Default: $RUNTIME_DIRECTORY/depotd.sock, else $XDG_RUNTIME_DIR/depot/depotd.sock, else /run/depot/depotd.sock for root and /tmp/depot-$UID/depotd.sock for others.",
-        valueName: "path"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "The Unix socket to listen on. Env: DEPOT_SOCKET.",
+            discussion:
+                "Default: $RUNTIME_DIRECTORY/depotd.sock, else $XDG_RUNTIME_DIR/depot/depotd.sock, else /run/depot/depotd.sock for root and /tmp/depot-$UID/depotd.sock for others.",
+            valueName: "path"
+        ))
     public var socket: String?
 
-    @Option(help: ArgumentHelp(
-        "Where the collection comes from: file:PATH, a JSON array of objects, or an http:// or https:// URL that answers GET with one. Env: DEPOT_SOURCE.",
-        discussion: "Default: items.json in the state directory ($STATE_DIRECTORY, else $XDG_STATE_HOME/depot, else ~/.local/state/depot, /var/lib/depot for root), seeded with the 151 first-generation Pokémon on first run.",
-        valueName: "uri"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "Where the collection comes from: file:PATH, a JSON array of objects, or an http:// or https:// URL that answers GET with one. Env: DEPOT_SOURCE.",
+            discussion:
+                "Default: items.json in the state directory ($STATE_DIRECTORY, else $XDG_STATE_HOME/depot, else ~/.local/state/depot, /var/lib/depot for root), seeded with the 151 first-generation Pokémon on first run.",
+            valueName: "uri"
+        ))
     public var source: String?
 
-    @Option(name: .customLong("id-field"), help: ArgumentHelp("The member of each item that holds its id (a string or an integer). Default: id.", valueName: "name"))
+    @Option(
+        name: .customLong("id-field"),
+        help: ArgumentHelp("The member of each item that holds its id (a string or an integer). Default: id.", valueName: "name"))
     public var idField: String?
 
-    @Option(help: ArgumentHelp(
-        "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials.",
-        discussion: "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
-        valueName: "file"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials.",
+            discussion:
+                "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
+            valueName: "file"
+        ))
     public var config: String?
 
-    @Option(name: .customLong("max-message-bytes"), help: ArgumentHelp("The longest request line accepted, 64 to 1073741824; a longer one is answered with an error and its connection closed. Default: 1048576 (1 MiB).", valueName: "bytes"))
+    @Option(
+        name: .customLong("max-message-bytes"),
+        help: ArgumentHelp(
+            "The longest request line accepted, 64 to 1073741824; a longer one is answered with an error and its connection closed. Default: 1048576 (1 MiB).",
+            valueName: "bytes"))
     public var maxMessageBytes: Int?
 
-    @Option(name: .customLong("max-batch-requests"), help: ArgumentHelp("The most requests one batch may hold, 1 to 65536; a larger batch is refused whole, before any of it runs. Default: 256.", valueName: "requests"))
+    @Option(
+        name: .customLong("max-batch-requests"),
+        help: ArgumentHelp(
+            "The most requests one batch may hold, 1 to 65536; a larger batch is refused whole, before any of it runs. Default: 256.",
+            valueName: "requests"))
     public var maxBatchRequests: Int?
 
-    @Option(name: .customLong("subscriber-queue"), help: ArgumentHelp("States a subscriber may fall behind by, 1 to 1048576; beyond it the oldest are dropped and the next notification says how many were skipped. Default: 256.", valueName: "states"))
+    @Option(
+        name: .customLong("subscriber-queue"),
+        help: ArgumentHelp(
+            "States a subscriber may fall behind by, 1 to 1048576; beyond it the oldest are dropped and the next notification says how many were skipped. Default: 256.",
+            valueName: "states"))
     public var subscriberQueue: Int?
 
-    @Option(name: .customLong("socket-mode"), help: ArgumentHelp("The socket file's permissions: one to four octal digits, at most 0777. Default: 0660 (owner and group may connect).", valueName: "mode"))
+    @Option(
+        name: .customLong("socket-mode"),
+        help: ArgumentHelp(
+            "The socket file's permissions: one to four octal digits, at most 0777. Default: 0660 (owner and group may connect).", valueName: "mode"))
     public var socketMode: String?
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical. Default: info.", valueName: "level"))
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp("trace, debug, info, notice, warning, error or critical. Default: info.", valueName: "level"))
     public var logLevel: String?
 
-    @Option(name: .customLong("items-path"), help: ArgumentHelp("HTTP source: the member of the response that holds the array of items, or a dotted path such as data.results. Default: the response is the array.", valueName: "path"))
+    @Option(
+        name: .customLong("items-path"),
+        help: ArgumentHelp(
+            "HTTP source: the member of the response that holds the array of items, or a dotted path such as data.results. Default: the response is the array.",
+            valueName: "path"))
     public var itemsPath: String?
 
-    @Option(name: .customLong("delete-url"), help: ArgumentHelp("HTTP source: where a removal sends DELETE, with {id} where the item's id goes (percent-encoded), as in https://host/items/{id}. Default: none; removals are refused.", valueName: "template"))
+    @Option(
+        name: .customLong("delete-url"),
+        help: ArgumentHelp(
+            "HTTP source: where a removal sends DELETE, with {id} where the item's id goes (percent-encoded), as in https://host/items/{id}. Default: none; removals are refused.",
+            valueName: "template"))
     public var deleteURL: String?
 
-    @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("HTTP source: seconds connecting may take, 0.1 to 600. Default: 10.", valueName: "seconds"))
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: ArgumentHelp("HTTP source: seconds connecting may take, 0.1 to 600. Default: 10.", valueName: "seconds"))
     public var connectTimeout: Double?
 
-    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("HTTP source: seconds one whole request may take, body and redirects included, 0.1 to 3600. Default: 30.", valueName: "seconds"))
+    @Option(
+        name: .customLong("request-timeout"),
+        help: ArgumentHelp(
+            "HTTP source: seconds one whole request may take, body and redirects included, 0.1 to 3600. Default: 30.", valueName: "seconds"))
     public var requestTimeout: Double?
 
-    @Option(name: .customLong("max-response-bytes"), help: ArgumentHelp("HTTP source: the largest body read, 1024 to 1073741824; reading stops past it and the load fails. Default: 67108864 (64 MiB).", valueName: "bytes"))
+    @Option(
+        name: .customLong("max-response-bytes"),
+        help: ArgumentHelp(
+            "HTTP source: the largest body read, 1024 to 1073741824; reading stops past it and the load fails. Default: 67108864 (64 MiB).",
+            valueName: "bytes"))
     public var maxResponseBytes: Int?
 
-    @Option(name: .customLong("max-redirects"), help: ArgumentHelp("HTTP source: redirects followed, 0 to 20; a redirect loop is refused at once. Default: 5.", valueName: "count"))
+    @Option(
+        name: .customLong("max-redirects"),
+        help: ArgumentHelp("HTTP source: redirects followed, 0 to 20; a redirect loop is refused at once. Default: 5.", valueName: "count"))
     public var maxRedirects: Int?
 
     /// nil when neither flag is given, so `"initialLoad"` from the config file applies; either flag overrides it.
@@ -80,7 +124,8 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     @Flag(
         name: .customLong("cache"),
         inversion: .prefixedNo,
-        help: "Keep the last list the source gave in the state directory (cache.sqlite), so a restart or a failing source still has items (the default); --no-cache keeps nothing on disk."
+        help:
+            "Keep the last list the source gave in the state directory (cache.sqlite), so a restart or a failing source still has items (the default); --no-cache keeps nothing on disk."
     )
     public var cache: Bool?
 

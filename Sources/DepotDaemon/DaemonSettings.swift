@@ -233,7 +233,8 @@ public struct DaemonSettings: Sendable, Equatable {
         for header in file.headerFiles {
             try claim(header.name, "headerFiles")
             guard !header.value.isEmpty else {
-                throw ConfigurationError("config file \(configPath): \"headerFiles\": \(header.name) names no file; give the path of the file that holds its value")
+                throw ConfigurationError(
+                    "config file \(configPath): \"headerFiles\": \(header.name) names no file; give the path of the file that holds its value")
             }
             let path = absolute(header.value, in: configDirectory)
             http.secretHeaders.append(try secretHeader(header.name, path: path, origin: .file, key: "headerFiles", configPath: configPath))
@@ -242,7 +243,9 @@ public struct DaemonSettings: Sendable, Equatable {
             try claim(header.name, "headerCredentials")
             let credential = header.value
             guard !credential.isEmpty, !credential.contains("/"), credential != ".", credential != ".." else {
-                throw ConfigurationError("config file \(configPath): \"headerCredentials\": \(header.name) names the credential \"\(credential)\"; a credential's name is a file name, as in LoadCredential=depot-token:/etc/depot/token")
+                throw ConfigurationError(
+                    "config file \(configPath): \"headerCredentials\": \(header.name) names the credential \"\(credential)\"; a credential's name is a file name, as in LoadCredential=depot-token:/etc/depot/token"
+                )
             }
             guard let credentialsDirectory else {
                 throw ConfigurationError(
@@ -251,12 +254,15 @@ public struct DaemonSettings: Sendable, Equatable {
                 )
             }
             let path = absolute(credential, in: credentialsDirectory)
-            http.secretHeaders.append(try secretHeader(header.name, path: path, origin: .credential(credential), key: "headerCredentials", configPath: configPath))
+            http.secretHeaders.append(
+                try secretHeader(header.name, path: path, origin: .credential(credential), key: "headerCredentials", configPath: configPath))
         }
         return http
     }
 
-    private static func secretHeader(_ name: String, path: String, origin: SecretHeader.Origin, key: String, configPath: String) throws(ConfigurationError) -> SecretHeader {
+    private static func secretHeader(
+        _ name: String, path: String, origin: SecretHeader.Origin, key: String, configPath: String
+    ) throws(ConfigurationError) -> SecretHeader {
         do {
             return try SecretHeader(name: name, path: path, origin: origin)
         } catch {
@@ -266,7 +272,8 @@ public struct DaemonSettings: Sendable, Equatable {
 
     /// An octal mode such as `0660` or `660`: one to four octal digits, no sign or prefix, at most 0777.
     static func parseMode(_ text: Sourced<String>) throws(ConfigurationError) -> UInt32 {
-        let isOctal = (1...4).contains(text.value.utf8.count)
+        let isOctal =
+            (1...4).contains(text.value.utf8.count)
             && text.value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }
         guard isOctal, let mode = UInt32(text.value, radix: 8), mode <= 0o777 else {
             throw ConfigurationError("\(text.origin.quoting(text.value)) is not an octal permission between 0000 and 0777, such as 0660")

@@ -29,6 +29,7 @@ struct IntegerSetting: Sendable {
 
     /// The error for `literal`, an integer outside the range (or too large for an `Int`).
     func outOfRange(_ literal: String, from origin: SettingOrigin) -> ConfigurationError {
-        ConfigurationError("\(origin.subject) \(literal) must be an integer between \(range.lowerBound) and \(range.upperBound) (default \(defaultValue))")
+        ConfigurationError(
+            "\(origin.subject) \(literal) must be an integer between \(range.lowerBound) and \(range.upperBound) (default \(defaultValue))")
     }
 }

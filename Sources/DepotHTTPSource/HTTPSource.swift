@@ -80,7 +80,8 @@ public struct HTTPSource: Source {
         case 404, 410:
             throw SourceError(.notFound, "\(what) answered \(Self.text(response.status)): the server has no item with id \"\(id)\"")
         default:
-            throw SourceError(.refused, "\(what) answered \(Self.text(response.status)), so the item was not removed; \(Self.advice(for: response.status))")
+            throw SourceError(
+                .refused, "\(what) answered \(Self.text(response.status)), so the item was not removed; \(Self.advice(for: response.status))")
         }
     }
 
@@ -207,13 +208,24 @@ public struct HTTPSource: Source {
         case let error as SourceError:
             return error
         case is DeadlineExceeded:
-            return SourceError(.unavailable, "\(what) timed out: no complete answer within \(options.requestTimeout) (requestTimeout); check that the server is up, or raise --request-timeout")
+            return SourceError(
+                .unavailable,
+                "\(what) timed out: no complete answer within \(options.requestTimeout) (requestTimeout); check that the server is up, or raise --request-timeout"
+            )
         case let error as HTTPClientError where error == .deadlineExceeded:
-            return SourceError(.unavailable, "\(what) timed out: no complete answer within \(options.requestTimeout) (requestTimeout); check that the server is up, or raise --request-timeout")
+            return SourceError(
+                .unavailable,
+                "\(what) timed out: no complete answer within \(options.requestTimeout) (requestTimeout); check that the server is up, or raise --request-timeout"
+            )
         case let error as HTTPClientError where error == .connectTimeout:
-            return SourceError(.unavailable, "\(what) could not connect within \(options.connectTimeout) (connectTimeout); check the host and port, and that the server is up")
+            return SourceError(
+                .unavailable,
+                "\(what) could not connect within \(options.connectTimeout) (connectTimeout); check the host and port, and that the server is up")
         case let error as HTTPClientError where error == .redirectLimitReached:
-            return SourceError(.unavailable, "\(what) was redirected more than \(options.maxRedirects) times (maxRedirects); set --source to the final URL, or raise --max-redirects")
+            return SourceError(
+                .unavailable,
+                "\(what) was redirected more than \(options.maxRedirects) times (maxRedirects); set --source to the final URL, or raise --max-redirects"
+            )
         case let error as HTTPClientError where error == .redirectCycleDetected:
             return SourceError(.unavailable, "\(what) is redirected in a loop; check the URL and the server's redirects")
         case let error as HTTPClientError where error == .remoteConnectionClosed:

@@ -17,7 +17,11 @@ public struct HeaderField: Sendable, Equatable {
     /// `name` is a token: letters, digits and ``!#$%&'*+-.^_`|~``.
     static func check(name: String) throws(SettingProblem) {
         let allowed = "!#$%&'*+-.^_`|~"
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || allowed.unicodeScalars.contains($0)) }) else {
+        guard !name.isEmpty,
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || allowed.unicodeScalars.contains($0))
+            })
+        else {
             throw SettingProblem("\"\(name)\" is not a header name; use letters, digits and -, as in Authorization")
         }
     }

@@ -36,17 +36,23 @@ public struct ItemsPath: Sendable, Equatable, CustomStringConvertible {
         for (depth, member) in members.enumerated() {
             let place = depth == 0 ? "the response" : "\"\(members[..<depth].joined(separator: "."))\""
             guard case .object(let object) = value else {
-                throw SourceError(.invalidData, "\(what): \(place) is \(value.typeNameWithArticle), not an object with a member \"\(member)\"; check --items-path (\"itemsPath\")")
+                throw SourceError(
+                    .invalidData,
+                    "\(what): \(place) is \(value.typeNameWithArticle), not an object with a member \"\(member)\"; check --items-path (\"itemsPath\")"
+                )
             }
             guard let next = object[member] else {
                 let found = object.keys.prefix(8).map { "\"\($0)\"" }.joined(separator: ", ")
-                throw SourceError(.invalidData, "\(what): \(place) has no member \"\(member)\" (it has \(found.isEmpty ? "none" : found)); check --items-path (\"itemsPath\")")
+                throw SourceError(
+                    .invalidData,
+                    "\(what): \(place) has no member \"\(member)\" (it has \(found.isEmpty ? "none" : found)); check --items-path (\"itemsPath\")")
             }
             value = next
         }
         guard case .array(let elements) = value else {
             let place = members.isEmpty ? "the response" : "\"\(description)\""
-            let hint = members.isEmpty && value.objectValue != nil
+            let hint =
+                members.isEmpty && value.objectValue != nil
                 ? "; if the items are in a member, name it with --items-path (\"itemsPath\"), as in results"
                 : ""
             throw SourceError(.invalidData, "\(what): \(place) is \(value.typeNameWithArticle), not a JSON array of items\(hint)")

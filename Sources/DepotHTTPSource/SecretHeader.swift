@@ -54,14 +54,16 @@ public struct SecretHeader: Sendable, Equatable {
 
     /// `the header Authorization: its file /etc/depot/token is empty; …` — the file, never its content.
     private func failure(_ problem: String) -> SourceError {
-        let source = switch origin {
-        case .file: "its file \(path)"
-        case .credential(let credential): "its systemd credential \(credential) (\(path))"
-        }
-        let remedy = switch origin {
-        case .file: "write the header's value (such as Bearer TOKEN) into the file, readable by depotd"
-        case .credential(let credential): "give the service LoadCredential=\(credential):/path/to/file holding the header's value"
-        }
+        let source =
+            switch origin {
+            case .file: "its file \(path)"
+            case .credential(let credential): "its systemd credential \(credential) (\(path))"
+            }
+        let remedy =
+            switch origin {
+            case .file: "write the header's value (such as Bearer TOKEN) into the file, readable by depotd"
+            case .credential(let credential): "give the service LoadCredential=\(credential):/path/to/file holding the header's value"
+            }
         return SourceError(.unavailable, "cannot send the header \(name): \(source) \(problem); \(remedy)")
     }
 }

@@ -43,7 +43,10 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         func isDigit(_ byte: UInt8?) -> Bool { byte.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false }
         func skipDigits() -> Int {
             var count = 0
-            while isDigit(peek()) { index = bytes.index(after: index); count += 1 }
+            while isDigit(peek()) {
+                index = bytes.index(after: index)
+                count += 1
+            }
             return count
         }
         if peek() == UInt8(ascii: "-") { index = bytes.index(after: index) }

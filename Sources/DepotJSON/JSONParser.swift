@@ -77,7 +77,7 @@ struct JSONParserEngine {
         while i < end {
             let byte = bytes[i]
             guard byte <= ASCII.space,
-                  byte == ASCII.space || byte == ASCII.newline || byte == ASCII.carriageReturn || byte == ASCII.tab
+                byte == ASCII.space || byte == ASCII.newline || byte == ASCII.carriageReturn || byte == ASCII.tab
             else { break }
             i &+= 1
         }
@@ -246,7 +246,8 @@ struct JSONParserEngine {
             let next = bytes[i]
             let lower = next | 0x20
             if (next >= ASCII.zero && next <= ASCII.nine) || (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
-                || next == ASCII.period || next == ASCII.plus || next == ASCII.minus {
+                || next == ASCII.period || next == ASCII.plus || next == ASCII.minus
+            {
                 throw JSONParseError(reason: .invalidNumber, offset: i)
             }
         }

@@ -18,17 +18,19 @@ public func withDeadline<Value: Sendable>(
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in
             race.start(continuation)
-            race.add(Task {
-                do {
-                    race.finish(.success(try await operation()))
-                } catch {
-                    race.finish(.failure(error))
-                }
-            })
-            race.add(Task {
-                try? await Task.sleep(for: limit)
-                race.finish(.failure(DeadlineExceeded(limit: limit)))
-            })
+            race.add(
+                Task {
+                    do {
+                        race.finish(.success(try await operation()))
+                    } catch {
+                        race.finish(.failure(error))
+                    }
+                })
+            race.add(
+                Task {
+                    try? await Task.sleep(for: limit)
+                    race.finish(.failure(DeadlineExceeded(limit: limit)))
+                })
         }
     } onCancel: {
         race.finish(.failure(CancellationError()))

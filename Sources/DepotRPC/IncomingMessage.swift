@@ -43,9 +43,10 @@ public enum IncomingMessage: Sendable {
             return .unanswerable(.invalidRequest("an empty batch has nothing to do"))
         }
         guard elements.count <= maxBatchRequests else {
-            return .unanswerable(.invalidRequest(
-                "a batch of \(elements.count) requests is more than this server's limit of \(maxBatchRequests); none of it was run: send at most \(maxBatchRequests) at a time"
-            ))
+            return .unanswerable(
+                .invalidRequest(
+                    "a batch of \(elements.count) requests is more than this server's limit of \(maxBatchRequests); none of it was run: send at most \(maxBatchRequests) at a time"
+                ))
         }
         return .batch(elements.map(RPCRequest.validate))
     }

@@ -25,7 +25,8 @@ public struct RPCRequest: Sendable {
         var id: RequestID?
         if let idValue = object["id"] {
             guard let validID = RequestID(idValue) else {
-                return .failure(InvalidRequest(id: .null, error: .invalidRequest("\"id\" must be a string, a number or null, not \(idValue.typeName)")))
+                return .failure(
+                    InvalidRequest(id: .null, error: .invalidRequest("\"id\" must be a string, a number or null, not \(idValue.typeName)")))
             }
             id = validID
         }

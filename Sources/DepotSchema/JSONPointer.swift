@@ -88,7 +88,7 @@ struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
     private static func arrayIndex(_ token: String) -> Int? {
         guard let first = token.utf8.first, token.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              first != UInt8(ascii: "0") || token.utf8.count == 1
+            first != UInt8(ascii: "0") || token.utf8.count == 1
         else { return nil }
         return Int(token)
     }

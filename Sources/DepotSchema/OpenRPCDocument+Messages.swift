@@ -53,14 +53,17 @@ extension OpenRPCDocument {
             violations.append(SchemaViolation(path: "", message: "missing required member \"method\""))
         case .string(let name)?:
             guard let method = method(named: name) else {
-                violations.append(SchemaViolation(path: "/method", message: "is not a notification of the document, found \(Wording.quote(name)); \(notifications)"))
+                violations.append(
+                    SchemaViolation(path: "/method", message: "is not a notification of the document, found \(Wording.quote(name)); \(notifications)")
+                )
                 break
             }
             guard method.isNotification else {
-                violations.append(SchemaViolation(
-                    path: "/method",
-                    message: "must be a notification the server sends, found \(Wording.quote(name)), a method clients call; \(notifications)"
-                ))
+                violations.append(
+                    SchemaViolation(
+                        path: "/method",
+                        message: "must be a notification the server sends, found \(Wording.quote(name)), a method clients call; \(notifications)"
+                    ))
                 break
             }
             violations += method.validateParams(member: object.member(named: "params")).map { $0.nested(under: "/params") }
@@ -84,7 +87,8 @@ extension OpenRPCDocument {
             violations.append(SchemaViolation(path: "/jsonrpc", message: "must be \"2.0\", found \(Wording.found(other))"))
         }
         for member in object.effectiveMembers where !allowed.contains(member.key) {
-            violations.append(SchemaViolation(path: "", message: "must not have member \(Wording.quote(member.key)): a JSON-RPC \(kind) has no other"))
+            violations.append(
+                SchemaViolation(path: "", message: "must not have member \(Wording.quote(member.key)): a JSON-RPC \(kind) has no other"))
         }
         return violations
     }
@@ -124,14 +128,16 @@ extension OpenRPCDocument {
             violations.append(SchemaViolation(path: "/message", message: "must be a string, found \(Wording.brief(other))"))
         }
         for member in object.effectiveMembers where !["code", "message", "data"].contains(member.key) {
-            violations.append(SchemaViolation(path: "", message: "must not have member \(Wording.quote(member.key)): a JSON-RPC error has code, message and data"))
+            violations.append(
+                SchemaViolation(path: "", message: "must not have member \(Wording.quote(member.key)): a JSON-RPC error has code, message and data"))
         }
         guard let code else { return violations }
         if let method = method(named: name) {
             violations += method.validateError(code: code, data: object.member(named: "data"))
         } else if !OpenRPCError.jsonRPCCodes.contains(code) {
             let own = OpenRPCError.jsonRPCCodes.map(String.init).joined(separator: ", ")
-            violations.append(SchemaViolation(path: "/code", message: "must be one of JSON-RPC's own (\(own)) as \(unknownMethod(name)), found \(code)"))
+            violations.append(
+                SchemaViolation(path: "/code", message: "must be one of JSON-RPC's own (\(own)) as \(unknownMethod(name)), found \(code)"))
         }
         return violations
     }

@@ -99,11 +99,12 @@ public struct OpenRPCMethod: Sendable {
         case .array(let elements) where paramStructure != .byName:
             return validateParams(byPosition: elements)
         case .some(let other):
-            let wanted = switch paramStructure {
-            case .byName: "an object (\(name) takes its params by name)"
-            case .byPosition: "an array (\(name) takes its params by position)"
-            case .either: "an object or an array"
-            }
+            let wanted =
+                switch paramStructure {
+                case .byName: "an object (\(name) takes its params by name)"
+                case .byPosition: "an array (\(name) takes its params by position)"
+                case .either: "an object or an array"
+                }
             return [SchemaViolation(path: "", message: "must be \(wanted), found \(Wording.brief(other))")]
         }
     }
@@ -153,7 +154,8 @@ public struct OpenRPCMethod: Sendable {
         }
         if OpenRPCError.jsonRPCCodes.contains(code) { return [] }
         let own = OpenRPCError.jsonRPCCodes.map(String.init).joined(separator: ", ")
-        let listed = errors.isEmpty
+        let listed =
+            errors.isEmpty
             ? "one of JSON-RPC's own (\(own)), as \(name) lists no errors"
             : "one of \(name)'s errors (\(errors.map { String($0.code) }.joined(separator: ", "))) or JSON-RPC's own (\(own))"
         return [SchemaViolation(path: "/code", message: "must be \(listed), found \(code)")]

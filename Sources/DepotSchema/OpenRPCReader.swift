@@ -13,7 +13,9 @@ struct OpenRPCReader {
         }
         guard let reference = object.member(named: "$ref") else { return (object, location) }
         guard let text = reference.stringValue, text.hasPrefix("#"), let pointer = JSONPointer(parsing: text.dropFirst()) else {
-            throw .malformed(SchemaCompiler.child(location, "$ref"), "must be a reference within the document (\"#/components/…\"), found \(Wording.brief(reference))")
+            throw .malformed(
+                SchemaCompiler.child(location, "$ref"),
+                "must be a reference within the document (\"#/components/…\"), found \(Wording.brief(reference))")
         }
         guard let target = pointer.resolve(in: root) else {
             throw .malformed(SchemaCompiler.child(location, "$ref"), "\(Wording.quote(text)) leads nowhere in the document")

@@ -178,7 +178,9 @@ struct SchemaCompiler {
             }
             var entries: [SchemaKeywords.PatternProperty] = []
             for member in object.effectiveMembers {
-                guard let pattern = try? SchemaPattern(member.key) else { return "has a name that is not a regular expression: \(Wording.quote(member.key))" }
+                guard let pattern = try? SchemaPattern(member.key) else {
+                    return "has a name that is not a regular expression: \(Wording.quote(member.key))"
+                }
                 entries.append(SchemaKeywords.PatternProperty(pattern: pattern, schema: subschema(member.value, at: Self.child(here, member.key))))
             }
             keywords.patternProperties = entries
@@ -276,15 +278,17 @@ struct SchemaCompiler {
         case .found(let found):
             location = found
         case .unknownDocument(let uri):
-            return .problem(.unresolvableReference(
-                "\"$ref\" \(quoted) points to \(Wording.quote(uri)), a document this validator does not have (it never fetches one)"
-            ))
+            return .problem(
+                .unresolvableReference(
+                    "\"$ref\" \(quoted) points to \(Wording.quote(uri)), a document this validator does not have (it never fetches one)"
+                ))
         case .unknownName(let uri):
             return .problem(.unresolvableReference("\"$ref\" \(quoted) names \(Wording.quote(uri)), which no \"$id\" declares"))
         case .badPointer:
-            return .problem(.unresolvableReference(
-                "\"$ref\" \(quoted) is not a JSON Pointer (it must be \"#\" or start with \"#/\", and \"~\" must be followed by 0 or 1)"
-            ))
+            return .problem(
+                .unresolvableReference(
+                    "\"$ref\" \(quoted) is not a JSON Pointer (it must be \"#\" or start with \"#/\", and \"~\" must be followed by 0 or 1)"
+                ))
         }
         guard let document = resources.documents[location.document], let target = location.pointer.resolve(in: document) else {
             let root = resources.documents[location.document] ?? .null

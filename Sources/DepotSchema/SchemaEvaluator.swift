@@ -156,11 +156,12 @@ struct SchemaEvaluator {
         }
         let start = findings.count
         if let values = node.keywords.enumValues, !values.contains(where: { instance.schemaEquals($0) }) {
-            let message = switch values.count {
-            case 0: "cannot be valid: the schema's \"enum\" is empty"
-            case 1: "must be \(Wording.expected(values[0])), found \(Wording.found(instance))"
-            default: "is not one of \(values.map(Wording.expected).joined(separator: ", ")) (found \(Wording.found(instance)))"
-            }
+            let message =
+                switch values.count {
+                case 0: "cannot be valid: the schema's \"enum\" is empty"
+                case 1: "must be \(Wording.expected(values[0])), found \(Wording.found(instance))"
+                default: "is not one of \(values.map(Wording.expected).joined(separator: ", ")) (found \(Wording.found(instance)))"
+                }
             findings.append(Finding(path: frame.path, message: message))
         }
         if let constValue = node.keywords.constValue, !instance.schemaEquals(constValue) {
@@ -234,12 +235,15 @@ struct SchemaEvaluator {
 
     @inline(never)
     private func checkNumber(_ node: SchemaNode, _ number: JSONNumber, _ frame: Frame, _ findings: inout [Finding]) {
-        guard node.keywords.minimum != nil || node.keywords.maximum != nil || node.keywords.exclusiveMinimum != nil || node.keywords.exclusiveMaximum != nil
-            || node.keywords.multipleOf != nil
+        guard
+            node.keywords.minimum != nil || node.keywords.maximum != nil || node.keywords.exclusiveMinimum != nil
+                || node.keywords.exclusiveMaximum != nil
+                || node.keywords.multipleOf != nil
         else { return }
         let value = DecimalNumber(number)
         func fail(_ relation: String, _ bound: SchemaKeywords.Bound) {
-            findings.append(Finding(path: frame.path, message: "must be \(relation) \(bound.literal.literal), found \(Wording.found(.number(number)))"))
+            findings.append(
+                Finding(path: frame.path, message: "must be \(relation) \(bound.literal.literal), found \(Wording.found(.number(number)))"))
         }
         if let bound = node.keywords.minimum, value < bound.value { fail("at least", bound) }
         if let bound = node.keywords.exclusiveMinimum, value <= bound.value { fail("greater than", bound) }
@@ -253,21 +257,25 @@ struct SchemaEvaluator {
     @inline(never)
     private func checkString(_ node: SchemaNode, _ string: String, _ frame: Frame, _ findings: inout [Finding]) {
         if let pattern = node.keywords.pattern, !pattern.matches(string) {
-            findings.append(Finding(path: frame.path, message: "must match the pattern \(Wording.quote(pattern.source)), found \(Wording.found(.string(string)))"))
+            findings.append(
+                Finding(path: frame.path, message: "must match the pattern \(Wording.quote(pattern.source)), found \(Wording.found(.string(string)))")
+            )
         }
         guard node.keywords.minLength != nil || node.keywords.maxLength != nil else { return }
         let length = string.unicodeScalars.count
         if let minimum = node.keywords.minLength, length < minimum {
-            findings.append(Finding(
-                path: frame.path,
-                message: "must be at least \(Wording.count(minimum, "character")) long, found \(Wording.count(length, "character"))"
-            ))
+            findings.append(
+                Finding(
+                    path: frame.path,
+                    message: "must be at least \(Wording.count(minimum, "character")) long, found \(Wording.count(length, "character"))"
+                ))
         }
         if let maximum = node.keywords.maxLength, length > maximum {
-            findings.append(Finding(
-                path: frame.path,
-                message: "must be at most \(Wording.count(maximum, "character")) long, found \(Wording.count(length, "character"))"
-            ))
+            findings.append(
+                Finding(
+                    path: frame.path,
+                    message: "must be at most \(Wording.count(maximum, "character")) long, found \(Wording.count(length, "character"))"
+                ))
         }
     }
 
@@ -295,7 +303,9 @@ struct SchemaEvaluator {
         }
     }
 
-    private func checkTuple(_ node: SchemaNode, _ schemas: [SchemaNode], _ elements: [JSONValue], _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
+    private func checkTuple(
+        _ node: SchemaNode, _ schemas: [SchemaNode], _ elements: [JSONValue], _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]
+    ) {
         let start = findings.count
         for index in elements.indices.prefix(schemas.count) {
             if mode == .firstFailure && findings.count > start { return }
@@ -381,7 +391,9 @@ struct SchemaEvaluator {
     /// `required`, `minProperties` and `maxProperties`; returns the members whose values still need checking
     /// against `properties` and `additionalProperties`, or nil when there is nothing more to check.
     @inline(never)
-    private func checkObjectShape(_ node: SchemaNode, _ object: JSONObject, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) -> [JSONObject.Member]? {
+    private func checkObjectShape(
+        _ node: SchemaNode, _ object: JSONObject, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]
+    ) -> [JSONObject.Member]? {
         let start = findings.count
         if !node.keywords.required.isEmpty {
             checkRequired(node.keywords.required, object, frame, mode, &findings)
@@ -436,10 +448,11 @@ struct SchemaEvaluator {
             switch dependency.demand {
             case .members(let names):
                 for name in names where object.member(named: name) == nil {
-                    findings.append(Finding(
-                        path: frame.path,
-                        message: "has member \(Wording.quote(dependency.name)), so it must also have \(Wording.quote(name))"
-                    ))
+                    findings.append(
+                        Finding(
+                            path: frame.path,
+                            message: "has member \(Wording.quote(dependency.name)), so it must also have \(Wording.quote(name))"
+                        ))
                     if mode == .firstFailure { return }
                 }
             case .schema(let schema):
@@ -637,10 +650,11 @@ struct SchemaEvaluator {
             findings += candidates[0].element
         default:
             let parts = candidates.map { candidate in
-                "\(keyword)/\(candidate.offset): " + candidate.element.map { finding in
-                    let relative = JSONPointer(tokens: Array(finding.path.tokens.dropFirst(frame.path.tokens.count))).description
-                    return relative.isEmpty ? finding.message : "\(relative): \(finding.message)"
-                }.joined(separator: ", ")
+                "\(keyword)/\(candidate.offset): "
+                    + candidate.element.map { finding in
+                        let relative = JSONPointer(tokens: Array(finding.path.tokens.dropFirst(frame.path.tokens.count))).description
+                        return relative.isEmpty ? finding.message : "\(relative): \(finding.message)"
+                    }.joined(separator: ", ")
             }
             findings.append(Finding(path: frame.path, message: "matches none of the \"\(keyword)\" schemas: \(parts.joined(separator: "; "))"))
         }

@@ -38,7 +38,8 @@ final class SchemaNode: Sendable {
         self.keywords = keywords
         self.issues = issues
         self.blockingIssues = blockingIssues
-        self.hasComposition = !keywords.allOf.isEmpty || !keywords.anyOf.isEmpty || !keywords.oneOf.isEmpty
+        self.hasComposition =
+            !keywords.allOf.isEmpty || !keywords.anyOf.isEmpty || !keywords.oneOf.isEmpty
             || keywords.not != nil || keywords.ifSchema != nil
     }
 
@@ -170,8 +171,10 @@ struct CompiledSchemas: Sendable {
             case .tuple(let nodes): children += nodes
             case nil: break
             }
-            children += [keywords.additionalItems, keywords.additionalProperties, keywords.contains, keywords.propertyNames, keywords.not,
-                         keywords.ifSchema, keywords.thenSchema, keywords.elseSchema].compactMap { $0 }
+            children += [
+                keywords.additionalItems, keywords.additionalProperties, keywords.contains, keywords.propertyNames, keywords.not,
+                keywords.ifSchema, keywords.thenSchema, keywords.elseSchema,
+            ].compactMap { $0 }
             children += keywords.allOf + keywords.anyOf + keywords.oneOf
             children.forEach(visit)
         }

@@ -12,17 +12,18 @@ enum DepotMethods {
         /// as `data`. Nothing waits in a task: the mutation calls back when it finishes, and a connection that
         /// closes first withdraws the call.
         @Sendable func answer(_ mutation: Mutation<MutationResult>) -> RPCReply {
-            .later(PendingResult { completion in
-                let waiter = mutation.whenFinished { result in
-                    switch result {
-                    case .success(let published):
-                        completion(.success(.encoded(fanout.encoded(published))))
-                    case .failure(let error):
-                        completion(.failure(.mutationFailed(error, encodedState: fanout.encoded(error.state))))
+            .later(
+                PendingResult { completion in
+                    let waiter = mutation.whenFinished { result in
+                        switch result {
+                        case .success(let published):
+                            completion(.success(.encoded(fanout.encoded(published))))
+                        case .failure(let error):
+                            completion(.failure(.mutationFailed(error, encodedState: fanout.encoded(error.state))))
+                        }
                     }
-                }
-                return Withdrawal { mutation.withdraw(waiter) }
-            })
+                    return Withdrawal { mutation.withdraw(waiter) }
+                })
         }
 
         // The document, compact (an answer is one line), encoded once.

@@ -103,8 +103,9 @@ public final class DepotServer: Service {
     }
 
     private func bootstrap(_ quiescing: ServerQuiescingHelper) -> ServerBootstrap {
-        let shutdownTimeout = TimeAmount.nanoseconds(Int64(configuration.shutdownTimeout.components.seconds) * 1_000_000_000
-            + configuration.shutdownTimeout.components.attoseconds / 1_000_000_000)
+        let shutdownTimeout = TimeAmount.nanoseconds(
+            Int64(configuration.shutdownTimeout.components.seconds) * 1_000_000_000
+                + configuration.shutdownTimeout.components.attoseconds / 1_000_000_000)
         return ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelInitializer { channel in

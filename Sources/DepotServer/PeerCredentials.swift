@@ -1,8 +1,9 @@
 import CPeerCredentials
+import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import NIOCore
 
 /// The process at the other end of a Unix socket, as the kernel reports it (SO_PEERCRED): read once, when the
 /// connection is accepted.

@@ -1,9 +1,10 @@
+import DepotPlatform
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import DepotPlatform
 
 /// The Unix socket's path on disk: made ready before binding, given its mode after, and removed on
 /// shutdown only if it is still the file this server created.
@@ -23,7 +24,10 @@ enum SocketFile {
     /// daemon that died, and refuses when another daemon answers there or the path is not a socket.
     static func prepare(_ path: String) throws(Problem) {
         guard path.utf8.count < maxPathLength else {
-            throw Problem(description: "socket path \(path) is \(path.utf8.count) bytes long; Unix sockets allow at most \(maxPathLength - 1): choose a shorter --socket")
+            throw Problem(
+                description:
+                    "socket path \(path) is \(path.utf8.count) bytes long; Unix sockets allow at most \(maxPathLength - 1): choose a shorter --socket"
+            )
         }
         do {
             try Directories.create(Directories.parent(of: path), mode: 0o755)

@@ -1,10 +1,11 @@
+import DepotPlatform
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import DepotPlatform
-import Dispatch
 
 /// Runs blocking file I/O on a dispatch queue, so that it never occupies a thread of Swift's cooperative pool.
 enum FileIO {

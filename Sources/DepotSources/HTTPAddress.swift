@@ -114,7 +114,9 @@ public struct HTTPAddress: Sendable, Hashable, CustomStringConvertible {
         case " ": "space (write %20)"
         case "\t": "tab"
         case "\n", "\r": "line break"
-        default: scalar.value < 0x20 || scalar.value == 0x7F ? "U+00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true) : "\"\(scalar)\""
+        default:
+            scalar.value < 0x20 || scalar.value == 0x7F
+                ? "U+00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true) : "\"\(scalar)\""
         }
     }
 }

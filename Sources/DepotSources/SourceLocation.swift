@@ -1,4 +1,5 @@
 import DepotJSON
+
 /// Where depotd's collection lives, as given by `--source`: `file:PATH` (a relative path is resolved against
 /// a base directory), or a `file://` URI with an absolute path (`file:///srv/items.json`,
 /// `file://localhost/srv/items.json`), which is percent-decoded; or an `http://` or `https://` URL. The scheme is
@@ -71,7 +72,7 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
     /// `text` without its leading `prefix`, compared ignoring ASCII case; nil when it does not start with it.
     private static func dropPrefixIgnoringCase(_ prefix: String, from text: String) -> String? {
         guard text.utf8.count >= prefix.utf8.count,
-              text.utf8.prefix(prefix.utf8.count).elementsEqual(prefix.utf8, by: { lowercase($0) == $1 })
+            text.utf8.prefix(prefix.utf8.count).elementsEqual(prefix.utf8, by: { lowercase($0) == $1 })
         else { return nil }
         return String(decoding: text.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
     }

@@ -41,10 +41,15 @@ public enum SocketActivation {
         let chosen = sockets.first(where: { $0.name == name }) ?? (sockets.count == 1 ? sockets[0] : nil)
         guard let chosen else {
             let names = sockets.map(\.name).joined(separator: ", ")
-            throw Problem(description: "systemd passed \(sockets.count) sockets (\(names)) and none is named \(name); set FileDescriptorName=\(name) in the socket unit")
+            throw Problem(
+                description:
+                    "systemd passed \(sockets.count) sockets (\(names)) and none is named \(name); set FileDescriptorName=\(name) in the socket unit")
         }
         guard sd_is_socket_unix(chosen.descriptor, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0 else {
-            throw Problem(description: "the socket systemd passed (fd \(chosen.descriptor), \(chosen.name)) is not a listening Unix stream socket; use ListenStream=/path in the socket unit")
+            throw Problem(
+                description:
+                    "the socket systemd passed (fd \(chosen.descriptor), \(chosen.name)) is not a listening Unix stream socket; use ListenStream=/path in the socket unit"
+            )
         }
         return chosen
     }

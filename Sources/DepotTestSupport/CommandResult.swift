@@ -11,7 +11,9 @@ public struct CommandResult: Sendable {
     }
 
     /// Runs a program to its end; `input`, when given, is its standard input.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil) async throws -> CommandResult {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil
+    ) async throws -> CommandResult {
         let child = try ChildProcess(executable, arguments, environment: environment, input: input.map { Array($0.utf8) })
         let status = try await child.waitForExit()
         return CommandResult(status: status, standardOutput: child.standardOutput.value, standardError: child.standardError.value)

@@ -117,7 +117,9 @@ extension HTTPTestServer {
                 var headers = HTTPHeaders(extra)
                 headers.replaceOrAdd(name: "Content-Length", value: String(body.utf8.count))
                 headers.replaceOrAdd(name: "Connection", value: "close")
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))), promise: nil)
+                context.write(
+                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))),
+                    promise: nil)
                 if !body.isEmpty {
                     context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
                 }

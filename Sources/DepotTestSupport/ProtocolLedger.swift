@@ -1,5 +1,5 @@
-import DepotWire
 public import DepotSchema
+import DepotWire
 import Synchronization
 public import Testing
 

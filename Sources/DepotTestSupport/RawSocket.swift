@@ -1,8 +1,9 @@
+public import DepotClient
+public import DepotJSON
+
 #if canImport(Glibc)
 import Glibc
 #endif
-public import DepotClient
-public import DepotJSON
 
 /// A plain blocking Unix socket, for a client that the daemon must not be able to hurt: one that never
 /// reads, or reads only when the test says so. Reads wait with poll(2) up to a generous limit.
@@ -64,7 +65,14 @@ public final class RawSocket: @unchecked Sendable {
             guard ready > 0 else { throw RawSocketError("no line within \(timeoutSeconds) s") }
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count == 0 { return buffered.isEmpty ? nil : { defer { buffered = [] }; return buffered }() }
+            if count == 0 {
+                return buffered.isEmpty
+                    ? nil
+                    : {
+                        defer { buffered = [] }
+                        return buffered
+                    }()
+            }
             guard count > 0 else { throw RawSocketError("recv: \(String(cString: strerror(errno)))") }
             buffered += chunk[0..<count]
         }

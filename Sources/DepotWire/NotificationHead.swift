@@ -16,7 +16,7 @@ public struct NotificationHead: Sendable, Equatable {
         // Both markers sit in the notification's short prefix (the state's first member is its seq).
         let prefix = Array(line.prefix(Self.searchedBytes))
         guard Self.find(Self.methodMarker, in: prefix) != nil,
-              let seq = Self.number(after: Self.seqMarker, in: prefix)
+            let seq = Self.number(after: Self.seqMarker, in: prefix)
         else { return nil }
         self.init(seq: seq, skipped: Self.number(after: Self.skippedMarker, in: prefix) ?? 0)
     }

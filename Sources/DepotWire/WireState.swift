@@ -73,10 +73,11 @@ public struct WireState: Sendable, Equatable {
                 throw WireDecodingError("a failure State needs an \"\(StateMember.error)\" object")
             }
             let errorMembers = Members(object: error, of: "a failure's \"\(StateMember.error)\"")
-            content = .failure(WireFailure(
-                code: try errorMembers.integer(StateMember.Error.code),
-                message: try errorMembers.string(StateMember.Error.message)
-            ))
+            content = .failure(
+                WireFailure(
+                    code: try errorMembers.integer(StateMember.Error.code),
+                    message: try errorMembers.string(StateMember.Error.message)
+                ))
         }
     }
 }

@@ -1,5 +1,5 @@
-import DepotControl
 import ArgumentParser
+import DepotControl
 
 /// depotctl's entry point; the commands live in DepotControl so that they can be tested.
 @main

@@ -1,5 +1,5 @@
-import DepotDaemon
 import ArgumentParser
+import DepotDaemon
 
 /// depotd's entry point; everything else lives in DepotDaemon so that it can be tested.
 @main

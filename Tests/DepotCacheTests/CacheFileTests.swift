@@ -1,10 +1,11 @@
-import depot_cache_writer
-@testable import DepotCache
 import DepotCore
 import DepotTestSupport
 import Foundation
 import GRDB
 import Testing
+import depot_cache_writer
+
+@testable import DepotCache
 
 /// What opening does with files it did not just create: older schemas, newer ones, and damaged files.
 @Suite("ItemCache files")

@@ -1,13 +1,13 @@
-import depot_cache_writer
 import DepotCache
+import DepotCore
 import DepotTestSupport
 import Foundation
 import Testing
+import depot_cache_writer
 
 #if canImport(Glibc)
 import Glibc
 #endif
-import DepotCore
 
 /// `kill -9` at random moments while a writer saves lists in a loop must never leave a cache that fails to
 /// open or holds a half-written list.
@@ -71,7 +71,9 @@ struct CrashSafetyTests {
                 failures.append("kill \(kill): \(error)")
             }
         }
-        print("ItemCache crash safety: \(Self.kills) kills (\(midSave) while a save was under way), \(failures.count) failures, last generation \(lastSaved)")
+        print(
+            "ItemCache crash safety: \(Self.kills) kills (\(midSave) while a save was under way), \(failures.count) failures, last generation \(lastSaved)"
+        )
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
         #expect(lastSaved > 0)
     }

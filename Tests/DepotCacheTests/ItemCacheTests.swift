@@ -1,9 +1,9 @@
-import depot_cache_writer
 import DepotCache
 import DepotCore
 import DepotTestSupport
 import Foundation
 import Testing
+import depot_cache_writer
 
 @Suite("ItemCache")
 struct ItemCacheTests {
@@ -131,10 +131,12 @@ struct ItemCacheTests {
         try await first.remove(id: "3")
         try first.close()
         let second = try await ItemCache.open(at: path, logger: quietLogger)
-        #expect(try await second.read() == CachedCollection(
-            items: saved.items.removing(id: "3"), fetchedAt: saved.fetchedAt, version: saved.version,
-            source: saved.source, idField: saved.idField
-        ))
+        #expect(
+            try await second.read()
+                == CachedCollection(
+                    items: saved.items.removing(id: "3"), fetchedAt: saved.fetchedAt, version: saved.version,
+                    source: saved.source, idField: saved.idField
+                ))
     }
 
     @Test("the file is in WAL mode")

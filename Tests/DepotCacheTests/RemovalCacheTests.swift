@@ -48,8 +48,9 @@ struct RemovalCacheTests {
         try await body(source, cache, repository)
     }
 
-    @Test("the source's list is the held one less the item: one row dropped, the fetch time and version updated",
-          arguments: [TestSource.DeletionAnswer.remaining, .relist])
+    @Test(
+        "the source's list is the held one less the item: one row dropped, the fetch time and version updated",
+        arguments: [TestSource.DeletionAnswer.remaining, .relist])
     func oneRow(answer: TestSource.DeletionAnswer) async throws {
         try await Self.withRepository { source, cache, repository in
             source.deletionAnswer = answer

@@ -161,10 +161,11 @@ struct RepositoryStrategyTests {
     @Test("a cached list of another source or id field is not served")
     func otherSource() async throws {
         try await Self.withSetup { setup in
-            try await setup.cache.save(CachedCollection(
-                items: try ItemCollection(values: [["id": 9]], idField: "id"),
-                fetchedAt: Self.earlier, version: nil, source: "file:/elsewhere.json", idField: "id"
-            ))
+            try await setup.cache.save(
+                CachedCollection(
+                    items: try ItemCollection(values: [["id": 9]], idField: "id"),
+                    fetchedAt: Self.earlier, version: nil, source: "file:/elsewhere.json", idField: "id"
+                ))
             setup.source.failNextFetch()
             let result = await setup.repository.load(strategy: .upToDateWithFallback).result
             #expect(throws: RepositoryError.self) { try result.get() }

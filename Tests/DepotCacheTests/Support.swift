@@ -1,9 +1,10 @@
-@testable import DepotCache
 import DepotCore
 import DepotJSON
 import DepotTestSupport
 import Foundation
 import Logging
+
+@testable import DepotCache
 
 let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 

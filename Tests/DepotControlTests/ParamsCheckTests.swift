@@ -1,7 +1,8 @@
 import ArgumentParser
-@testable import DepotControl
 import DepotJSON
 import Testing
+
+@testable import DepotControl
 
 @Suite("depotctl call: params checked against the protocol's document")
 struct ParamsCheckTests {

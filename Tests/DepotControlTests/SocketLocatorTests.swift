@@ -1,7 +1,8 @@
-@testable import DepotControl
 import DepotPlatform
 import DepotTestSupport
 import Testing
+
+@testable import DepotControl
 
 extension TemporaryDirectory {
     /// Creates an empty file `name` (standing in for a socket: the locator only checks that something is there).

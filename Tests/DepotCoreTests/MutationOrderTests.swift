@@ -96,15 +96,16 @@ struct MutationOrderTests {
             seqs.append(try await mutation.result.get().seq)
         }
         #expect(seqs == seqs.sorted())
-        #expect(fixture.trace == [
-            "idle",
-            "loading", "success[1,2,3,4,5]",
-            "loading", "success[1,2,3,4]",
-            "success[1,2,3]", "success[1,2,3]",
-            "idle",
-            "loading", "success[1,2,3]",
-            "loading", "success[2,3]",
-        ])
+        #expect(
+            fixture.trace == [
+                "idle",
+                "loading", "success[1,2,3,4,5]",
+                "loading", "success[1,2,3,4]",
+                "success[1,2,3]", "success[1,2,3]",
+                "idle",
+                "loading", "success[1,2,3]",
+                "loading", "success[2,3]",
+            ])
         #expect(fixture.source.calls.value.deletedIDs == ["5", "4", "1"])
         #expect(fixture.seqsAreConsecutive)
     }

@@ -4,16 +4,17 @@ import Testing
 
 @Suite("ConfigurationFile")
 struct ConfigurationFileTests {
-    static let keysList = "socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, startupStrategy, cache, "
+    static let keysList =
+        "socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, startupStrategy, cache, "
         + "itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"
 
     @Test("all keys are parsed")
     func allKeys() throws {
         let text = """
-        {"socket": "/run/depot/depotd.sock", "source": "file:/srv/items.json", "idField": "sku",
-         "maxMessageBytes": 1048576, "subscriberQueue": 256, "socketMode": "0660", "logLevel": "info",
-         "initialLoad": false}
-        """
+            {"socket": "/run/depot/depotd.sock", "source": "file:/srv/items.json", "idField": "sku",
+             "maxMessageBytes": 1048576, "subscriberQueue": 256, "socketMode": "0660", "logLevel": "info",
+             "initialLoad": false}
+            """
         let file = try ConfigurationFile(parsing: Array(text.utf8), path: "/etc/depot.json")
 
         var expected = ConfigurationFile()
@@ -35,7 +36,8 @@ struct ConfigurationFileTests {
 
     @Test("values are taken as given: negative numbers and odd strings are checked later, by resolve")
     func valuesAsGiven() throws {
-        let file = try ConfigurationFile(parsing: Array(#"{"maxMessageBytes": -1, "subscriberQueue": 0, "socketMode": "rw", "idField": ""}"#.utf8), path: "/c.json")
+        let file = try ConfigurationFile(
+            parsing: Array(#"{"maxMessageBytes": -1, "subscriberQueue": 0, "socketMode": "rw", "idField": ""}"#.utf8), path: "/c.json")
         #expect(file.maxMessageBytes == -1)
         #expect(file.subscriberQueue == 0)
         #expect(file.socketMode == "rw")
@@ -48,52 +50,62 @@ struct ConfigurationFileTests {
         #expect(file.socket == "/s")
     }
 
-    @Test("an unknown key is named, with the list of keys", arguments: [
-        (#"{"socket": "/x", "sockett": "/y"}"#, "sockett"),
-        (#"{"id_field": "sku"}"#, "id_field"),
-        (#"{"IdField": "sku"}"#, "IdField"),
-        (#"{"initial-load": false}"#, "initial-load"),
-        (#"{"": 1}"#, ""),
-    ])
+    @Test(
+        "an unknown key is named, with the list of keys",
+        arguments: [
+            (#"{"socket": "/x", "sockett": "/y"}"#, "sockett"),
+            (#"{"id_field": "sku"}"#, "id_field"),
+            (#"{"IdField": "sku"}"#, "IdField"),
+            (#"{"initial-load": false}"#, "initial-load"),
+            (#"{"": 1}"#, ""),
+        ])
     func unknownKey(text: String, key: String) {
-        #expect(parseError(text, path: "/etc/depot.json")
-            == ConfigurationError("config file /etc/depot.json has an unknown key \"\(key)\"; the keys are \(Self.keysList)"))
+        #expect(
+            parseError(text, path: "/etc/depot.json")
+                == ConfigurationError("config file /etc/depot.json has an unknown key \"\(key)\"; the keys are \(Self.keysList)"))
     }
 
-    @Test("a value of the wrong type names the key and what was found", arguments: [
-        (#"{"socket": 1}"#, #""socket" must be a string, not number"#),
-        (#"{"source": ["file:/x"]}"#, #""source" must be a string, not array"#),
-        (#"{"idField": null}"#, #""idField" must be a string, not null"#),
-        (#"{"socketMode": 660}"#, #""socketMode" must be a string, not number"#),
-        (#"{"logLevel": true}"#, #""logLevel" must be a string, not boolean"#),
-        (#"{"maxMessageBytes": "1048576"}"#, #""maxMessageBytes" must be an integer, not "1048576""#),
-        (#"{"maxMessageBytes": 1.5}"#, #""maxMessageBytes" must be an integer, not 1.5"#),
-        (#"{"subscriberQueue": 1e3}"#, #""subscriberQueue" must be an integer, not 1e3"#),
-        (#"{"subscriberQueue": {"n": 1}}"#, #""subscriberQueue" must be an integer, not {"n":1}"#),
-        (#"{"initialLoad": "false"}"#, #""initialLoad" must be true or false, not "false""#),
-        (#"{"initialLoad": 0}"#, #""initialLoad" must be true or false, not 0"#),
-    ])
+    @Test(
+        "a value of the wrong type names the key and what was found",
+        arguments: [
+            (#"{"socket": 1}"#, #""socket" must be a string, not number"#),
+            (#"{"source": ["file:/x"]}"#, #""source" must be a string, not array"#),
+            (#"{"idField": null}"#, #""idField" must be a string, not null"#),
+            (#"{"socketMode": 660}"#, #""socketMode" must be a string, not number"#),
+            (#"{"logLevel": true}"#, #""logLevel" must be a string, not boolean"#),
+            (#"{"maxMessageBytes": "1048576"}"#, #""maxMessageBytes" must be an integer, not "1048576""#),
+            (#"{"maxMessageBytes": 1.5}"#, #""maxMessageBytes" must be an integer, not 1.5"#),
+            (#"{"subscriberQueue": 1e3}"#, #""subscriberQueue" must be an integer, not 1e3"#),
+            (#"{"subscriberQueue": {"n": 1}}"#, #""subscriberQueue" must be an integer, not {"n":1}"#),
+            (#"{"initialLoad": "false"}"#, #""initialLoad" must be true or false, not "false""#),
+            (#"{"initialLoad": 0}"#, #""initialLoad" must be true or false, not 0"#),
+        ])
     func wrongType(text: String, problem: String) {
         #expect(parseError(text, path: "/etc/depot.json") == ConfigurationError("config file /etc/depot.json: \(problem)"))
     }
 
-    @Test("a document that is not an object", arguments: [
-        ("[]", "array"), (#""socket""#, "string"), ("42", "number"), ("null", "null"), ("false", "boolean"),
-    ])
+    @Test(
+        "a document that is not an object",
+        arguments: [
+            ("[]", "array"), (#""socket""#, "string"), ("42", "number"), ("null", "null"), ("false", "boolean"),
+        ])
     func notAnObject(text: String, typeName: String) {
-        #expect(parseError(text, path: "/etc/depot.json")
-            == ConfigurationError("config file /etc/depot.json must hold a JSON object of settings, not \(typeName)"))
+        #expect(
+            parseError(text, path: "/etc/depot.json")
+                == ConfigurationError("config file /etc/depot.json must hold a JSON object of settings, not \(typeName)"))
     }
 
-    @Test("invalid JSON names the file, the problem, and its line and column", arguments: [
-        (#"{"socket": }"#, "unexpected character '}' at byte 11 (line 1, column 12)"),
-        (#"{"socket": "/x",}"#, "unexpected character '}' at byte 16 (line 1, column 17)"),
-        ("{", "unexpected end of text at byte 1 (line 1, column 2)"),
-        ("", "no JSON value in the text (empty or only whitespace) (line 1, column 1)"),
-        ("{} {}", "unexpected content after the JSON value at byte 3 (line 1, column 4)"),
-        ("{\n  \"idField\": \"ü\"\n  \"socket\": \"/s\"\n}", "unexpected character '\"' at byte 22 (line 3, column 3)"),
-        ("{\"idField\": \"Nidoran♀\" \"x\"}", "unexpected character '\"' at byte 25 (line 1, column 24)"),
-    ])
+    @Test(
+        "invalid JSON names the file, the problem, and its line and column",
+        arguments: [
+            (#"{"socket": }"#, "unexpected character '}' at byte 11 (line 1, column 12)"),
+            (#"{"socket": "/x",}"#, "unexpected character '}' at byte 16 (line 1, column 17)"),
+            ("{", "unexpected end of text at byte 1 (line 1, column 2)"),
+            ("", "no JSON value in the text (empty or only whitespace) (line 1, column 1)"),
+            ("{} {}", "unexpected content after the JSON value at byte 3 (line 1, column 4)"),
+            ("{\n  \"idField\": \"ü\"\n  \"socket\": \"/s\"\n}", "unexpected character '\"' at byte 22 (line 3, column 3)"),
+            ("{\"idField\": \"Nidoran♀\" \"x\"}", "unexpected character '\"' at byte 25 (line 1, column 24)"),
+        ])
     func invalidJSON(text: String, problem: String) {
         #expect(parseError(text, path: "/etc/depot.json") == ConfigurationError("config file /etc/depot.json is not valid JSON: \(problem)"))
     }
@@ -106,20 +118,31 @@ struct ConfigurationFileTests {
         }
     }
 
-    @Test("a key given twice is an error naming it, even with the same value", arguments: [
-        (#"{"socket": "/a", "socket": "/b"}"#, "socket"),
-        (#"{"initialLoad": true, "logLevel": "info", "initialLoad": true}"#, "initialLoad"),
-        (#"{"maxMessageBytes": 64, "subscriberQueue": 1, "subscriberQueue": 1, "maxMessageBytes": 64}"#, "subscriberQueue"),
-    ])
+    @Test(
+        "a key given twice is an error naming it, even with the same value",
+        arguments: [
+            (#"{"socket": "/a", "socket": "/b"}"#, "socket"),
+            (#"{"initialLoad": true, "logLevel": "info", "initialLoad": true}"#, "initialLoad"),
+            (#"{"maxMessageBytes": 64, "subscriberQueue": 1, "subscriberQueue": 1, "maxMessageBytes": 64}"#, "subscriberQueue"),
+        ])
     func duplicateKey(text: String, key: String) {
-        #expect(parseError(text, path: "/etc/depot.json")
-            == ConfigurationError("config file /etc/depot.json has the key \"\(key)\" more than once; keep only one"))
+        #expect(
+            parseError(text, path: "/etc/depot.json")
+                == ConfigurationError("config file /etc/depot.json has the key \"\(key)\" more than once; keep only one"))
     }
 
-    @Test("an integer too large to hold gives the setting's range, not \"must be an integer\"", arguments: [
-        (#"{"maxMessageBytes": 99999999999999999999}"#, #""maxMessageBytes" 99999999999999999999 must be an integer between 64 and 1073741824 (default 1048576)"#),
-        (#"{"subscriberQueue": -99999999999999999999}"#, #""subscriberQueue" -99999999999999999999 must be an integer between 1 and 1048576 (default 256)"#),
-    ])
+    @Test(
+        "an integer too large to hold gives the setting's range, not \"must be an integer\"",
+        arguments: [
+            (
+                #"{"maxMessageBytes": 99999999999999999999}"#,
+                #""maxMessageBytes" 99999999999999999999 must be an integer between 64 and 1073741824 (default 1048576)"#
+            ),
+            (
+                #"{"subscriberQueue": -99999999999999999999}"#,
+                #""subscriberQueue" -99999999999999999999 must be an integer between 1 and 1048576 (default 256)"#
+            ),
+        ])
     func integerTooLarge(text: String, problem: String) {
         #expect(parseError(text, path: "/etc/depot.json") == ConfigurationError("config file /etc/depot.json: \(problem)"))
     }

@@ -1,10 +1,10 @@
+import ArgumentParser
 import DepotDaemon
 import DepotPlatform
 import DepotSources
 import DepotTestSupport
 import Logging
 import Testing
-import ArgumentParser
 
 @Suite("DaemonSettings.resolve")
 struct DaemonSettingsTests {
@@ -22,11 +22,13 @@ struct DaemonSettingsTests {
         #expect(settings.initialLoad)
     }
 
-    @Test("default socket and state directory come from RuntimePaths for the given environment and uid", arguments: [
-        ([:], 0, "/run/depot/depotd.sock", "/var/lib/depot"),
-        (["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, "/run/user/1000/depot/depotd.sock", "/home/u/.local/state/depot"),
-        (["RUNTIME_DIRECTORY": "/run/depot", "STATE_DIRECTORY": "/var/lib/depot"], 999, "/run/depot/depotd.sock", "/var/lib/depot"),
-    ] as [([String: String], UInt32, String, String)])
+    @Test(
+        "default socket and state directory come from RuntimePaths for the given environment and uid",
+        arguments: [
+            ([:], 0, "/run/depot/depotd.sock", "/var/lib/depot"),
+            (["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, "/run/user/1000/depot/depotd.sock", "/home/u/.local/state/depot"),
+            (["RUNTIME_DIRECTORY": "/run/depot", "STATE_DIRECTORY": "/var/lib/depot"], 999, "/run/depot/depotd.sock", "/var/lib/depot"),
+        ] as [([String: String], UInt32, String, String)])
     func defaultPaths(environment: [String: String], userID: UInt32, socket: String, state: String) throws {
         let settings = try resolve([], environment: environment, userID: userID)
         let paths = RuntimePaths(environment: environment, userID: userID)
@@ -61,7 +63,8 @@ struct DaemonSettingsTests {
 
         let settings = try resolve(arguments, environment: environment)
 
-        let expected = layers.flag ? "/from/flag.sock" : layers.environment ? "/from/env.sock" : layers.file ? "/from/file.sock" : "/tmp/depot-1000/depotd.sock"
+        let expected =
+            layers.flag ? "/from/flag.sock" : layers.environment ? "/from/env.sock" : layers.file ? "/from/file.sock" : "/tmp/depot-1000/depotd.sock"
         #expect(settings.socketPath == expected)
     }
 
@@ -77,9 +80,12 @@ struct DaemonSettingsTests {
 
         let settings = try resolve(arguments, environment: environment)
 
-        let expected: DepotSources.SourceLocation? = layers.flag ? .file(path: "/from/flag.json")
-            : layers.environment ? .file(path: "/from/env.json")
-            : layers.file ? .file(path: "/from/file.json") : nil
+        let expected: DepotSources.SourceLocation? =
+            layers.flag
+            ? .file(path: "/from/flag.json")
+            : layers.environment
+                ? .file(path: "/from/env.json")
+                : layers.file ? .file(path: "/from/file.json") : nil
         #expect(settings.source == expected)
     }
 
@@ -102,10 +108,12 @@ struct DaemonSettingsTests {
     func everythingFromFile() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let config = directory.write("depot.json", """
-        {"socket": "/s.sock", "source": "file:items.json", "idField": "sku", "maxMessageBytes": 4096,
-         "subscriberQueue": 8, "socketMode": "0600", "logLevel": "debug", "initialLoad": false}
-        """)
+        let config = directory.write(
+            "depot.json",
+            """
+            {"socket": "/s.sock", "source": "file:items.json", "idField": "sku", "maxMessageBytes": 4096,
+             "subscriberQueue": 8, "socketMode": "0600", "logLevel": "debug", "initialLoad": false}
+            """)
 
         let settings = try resolve(["--config", config], workingDirectory: "/srv/depot")
 
@@ -123,10 +131,12 @@ struct DaemonSettingsTests {
     func flagsBeatFile() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let config = directory.write("depot.json", """
-        {"socket": "/s.sock", "source": "file:/f.json", "idField": "sku", "maxMessageBytes": 4096,
-         "subscriberQueue": 8, "socketMode": "0600", "logLevel": "debug", "initialLoad": true}
-        """)
+        let config = directory.write(
+            "depot.json",
+            """
+            {"socket": "/s.sock", "source": "file:/f.json", "idField": "sku", "maxMessageBytes": 4096,
+             "subscriberQueue": 8, "socketMode": "0600", "logLevel": "debug", "initialLoad": true}
+            """)
 
         let settings = try resolve([
             "--config", config, "--socket", "/flag.sock", "--source", "file:///flag.json", "--id-field", "key",
@@ -194,8 +204,9 @@ struct DaemonSettingsTests {
         #expect(try resolve(["--config", absolute], workingDirectory: "/srv").source == .file(path: "/abs.json"))
         // The flag and the environment stay relative to the working directory, config file or not.
         #expect(try resolve(["--config", config, "--source", "file:items.json"], workingDirectory: "/srv").source == .file(path: "/srv/items.json"))
-        #expect(try resolve(["--config", config], environment: ["DEPOT_SOURCE": "file:env.json"], workingDirectory: "/srv").source
-            == .file(path: "/srv/env.json"))
+        #expect(
+            try resolve(["--config", config], environment: ["DEPOT_SOURCE": "file:env.json"], workingDirectory: "/srv").source
+                == .file(path: "/srv/env.json"))
     }
 
     @Test("a relative --config, and a relative source in it, are resolved from the working directory")
@@ -210,17 +221,21 @@ struct DaemonSettingsTests {
         #expect(settings.source == .file(path: directory.file("conf/items.json")))
     }
 
-    @Test("socket modes in octal, with or without a leading zero", arguments: [
-        ("0660", 0o660), ("660", 0o660), ("0600", 0o600), ("0777", 0o777), ("0", 0), ("0000", 0), ("755", 0o755), ("7", 0o7), ("00", 0),
-    ] as [(String, UInt32)])
+    @Test(
+        "socket modes in octal, with or without a leading zero",
+        arguments: [
+            ("0660", 0o660), ("660", 0o660), ("0600", 0o600), ("0777", 0o777), ("0", 0), ("0000", 0), ("755", 0o755), ("7", 0o7), ("00", 0),
+        ] as [(String, UInt32)])
     func socketModes(text: String, mode: UInt32) throws {
         #expect(try resolve(["--socket-mode", text]).socketMode == mode)
     }
 
-    @Test("log levels, in any case", arguments: [
-        ("trace", Logger.Level.trace), ("debug", .debug), ("info", .info), ("notice", .notice),
-        ("warning", .warning), ("error", .error), ("critical", .critical), ("INFO", .info), ("Warning", .warning),
-    ])
+    @Test(
+        "log levels, in any case",
+        arguments: [
+            ("trace", Logger.Level.trace), ("debug", .debug), ("info", .info), ("notice", .notice),
+            ("warning", .warning), ("error", .error), ("critical", .critical), ("INFO", .info), ("Warning", .warning),
+        ])
     func logLevels(text: String, level: Logger.Level) throws {
         #expect(try resolve(["--log-level", text]).logLevel == level)
     }
@@ -241,66 +256,91 @@ struct DaemonSettingsTests {
 
     static let levels = "trace, debug, info, notice, warning, error, critical"
 
-    @Test("invalid flags give an exact ConfigurationError that names the flag", arguments: [
-        (["--socket-mode", "999"], invalidModeMessage("999")),
-        (["--socket-mode", "rw"], invalidModeMessage("rw")),
-        (["--socket-mode", "01777"], invalidModeMessage("01777")),
-        (["--socket-mode", "1000"], invalidModeMessage("1000")),
-        (["--socket-mode", ""], invalidModeMessage("")),
-        (["--socket-mode", "0o660"], invalidModeMessage("0o660")),
-        (["--socket-mode=-1"], invalidModeMessage("-1")),
-        (["--socket-mode=+660"], invalidModeMessage("+660")),
-        (["--socket-mode=-0"], invalidModeMessage("-0")),
-        (["--socket-mode", "00660"], invalidModeMessage("00660")),
-        (["--socket-mode", "0x1A"], invalidModeMessage("0x1A")),
-        (["--socket-mode", " 660"], invalidModeMessage(" 660")),
-        (["--socket-mode", "６６０"], invalidModeMessage("６６０")),
-        (["--socket-mode", "0800"], invalidModeMessage("0800")),
-        (["--log-level", "loud"], #"--log-level "loud" is not one of \#(levels)"#),
-        (["--log-level", ""], #"--log-level "" is not one of \#(levels)"#),
-        (["--subscriber-queue", "0"], "--subscriber-queue 0 must be an integer between 1 and 1048576 (default 256)"),
-        (["--subscriber-queue=-5"], "--subscriber-queue -5 must be an integer between 1 and 1048576 (default 256)"),
-        (["--subscriber-queue", "1048577"], "--subscriber-queue 1048577 must be an integer between 1 and 1048576 (default 256)"),
-        (["--max-message-bytes", "10"], "--max-message-bytes 10 must be an integer between 64 and 1073741824 (default 1048576)"),
-        (["--max-message-bytes", "63"], "--max-message-bytes 63 must be an integer between 64 and 1073741824 (default 1048576)"),
-        (["--max-message-bytes", "1073741825"], "--max-message-bytes 1073741825 must be an integer between 64 and 1073741824 (default 1048576)"),
-        (["--max-message-bytes", "9223372036854775807"], "--max-message-bytes 9223372036854775807 must be an integer between 64 and 1073741824 (default 1048576)"),
-        (["--id-field", ""], "--id-field is empty; give the member that holds each item's id, such as id"),
-        (["--socket", ""], "--socket is empty; give the socket's path, such as /run/depot/depotd.sock"),
-        (["--config", ""], "--config is empty; give the path of a JSON config file"),
-        (["--source", ""], "--source is empty: give file:PATH or an https:// URL"),
-        (["--source", "https://u:pw@x/items"], #"--source "https://…@x/items" has a user name or password in it; remove it from the URL and send credentials as a header read from a file ("headerFiles" or "headerCredentials" in the config file)"#),
-        (["--source", "items.json"], #"--source "items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:items.json?"#),
-        (["--source", "file:"], #"--source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
-        (["--source", "file://"], #"--source "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
-        (["--source", "file:///a%zz"], #"--source "file:///a%zz" has an invalid percent escape "%zz": % must be followed by two hex digits; write %25 for a % itself"#),
-        (["--source", "file://rel/items.json"], #"--source "file://rel/items.json" needs an absolute path after file://, as in file:///var/lib/depot/items.json; for a relative path write file:rel/items.json"#),
-    ] as [([String], String)])
+    @Test(
+        "invalid flags give an exact ConfigurationError that names the flag",
+        arguments: [
+            (["--socket-mode", "999"], invalidModeMessage("999")),
+            (["--socket-mode", "rw"], invalidModeMessage("rw")),
+            (["--socket-mode", "01777"], invalidModeMessage("01777")),
+            (["--socket-mode", "1000"], invalidModeMessage("1000")),
+            (["--socket-mode", ""], invalidModeMessage("")),
+            (["--socket-mode", "0o660"], invalidModeMessage("0o660")),
+            (["--socket-mode=-1"], invalidModeMessage("-1")),
+            (["--socket-mode=+660"], invalidModeMessage("+660")),
+            (["--socket-mode=-0"], invalidModeMessage("-0")),
+            (["--socket-mode", "00660"], invalidModeMessage("00660")),
+            (["--socket-mode", "0x1A"], invalidModeMessage("0x1A")),
+            (["--socket-mode", " 660"], invalidModeMessage(" 660")),
+            (["--socket-mode", "６６０"], invalidModeMessage("６６０")),
+            (["--socket-mode", "0800"], invalidModeMessage("0800")),
+            (["--log-level", "loud"], #"--log-level "loud" is not one of \#(levels)"#),
+            (["--log-level", ""], #"--log-level "" is not one of \#(levels)"#),
+            (["--subscriber-queue", "0"], "--subscriber-queue 0 must be an integer between 1 and 1048576 (default 256)"),
+            (["--subscriber-queue=-5"], "--subscriber-queue -5 must be an integer between 1 and 1048576 (default 256)"),
+            (["--subscriber-queue", "1048577"], "--subscriber-queue 1048577 must be an integer between 1 and 1048576 (default 256)"),
+            (["--max-message-bytes", "10"], "--max-message-bytes 10 must be an integer between 64 and 1073741824 (default 1048576)"),
+            (["--max-message-bytes", "63"], "--max-message-bytes 63 must be an integer between 64 and 1073741824 (default 1048576)"),
+            (["--max-message-bytes", "1073741825"], "--max-message-bytes 1073741825 must be an integer between 64 and 1073741824 (default 1048576)"),
+            (
+                ["--max-message-bytes", "9223372036854775807"],
+                "--max-message-bytes 9223372036854775807 must be an integer between 64 and 1073741824 (default 1048576)"
+            ),
+            (["--id-field", ""], "--id-field is empty; give the member that holds each item's id, such as id"),
+            (["--socket", ""], "--socket is empty; give the socket's path, such as /run/depot/depotd.sock"),
+            (["--config", ""], "--config is empty; give the path of a JSON config file"),
+            (["--source", ""], "--source is empty: give file:PATH or an https:// URL"),
+            (
+                ["--source", "https://u:pw@x/items"],
+                #"--source "https://…@x/items" has a user name or password in it; remove it from the URL and send credentials as a header read from a file ("headerFiles" or "headerCredentials" in the config file)"#
+            ),
+            (
+                ["--source", "items.json"],
+                #"--source "items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:items.json?"#
+            ),
+            (["--source", "file:"], #"--source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
+            (["--source", "file://"], #"--source "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
+            (
+                ["--source", "file:///a%zz"],
+                #"--source "file:///a%zz" has an invalid percent escape "%zz": % must be followed by two hex digits; write %25 for a % itself"#
+            ),
+            (
+                ["--source", "file://rel/items.json"],
+                #"--source "file://rel/items.json" needs an absolute path after file://, as in file:///var/lib/depot/items.json; for a relative path write file:rel/items.json"#
+            ),
+        ] as [([String], String)])
     func invalidFlags(arguments: [String], message: String) {
         #expect(configurationError(arguments) == ConfigurationError(message))
     }
 
     @Test("invalid values from the environment name the variable")
     func invalidFromEnvironment() throws {
-        #expect(configurationError([], environment: ["DEPOT_SOURCE": "ftp://host/items.json"])
-            == ConfigurationError(#"DEPOT_SOURCE "ftp://host/items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL"#))
-        #expect(configurationError([], environment: ["DEPOT_SOURCE": "file://"])
-            == ConfigurationError(#"DEPOT_SOURCE "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#))
+        #expect(
+            configurationError([], environment: ["DEPOT_SOURCE": "ftp://host/items.json"])
+                == ConfigurationError(
+                    #"DEPOT_SOURCE "ftp://host/items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL"#))
+        #expect(
+            configurationError([], environment: ["DEPOT_SOURCE": "file://"])
+                == ConfigurationError(#"DEPOT_SOURCE "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#))
     }
 
-    @Test("invalid values from the config file name the file and the key", arguments: [
-        (#"{"socketMode": "999"}"#, #""socketMode" "999" is not an octal permission between 0000 and 0777, such as 0660"#),
-        (#"{"socketMode": "+660"}"#, #""socketMode" "+660" is not an octal permission between 0000 and 0777, such as 0660"#),
-        (#"{"logLevel": "loud"}"#, #""logLevel" "loud" is not one of \#(levels)"#),
-        (#"{"subscriberQueue": 0}"#, #""subscriberQueue" 0 must be an integer between 1 and 1048576 (default 256)"#),
-        (#"{"subscriberQueue": 2000000}"#, #""subscriberQueue" 2000000 must be an integer between 1 and 1048576 (default 256)"#),
-        (#"{"maxMessageBytes": 10}"#, #""maxMessageBytes" 10 must be an integer between 64 and 1073741824 (default 1048576)"#),
-        (#"{"maxMessageBytes": -1}"#, #""maxMessageBytes" -1 must be an integer between 64 and 1073741824 (default 1048576)"#),
-        (#"{"idField": ""}"#, #""idField" is empty; give the member that holds each item's id, such as id"#),
-        (#"{"socket": ""}"#, #""socket" is empty; give the socket's path, such as /run/depot/depotd.sock"#),
-        (#"{"source": ""}"#, #""source" is empty: give file:PATH or an https:// URL"#),
-        (#"{"source": "plain/path"}"#, #""source" "plain/path" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:plain/path?"#),
-    ])
+    @Test(
+        "invalid values from the config file name the file and the key",
+        arguments: [
+            (#"{"socketMode": "999"}"#, #""socketMode" "999" is not an octal permission between 0000 and 0777, such as 0660"#),
+            (#"{"socketMode": "+660"}"#, #""socketMode" "+660" is not an octal permission between 0000 and 0777, such as 0660"#),
+            (#"{"logLevel": "loud"}"#, #""logLevel" "loud" is not one of \#(levels)"#),
+            (#"{"subscriberQueue": 0}"#, #""subscriberQueue" 0 must be an integer between 1 and 1048576 (default 256)"#),
+            (#"{"subscriberQueue": 2000000}"#, #""subscriberQueue" 2000000 must be an integer between 1 and 1048576 (default 256)"#),
+            (#"{"maxMessageBytes": 10}"#, #""maxMessageBytes" 10 must be an integer between 64 and 1073741824 (default 1048576)"#),
+            (#"{"maxMessageBytes": -1}"#, #""maxMessageBytes" -1 must be an integer between 64 and 1073741824 (default 1048576)"#),
+            (#"{"idField": ""}"#, #""idField" is empty; give the member that holds each item's id, such as id"#),
+            (#"{"socket": ""}"#, #""socket" is empty; give the socket's path, such as /run/depot/depotd.sock"#),
+            (#"{"source": ""}"#, #""source" is empty: give file:PATH or an https:// URL"#),
+            (
+                #"{"source": "plain/path"}"#,
+                #""source" "plain/path" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:plain/path?"#
+            ),
+        ])
     func invalidFromConfigFile(text: String, problem: String) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -315,8 +355,9 @@ struct DaemonSettingsTests {
         defer { directory.remove() }
         directory.write("depot.json", #"{"socketMode": "999"}"#)
 
-        #expect(configurationError(["--config", "depot.json"], workingDirectory: directory.path)
-            == ConfigurationError(Self.invalidModeMessage("999", from: "config file \(directory.file("depot.json")): \"socketMode\"")))
+        #expect(
+            configurationError(["--config", "depot.json"], workingDirectory: directory.path)
+                == ConfigurationError(Self.invalidModeMessage("999", from: "config file \(directory.file("depot.json")): \"socketMode\"")))
     }
 
     @Test("a valid flag hides an invalid value in a lower layer")
@@ -324,8 +365,9 @@ struct DaemonSettingsTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let config = directory.write("depot.json", #"{"socketMode": "999", "logLevel": "loud", "source": "ftp://x"}"#)
-        let settings = try resolve(["--config", config, "--socket-mode", "0600", "--log-level", "debug", "--source", "file:/ok.json"],
-                                   environment: ["DEPOT_SOURCE": "ftp://also-bad"])
+        let settings = try resolve(
+            ["--config", config, "--socket-mode", "0600", "--log-level", "debug", "--source", "file:/ok.json"],
+            environment: ["DEPOT_SOURCE": "ftp://also-bad"])
         #expect(settings.socketMode == 0o600)
         #expect(settings.logLevel == .debug)
         #expect(settings.source == .file(path: "/ok.json"))
@@ -339,8 +381,11 @@ struct DaemonSettingsTests {
         #expect(configurationError(["--config", missing]) == ConfigurationError("config file: cannot read \(missing): No such file or directory"))
 
         let typo = directory.write("typo.json", #"{"sockett": "/x"}"#)
-        #expect(configurationError(["--config", typo, "--socket", "/flag.sock"])
-            == ConfigurationError(#"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"#))
+        #expect(
+            configurationError(["--config", typo, "--socket", "/flag.sock"])
+                == ConfigurationError(
+                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"#
+                ))
     }
 
     @Test("a relative --config is read from the given working directory, like a relative source")

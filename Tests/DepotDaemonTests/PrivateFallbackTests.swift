@@ -1,32 +1,35 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DepotDaemon
-import DepotSystemd
 import DepotPlatform
 import DepotSources
+import DepotSystemd
 import DepotTestSupport
 import Logging
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite("The private fallback directory under /tmp")
 struct PrivateFallbackTests {
-    @Test("privateDirectory is /tmp/depot-$UID exactly when the socket, or the state directory (the cache, the default collection), is in it", arguments: [
-        ([], [:], 1000, "/tmp/depot-1000"),
-        ([], ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, nil),
-        ([], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, "/tmp/depot-1000"),
-        // The cache is in the state directory, whatever the source; without a cache a source file needs none.
-        (["--source", "file:/srv/items.json"], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, "/tmp/depot-1000"),
-        (["--source", "file:/srv/items.json", "--no-cache"], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, nil),
-        (["--source", "file:/srv/items.json"], ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, nil),
-        (["--source", "file:/srv/items.json"], [:], 1000, "/tmp/depot-1000"),
-        ([], ["HOME": "/home/u"], 1000, "/tmp/depot-1000"),
-        (["--socket", "/srv/depotd.sock"], ["HOME": "/home/u"], 1000, nil),
-        (["--socket", "/tmp/depot-1000/other.sock"], ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, "/tmp/depot-1000"),
-        (["--socket", "/tmp/depot-10000/depotd.sock"], ["HOME": "/home/u"], 1000, nil),
-        ([], ["RUNTIME_DIRECTORY": ":", "STATE_DIRECTORY": ""], 1000, "/tmp/depot-1000"),
-        ([], [:], 0, nil),
-    ] as [([String], [String: String], UInt32, String?)])
+    @Test(
+        "privateDirectory is /tmp/depot-$UID exactly when the socket, or the state directory (the cache, the default collection), is in it",
+        arguments: [
+            ([], [:], 1000, "/tmp/depot-1000"),
+            ([], ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, nil),
+            ([], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, "/tmp/depot-1000"),
+            // The cache is in the state directory, whatever the source; without a cache a source file needs none.
+            (["--source", "file:/srv/items.json"], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, "/tmp/depot-1000"),
+            (["--source", "file:/srv/items.json", "--no-cache"], ["XDG_RUNTIME_DIR": "/run/user/1000"], 1000, nil),
+            (["--source", "file:/srv/items.json"], ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, nil),
+            (["--source", "file:/srv/items.json"], [:], 1000, "/tmp/depot-1000"),
+            ([], ["HOME": "/home/u"], 1000, "/tmp/depot-1000"),
+            (["--socket", "/srv/depotd.sock"], ["HOME": "/home/u"], 1000, nil),
+            (["--socket", "/tmp/depot-1000/other.sock"], ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"], 1000, "/tmp/depot-1000"),
+            (["--socket", "/tmp/depot-10000/depotd.sock"], ["HOME": "/home/u"], 1000, nil),
+            ([], ["RUNTIME_DIRECTORY": ":", "STATE_DIRECTORY": ""], 1000, "/tmp/depot-1000"),
+            ([], [:], 0, nil),
+        ] as [([String], [String: String], UInt32, String?)])
     func privateDirectory(arguments: [String], environment: [String: String], userID: UInt32, expected: String?) throws {
         #expect(try resolve(arguments, environment: environment, userID: userID).privateDirectory == expected)
     }
@@ -49,7 +52,9 @@ struct PrivateFallbackTests {
         settings.privateDirectory = shared
 
         let error = try await #require(throws: SystemError.self) {
-            try await Daemon(options: DaemonOptions(), settings: settings, workingDirectory: directory.path, level: LogLevelControl(.info), logger: Self.logger).run()
+            try await Daemon(
+                options: DaemonOptions(), settings: settings, workingDirectory: directory.path, level: LogLevelControl(.info), logger: Self.logger
+            ).run()
         }
 
         #expect(error.description == "refusing to use \(shared): it is writable by others (mode 0777); remove it or set XDG_RUNTIME_DIR")
@@ -66,10 +71,14 @@ struct PrivateFallbackTests {
         settings.privateDirectory = shared
 
         let error = try await #require(throws: SystemError.self) {
-            try await Daemon(options: DaemonOptions(), settings: settings, workingDirectory: directory.path, level: LogLevelControl(.info), logger: Self.logger).run()
+            try await Daemon(
+                options: DaemonOptions(), settings: settings, workingDirectory: directory.path, level: LogLevelControl(.info), logger: Self.logger
+            ).run()
         }
 
-        #expect(error.description == "refusing to use \(shared): it is a symbolic link, not a directory; remove it or set XDG_RUNTIME_DIR and XDG_STATE_HOME")
+        #expect(
+            error.description
+                == "refusing to use \(shared): it is a symbolic link, not a directory; remove it or set XDG_RUNTIME_DIR and XDG_STATE_HOME")
         #expect(!Directories.exists(directory.file(".local")))
     }
 

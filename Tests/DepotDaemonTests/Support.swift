@@ -1,7 +1,7 @@
+import ArgumentParser
 import DepotDaemon
 import DepotPlatform
 import Testing
-import ArgumentParser
 
 /// Parses `arguments` as depotd's flags and resolves them against `environment`, a non-root uid and
 /// `workingDirectory`; nothing is read from this process's environment or working directory.

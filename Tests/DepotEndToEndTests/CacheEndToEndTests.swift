@@ -1,4 +1,3 @@
-import depot_cache_writer
 import DepotCache
 import DepotClient
 import DepotCore
@@ -7,6 +6,7 @@ import DepotTestSupport
 import Foundation
 import Logging
 import Testing
+import depot_cache_writer
 
 #if canImport(Glibc)
 import Glibc
@@ -50,7 +50,9 @@ struct CacheEndToEndTests {
         #expect(state["fetchedAt"] == loaded["fetchedAt"], "the fetch time of the list the first run saved")
 
         let shown = try await second.depotctl(["state"])
-        #expect(shown.standardOutput.hasPrefix("success · 3 items · cache, fetched \(loaded["fetchedAt"]?.stringValue ?? "?"), stale"), "\(shown.standardOutput)")
+        #expect(
+            shown.standardOutput.hasPrefix("success · 3 items · cache, fetched \(loaded["fetchedAt"]?.stringValue ?? "?"), stale"),
+            "\(shown.standardOutput)")
         try await second.kill()
     }
 

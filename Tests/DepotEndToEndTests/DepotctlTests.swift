@@ -173,9 +173,12 @@ struct DepotctlTests {
         defer { directory.remove() }
         let missing = directory.file("nobody-here.sock")
         for arguments in [["state"], ["watch"], ["remove", "1"]] {
-            let result = try await CommandResult.run(Binaries.depotctl, arguments + ["--socket", missing], environment: Daemon.environment(in: directory))
+            let result = try await CommandResult.run(
+                Binaries.depotctl, arguments + ["--socket", missing], environment: Daemon.environment(in: directory))
             #expect(result.status == 3)
-            #expect(result.standardError == "depotctl: no socket at \(missing): depotd is not running there; start it with `depotd`, or give the right --socket\n")
+            #expect(
+                result.standardError
+                    == "depotctl: no socket at \(missing): depotd is not running there; start it with `depotd`, or give the right --socket\n")
         }
     }
 }

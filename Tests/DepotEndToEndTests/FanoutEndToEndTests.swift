@@ -15,11 +15,11 @@ struct FanoutEndToEndTests {
                 subscriptions.append(try await daemon.connect().subscribe())
             }
             let control = try await daemon.connect()
-            _ = try await control.call("load")                                                   // 1 loading, 2 success
-            _ = try await control.call("remove", params: ["id": "3", "optimistic": true])        // 3 success (optimistic), 4 success
-            _ = try await control.call("remove", params: ["id": "5"])                            // 5 loading, 6 success
-            _ = try await control.call("wipe")                                                   // 7 idle
-            _ = try await control.call("load")                                                   // 8 loading, 9 success
+            _ = try await control.call("load")  // 1 loading, 2 success
+            _ = try await control.call("remove", params: ["id": "3", "optimistic": true])  // 3 success (optimistic), 4 success
+            _ = try await control.call("remove", params: ["id": "5"])  // 5 loading, 6 success
+            _ = try await control.call("wipe")  // 7 idle
+            _ = try await control.call("load")  // 8 loading, 9 success
 
             var sequences: [[StateChange]] = []
             for subscription in subscriptions {
@@ -32,7 +32,10 @@ struct FanoutEndToEndTests {
             }
             for sequence in sequences {
                 #expect(sequence.map(\.seq) == Array(0...9))
-                #expect(sequence.map(\.status) == ["idle", "loading", "success", "success", "success", "loading", "success", "idle", "loading", "success"])
+                #expect(
+                    sequence.map(\.status) == [
+                        "idle", "loading", "success", "success", "success", "loading", "success", "idle", "loading", "success",
+                    ])
                 #expect(sequence.map(\.state) == sequences[0].map(\.state))
             }
             let finalIDs = sequences[0].last?.state["items"]?.arrayValue?.compactMap { $0["id"]?.numberValue?.intValue }

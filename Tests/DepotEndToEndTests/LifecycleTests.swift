@@ -44,7 +44,8 @@ struct LifecycleTests {
         #expect(soft.flatMap { Int($0) } == (hard == Int.max ? nil : hard), "\(line ?? "no Max open files line")")
     }
 
-    @Test("SIGTERM and SIGINT: subscribers see their connection close, the socket file is removed, the exit status is 0", arguments: [SIGTERM, SIGINT])
+    @Test(
+        "SIGTERM and SIGINT: subscribers see their connection close, the socket file is removed, the exit status is 0", arguments: [SIGTERM, SIGINT])
     func terminate(signal: Int32) async throws {
         let directory = TemporaryDirectory()
         let daemon = try await Daemon.start(["--source", Daemon.writeItems(3, in: directory)], directory: directory)
@@ -72,7 +73,8 @@ struct LifecycleTests {
         defer { Task { await second.cleanUp() } }
         #expect(try await second.connect().call("state")["seq"] != nil)
 
-        let intruder = try ChildProcess(Binaries.depotd, ["--socket", second.socketPath, "--source", source], environment: Daemon.environment(in: directory))
+        let intruder = try ChildProcess(
+            Binaries.depotd, ["--socket", second.socketPath, "--source", source], environment: Daemon.environment(in: directory))
         let status = try await intruder.waitForExit()
         #expect(status == 1)
         #expect(intruder.standardError.value.contains("another depotd is already listening on \(second.socketPath)"))
@@ -85,10 +87,14 @@ struct LifecycleTests {
         defer { directory.remove() }
         let fromFile = Daemon.writeItems(1, in: directory, name: "file.json")
         let fromEnvironment = Daemon.writeItems(2, in: directory, name: "env.json")
-        let config = directory.write("depotd.json", """
+        let config = directory.write(
+            "depotd.json",
+            """
             {"source": "\(fromFile)", "socket": "\(directory.file("config.sock"))", "subscriberQueue": 4, "initialLoad": true}
             """)
-        let environment = Daemon.environment(in: directory).merging(["DEPOT_SOURCE": fromEnvironment, "DEPOT_SOCKET": directory.file("env.sock")]) { _, new in new }
+        let environment = Daemon.environment(in: directory).merging(["DEPOT_SOURCE": fromEnvironment, "DEPOT_SOCKET": directory.file("env.sock")]) {
+            _, new in new
+        }
         let process = try ChildProcess(Binaries.depotd, ["--config", config], environment: environment)
         try await process.waitForError(containing: "listening on \(directory.file("env.sock"))")
         try await process.waitForError(containing: "loaded 2 items")
@@ -112,7 +118,8 @@ struct LifecycleTests {
             (["--config", directory.file("missing.json")], "missing.json"),
         ]
         for (arguments, mention) in cases {
-            let result = try await CommandResult.run(Binaries.depotd, ["--socket", directory.file("x.sock")] + arguments, environment: Daemon.environment(in: directory))
+            let result = try await CommandResult.run(
+                Binaries.depotd, ["--socket", directory.file("x.sock")] + arguments, environment: Daemon.environment(in: directory))
             #expect(result.status != 0, "\(arguments)")
             #expect(result.standardError.contains(mention), "\(arguments): \(result.standardError)")
         }
@@ -134,7 +141,10 @@ struct LifecycleTests {
     func help() async throws {
         let result = try await CommandResult.run(Binaries.depotd, ["--help"], environment: ["PATH": "/usr/bin:/bin"])
         #expect(result.status == 0)
-        for option in ["--socket", "--source", "--id-field", "--config", "--max-message-bytes", "--subscriber-queue", "--socket-mode", "--log-level", "--no-initial-load", "DEPOT_SOCKET", "DEPOT_SOURCE"] {
+        for option in [
+            "--socket", "--source", "--id-field", "--config", "--max-message-bytes", "--subscriber-queue", "--socket-mode", "--log-level",
+            "--no-initial-load", "DEPOT_SOCKET", "DEPOT_SOURCE",
+        ] {
             #expect(result.standardOutput.contains(option), "\(option) is documented")
         }
     }

@@ -1,8 +1,8 @@
 import DepotClient
-import DepotWire
 import DepotJSON
 import DepotSchema
 import DepotTestSupport
+import DepotWire
 import Foundation
 import Testing
 

@@ -32,7 +32,9 @@ struct SystemdProtocolTests {
     func statusFollowsSubscribers() async throws {
         let directory = TemporaryDirectory()
         let notify = try NotifySocket(path: directory.file("notify"))
-        try await withDaemonProcess(["--source", Daemon.writeItems(2, in: directory)], directory: directory, environment: ["NOTIFY_SOCKET": notify.address]) { daemon in
+        try await withDaemonProcess(
+            ["--source", Daemon.writeItems(2, in: directory)], directory: directory, environment: ["NOTIFY_SOCKET": notify.address]
+        ) { daemon in
             _ = try await notify.receive(until: { NotifySocket.fields($0)["READY"] == "1" })
             let first = try await daemon.connect().subscribe()
             let second = try await daemon.connect().subscribe()
@@ -79,7 +81,10 @@ struct SystemdProtocolTests {
     func watchdogKeepAlives() async throws {
         let directory = TemporaryDirectory()
         let notify = try NotifySocket(path: directory.file("notify"))
-        try await withDaemonProcess(["--source", Daemon.writeItems(1, in: directory)], directory: directory, environment: ["NOTIFY_SOCKET": notify.address, "WATCHDOG_USEC": "400000"]) { _ in
+        try await withDaemonProcess(
+            ["--source", Daemon.writeItems(1, in: directory)], directory: directory,
+            environment: ["NOTIFY_SOCKET": notify.address, "WATCHDOG_USEC": "400000"]
+        ) { _ in
             var keepAlives = 0
             while keepAlives < 3 {
                 if try await notify.receive() == "WATCHDOG=1" { keepAlives += 1 }
@@ -96,7 +101,10 @@ struct SystemdProtocolTests {
         let listener = try ListeningSocket(path: path)
         let daemon = try ChildProcess(
             "/bin/sh",
-            ["-c", "LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=depotd exec \"$0\" \"$@\"", Binaries.depotd, "--source", Daemon.writeItems(4, in: directory)],
+            [
+                "-c", "LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=depotd exec \"$0\" \"$@\"", Binaries.depotd, "--source",
+                Daemon.writeItems(4, in: directory),
+            ],
             environment: Daemon.environment(in: directory),
             descriptors: [3: listener.fd]
         )

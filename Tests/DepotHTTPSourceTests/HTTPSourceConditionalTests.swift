@@ -8,7 +8,9 @@ import Testing
 @Suite("HTTPSource: conditional GET")
 struct HTTPSourceConditionalTests {
     /// A server with one version of the list: 304 when the request names it, else 200 with both validators.
-    static func versioned(etag: String = #""v1""#, lastModified: String = "Wed, 21 Oct 2015 07:28:00 GMT") -> @Sendable (HTTPTestServer.Request) -> HTTPTestServer.Reply {
+    static func versioned(
+        etag: String = #""v1""#, lastModified: String = "Wed, 21 Oct 2015 07:28:00 GMT"
+    ) -> @Sendable (HTTPTestServer.Request) -> HTTPTestServer.Reply {
         { request in
             if request.header("If-None-Match") == etag {
                 return .respond(status: 304, headers: [("ETag", etag)])
@@ -42,7 +44,10 @@ struct HTTPSourceConditionalTests {
         try await withServer(Self.versioned(etag: #"W/"v2""#)) { server in
             let old = try #require(SourceVersion(etag: #""v1""#, lastModified: nil))
             let listing = try await httpSource(server).fetchItems(ifChangedSince: old)
-            guard case .items(let items, let version) = listing else { Issue.record("expected items, got \(listing)"); return }
+            guard case .items(let items, let version) = listing else {
+                Issue.record("expected items, got \(listing)")
+                return
+            }
             #expect(items.count == 3)
             #expect(version?.etag == #"W/"v2""#)
             #expect(server.requests.value.first?.header("If-None-Match") == #""v1""#)

@@ -20,11 +20,13 @@ struct HTTPSourceDeleteTests {
         }
     }
 
-    @Test("the id is percent-encoded as one path segment", arguments: [
-        ("a/b c", "/items/a%2Fb%20c"),
-        ("ü?#&%", "/items/%C3%BC%3F%23%26%25"),
-        ("safe-._~AZ09", "/items/safe-._~AZ09"),
-    ])
+    @Test(
+        "the id is percent-encoded as one path segment",
+        arguments: [
+            ("a/b c", "/items/a%2Fb%20c"),
+            ("ü?#&%", "/items/%C3%BC%3F%23%26%25"),
+            ("safe-._~AZ09", "/items/safe-._~AZ09"),
+        ])
     func percentEncoding(id: String, uri: String) async throws {
         try await withServer({ _ in .respond(status: 204) }) { server in
             try await Self.deletable(server).deleteItem(id: id)
@@ -36,7 +38,9 @@ struct HTTPSourceDeleteTests {
     func notFound() async throws {
         try await withServer({ _ in .respond(status: 404) }) { server in
             let error = try #require(await #expect(throws: SourceError.self) { try await Self.deletable(server).deleteItem(id: "a/b") })
-            #expect(error == SourceError(.notFound, #"DELETE \#(server.url("/items/a%2Fb")) answered 404 Not Found: the server has no item with id "a/b""#))
+            #expect(
+                error
+                    == SourceError(.notFound, #"DELETE \#(server.url("/items/a%2Fb")) answered 404 Not Found: the server has no item with id "a/b""#))
         }
     }
 
@@ -44,7 +48,12 @@ struct HTTPSourceDeleteTests {
     func refused() async throws {
         try await withServer({ _ in .respond(status: 500) }) { server in
             let error = try #require(await #expect(throws: SourceError.self) { try await Self.deletable(server).deleteItem(id: "7") })
-            #expect(error == SourceError(.refused, "DELETE \(server.url("/items/7")) answered 500 Internal Server Error, so the item was not removed; the server failed; try again later, or look at the server's logs"))
+            #expect(
+                error
+                    == SourceError(
+                        .refused,
+                        "DELETE \(server.url("/items/7")) answered 500 Internal Server Error, so the item was not removed; the server failed; try again later, or look at the server's logs"
+                    ))
         }
     }
 
@@ -52,10 +61,12 @@ struct HTTPSourceDeleteTests {
     func noDeleteURL() async throws {
         try await withServer({ _ in .respond(status: 204) }) { server in
             let error = try #require(await #expect(throws: SourceError.self) { try await httpSource(server).deleteItem(id: "7") })
-            #expect(error == SourceError(
-                .refused,
-                #"\#(server.url("/items")) allows no removals: no delete URL is set; set --delete-url ("deleteURL" in the config file) to the URL that deletes one item, with {id} where the id goes, as in http://HOST/items/{id}"#
-            ))
+            #expect(
+                error
+                    == SourceError(
+                        .refused,
+                        #"\#(server.url("/items")) allows no removals: no delete URL is set; set --delete-url ("deleteURL" in the config file) to the URL that deletes one item, with {id} where the id goes, as in http://HOST/items/{id}"#
+                    ))
             #expect(server.requests.value.isEmpty)
         }
     }
@@ -72,7 +83,10 @@ struct HTTPSourceDeleteTests {
             let repository = makeRepository(try Self.deletable(server))
             _ = try await repository.load().result.get()
             let missing = await repository.remove(id: "c", optimistic: true).result
-            guard case .failure(let error) = missing else { Issue.record("expected a failure"); return }
+            guard case .failure(let error) = missing else {
+                Issue.record("expected a failure")
+                return
+            }
             #expect(error.kind == .notFound)
             #expect(error.state.state.items?.count == 3)
             _ = try await repository.remove(id: "2").result.get()

@@ -27,10 +27,12 @@ struct HTTPSourceFetchTests {
         }
     }
 
-    @Test("200 with the array under --items-path, one member or a dotted path", arguments: [
-        ("results", #"{"count":3,"results":\#(threeItems)}"#),
-        ("data.results", #"{"data":{"results":\#(threeItems)},"next":null}"#),
-    ])
+    @Test(
+        "200 with the array under --items-path, one member or a dotted path",
+        arguments: [
+            ("results", #"{"count":3,"results":\#(threeItems)}"#),
+            ("data.results", #"{"data":{"results":\#(threeItems)},"next":null}"#),
+        ])
     func itemsPath(path: String, body: String) async throws {
         try await withServer({ _ in .respond(status: 200, body: body) }) { server in
             let source = try httpSource(server) { $0.itemsPath = try ItemsPath(parsing: path) }
@@ -38,13 +40,21 @@ struct HTTPSourceFetchTests {
         }
     }
 
-    @Test("a body that is not the array named is invalid data, with what was found and what to set", arguments: [
-        ("", #"{"results":[]}"#, #"the response is an object, not a JSON array of items; if the items are in a member, name it with --items-path ("itemsPath"), as in results"#),
-        ("results", #"{"data":[],"count":0}"#, #"the response has no member "results" (it has "data", "count"); check --items-path ("itemsPath")"#),
-        ("data.results", #"{"data":[1]}"#, #""data" is an array, not an object with a member "results"; check --items-path ("itemsPath")"#),
-        ("results", #"{"results":{"a":1}}"#, #""results" is an object, not a JSON array of items"#),
-        ("", #""text""#, "the response is a string, not a JSON array of items"),
-    ])
+    @Test(
+        "a body that is not the array named is invalid data, with what was found and what to set",
+        arguments: [
+            (
+                "", #"{"results":[]}"#,
+                #"the response is an object, not a JSON array of items; if the items are in a member, name it with --items-path ("itemsPath"), as in results"#
+            ),
+            (
+                "results", #"{"data":[],"count":0}"#,
+                #"the response has no member "results" (it has "data", "count"); check --items-path ("itemsPath")"#
+            ),
+            ("data.results", #"{"data":[1]}"#, #""data" is an array, not an object with a member "results"; check --items-path ("itemsPath")"#),
+            ("results", #"{"results":{"a":1}}"#, #""results" is an object, not a JSON array of items"#),
+            ("", #""text""#, "the response is a string, not a JSON array of items"),
+        ])
     func notAnArray(path: String, body: String, problem: String) async throws {
         try await withServer({ _ in .respond(status: 200, body: body) }) { server in
             let source = try httpSource(server) { if !path.isEmpty { $0.itemsPath = try ItemsPath(parsing: path) } }
@@ -57,10 +67,12 @@ struct HTTPSourceFetchTests {
     func garbage() async throws {
         try await withServer({ _ in .respond(status: 200, body: "<html>oops</html>") }) { server in
             let error = try #require(await #expect(throws: SourceError.self) { _ = try await httpSource(server).fetchItems() })
-            #expect(error == SourceError(
-                .invalidData,
-                "GET \(server.url("/items")) answered with a body that is not valid JSON: unexpected character '<' at byte 0 (line 1, column 1); check that the URL serves a JSON array of items"
-            ))
+            #expect(
+                error
+                    == SourceError(
+                        .invalidData,
+                        "GET \(server.url("/items")) answered with a body that is not valid JSON: unexpected character '<' at byte 0 (line 1, column 1); check that the URL serves a JSON array of items"
+                    ))
         }
     }
 
@@ -68,7 +80,12 @@ struct HTTPSourceFetchTests {
     func serverError() async throws {
         try await withServer({ _ in .respond(status: 500, body: "secret stack trace") }) { server in
             let error = try #require(await #expect(throws: SourceError.self) { _ = try await httpSource(server).fetchItems() })
-            #expect(error == SourceError(.unavailable, "GET \(server.url("/items")) answered 500 Internal Server Error; the server failed; try again later, or look at the server's logs"))
+            #expect(
+                error
+                    == SourceError(
+                        .unavailable,
+                        "GET \(server.url("/items")) answered 500 Internal Server Error; the server failed; try again later, or look at the server's logs"
+                    ))
         }
     }
 
@@ -78,7 +95,10 @@ struct HTTPSourceFetchTests {
             let missing = try #require(await #expect(throws: SourceError.self) { _ = try await httpSource(server, "/gone").fetchItems() })
             #expect(missing.message == "GET \(server.url("/gone")) answered 404 Not Found; check the URL")
             let denied = try #require(await #expect(throws: SourceError.self) { _ = try await httpSource(server).fetchItems() })
-            #expect(denied.message == #"GET \#(server.url("/items")) answered 401 Unauthorized; check the credentials sent in "headerFiles" or "headerCredentials" in the config file"#)
+            #expect(
+                denied.message
+                    == #"GET \#(server.url("/items")) answered 401 Unauthorized; check the credentials sent in "headerFiles" or "headerCredentials" in the config file"#
+            )
         }
     }
 
@@ -87,10 +107,12 @@ struct HTTPSourceFetchTests {
         try await withServer({ _ in .hang }) { server in
             let source = try httpSource(server) { $0.requestTimeout = .milliseconds(500) }
             let error = try #require(await #expect(throws: SourceError.self) { _ = try await source.fetchItems() })
-            #expect(error == SourceError(
-                .unavailable,
-                "GET \(server.url("/items")) timed out: no complete answer within 0.5 seconds (requestTimeout); check that the server is up, or raise --request-timeout"
-            ))
+            #expect(
+                error
+                    == SourceError(
+                        .unavailable,
+                        "GET \(server.url("/items")) timed out: no complete answer within 0.5 seconds (requestTimeout); check that the server is up, or raise --request-timeout"
+                    ))
         }
     }
 
@@ -99,10 +121,12 @@ struct HTTPSourceFetchTests {
         try await withServer({ _ in .endless }) { server in
             let source = try httpSource(server) { $0.maxResponseBytes = 1_000_000 }
             let error = try #require(await #expect(throws: SourceError.self) { _ = try await source.fetchItems() })
-            #expect(error == SourceError(
-                .invalidData,
-                "GET \(server.url("/items")) sent more than 1000000 bytes, the limit (maxResponseBytes), so reading stopped; if the collection really is that large, raise --max-response-bytes"
-            ))
+            #expect(
+                error
+                    == SourceError(
+                        .invalidData,
+                        "GET \(server.url("/items")) sent more than 1000000 bytes, the limit (maxResponseBytes), so reading stopped; if the collection really is that large, raise --max-response-bytes"
+                    ))
         }
     }
 
@@ -132,7 +156,10 @@ struct HTTPSourceFetchTests {
 
             let tooMany = try httpSource(server, "/hop/4") { $0.maxRedirects = 3 }
             let error = try #require(await #expect(throws: SourceError.self) { _ = try await tooMany.fetchItems() })
-            #expect(error.message == "GET \(server.url("/hop/4")) was redirected more than 3 times (maxRedirects); set --source to the final URL, or raise --max-redirects")
+            #expect(
+                error.message
+                    == "GET \(server.url("/hop/4")) was redirected more than 3 times (maxRedirects); set --source to the final URL, or raise --max-redirects"
+            )
 
             let none = try httpSource(server, "/hop/1") { $0.maxRedirects = 0 }
             let refused = try #require(await #expect(throws: SourceError.self) { _ = try await none.fetchItems() })

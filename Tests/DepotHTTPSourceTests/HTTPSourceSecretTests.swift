@@ -94,7 +94,8 @@ struct HTTPSourceSecretTests {
     func missingCredential() async throws {
         try await withServer({ _ in .respond(status: 200, body: "[]") }) { server in
             let secret = try SecretHeader(name: "Authorization", path: "/nonexistent/creds/depot-token", origin: .credential("depot-token"))
-            let error = try #require(await #expect(throws: SourceError.self) { _ = try await httpSource(server) { $0.secretHeaders = [secret] }.fetchItems() })
+            let error = try #require(
+                await #expect(throws: SourceError.self) { _ = try await httpSource(server) { $0.secretHeaders = [secret] }.fetchItems() })
             #expect(error.message.hasSuffix("; give the service LoadCredential=depot-token:/path/to/file holding the header's value"))
         }
     }

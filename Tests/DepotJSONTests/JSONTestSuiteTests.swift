@@ -15,7 +15,7 @@ struct JSONTestSuiteTests {
 
     static let cases: [Case] = {
         guard let directory = Bundle.module.url(forResource: "JSONTestSuite", withExtension: nil)?.appendingPathComponent("test_parsing"),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
         else { return [] }
         return names.filter { $0.hasSuffix(".json") }.sorted().compactMap { name in
             guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else { return nil }

@@ -1,5 +1,5 @@
-import Testing
 import DepotJSON
+import Testing
 
 @Suite("Parser: nesting depth")
 struct ParserDepthTests {

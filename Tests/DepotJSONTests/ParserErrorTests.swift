@@ -1,11 +1,13 @@
-import Testing
 import DepotJSON
+import Testing
 
 @Suite("Parser: malformed documents")
 struct ParserErrorTests {
-    @Test("no value at all", arguments: [
-        ("", 0), (" ", 1), ("\n", 1), (" \t\r\n ", 5),
-    ])
+    @Test(
+        "no value at all",
+        arguments: [
+            ("", 0), (" ", 1), ("\n", 1), (" \t\r\n ", 5),
+        ])
     func empty(text: String, offset: Int) {
         #expect(parseError(text) == failure(.empty, at: offset))
     }
@@ -15,57 +17,63 @@ struct ParserErrorTests {
         #expect(throws: failure(.empty, at: 0)) { try JSONParser.parse([UInt8]()) }
     }
 
-    @Test("something after the value", arguments: [
-        ("1 2", 2),
-        ("{} x", 3),
-        ("[] []", 3),
-        ("nullx", 4),
-        ("true false", 5),
-        ("\"a\"\"b\"", 3),
-        ("{}}", 2),
-        ("[]]", 2),
-        ("1,", 1),
-        ("{\"a\":1} \n ,", 10),
-    ])
+    @Test(
+        "something after the value",
+        arguments: [
+            ("1 2", 2),
+            ("{} x", 3),
+            ("[] []", 3),
+            ("nullx", 4),
+            ("true false", 5),
+            ("\"a\"\"b\"", 3),
+            ("{}}", 2),
+            ("[]]", 2),
+            ("1,", 1),
+            ("{\"a\":1} \n ,", 10),
+        ])
     func trailingContent(text: String, offset: Int) {
         #expect(parseError(text) == failure(.trailingContent, at: offset))
     }
 
-    @Test("text that ends inside a value", arguments: [
-        ("[", 1), ("[1", 2), ("[1,", 3), ("[1, ", 4), ("[[]", 3),
-        ("{", 1), ("{ ", 2), ("{\"a\"", 4), ("{\"a\":", 5), ("{\"a\":1", 6), ("{\"a\":1,", 7), ("{\"a\":1, \"b", 10),
-        ("\"abc", 4), ("t", 1), ("tru", 3), ("fals", 4), ("nul", 3), ("[true", 5), ("[{\"a\":[", 7),
-    ])
+    @Test(
+        "text that ends inside a value",
+        arguments: [
+            ("[", 1), ("[1", 2), ("[1,", 3), ("[1, ", 4), ("[[]", 3),
+            ("{", 1), ("{ ", 2), ("{\"a\"", 4), ("{\"a\":", 5), ("{\"a\":1", 6), ("{\"a\":1,", 7), ("{\"a\":1, \"b", 10),
+            ("\"abc", 4), ("t", 1), ("tru", 3), ("fals", 4), ("nul", 3), ("[true", 5), ("[{\"a\":[", 7),
+        ])
     func unexpectedEnd(text: String, offset: Int) {
         #expect(parseError(text) == failure(.unexpectedEnd, at: offset))
     }
 
-    @Test("characters that cannot appear there", arguments: [
-        ("[1,]", UInt8(ascii: "]"), 3),
-        ("[,1]", UInt8(ascii: ","), 1),
-        ("[1 2]", UInt8(ascii: "2"), 3),
-        ("[1}", UInt8(ascii: "}"), 2),
-        ("{,}", UInt8(ascii: ","), 1),
-        ("{\"a\" 1}", UInt8(ascii: "1"), 5),
-        ("{\"a\":1,}", UInt8(ascii: "}"), 7),
-        ("{\"a\":1]", UInt8(ascii: "]"), 6),
-        ("{\"a\":}", UInt8(ascii: "}"), 5),
-        ("{1:2}", UInt8(ascii: "1"), 1),
-        ("{a:1}", UInt8(ascii: "a"), 1),
-        ("{'a':1}", UInt8(ascii: "'"), 1),
-        ("{\"a\"=1}", UInt8(ascii: "="), 4),
-        ("{\"a\":1 \"b\":2}", UInt8(ascii: "\""), 7),
-        ("]", UInt8(ascii: "]"), 0),
-        ("}", UInt8(ascii: "}"), 0),
-        (":", UInt8(ascii: ":"), 0),
-        ("'a'", UInt8(ascii: "'"), 0),
-        ("tRue", UInt8(ascii: "R"), 1),
-        ("nulL", UInt8(ascii: "L"), 3),
-        ("True", UInt8(ascii: "T"), 0),
-        ("undefined", UInt8(ascii: "u"), 0),
-        ("[1,\u{0B}2]", 0x0B, 3),
-        ("\u{0C}1", 0x0C, 0),
-    ])
+    @Test(
+        "characters that cannot appear there",
+        arguments: [
+            ("[1,]", UInt8(ascii: "]"), 3),
+            ("[,1]", UInt8(ascii: ","), 1),
+            ("[1 2]", UInt8(ascii: "2"), 3),
+            ("[1}", UInt8(ascii: "}"), 2),
+            ("{,}", UInt8(ascii: ","), 1),
+            ("{\"a\" 1}", UInt8(ascii: "1"), 5),
+            ("{\"a\":1,}", UInt8(ascii: "}"), 7),
+            ("{\"a\":1]", UInt8(ascii: "]"), 6),
+            ("{\"a\":}", UInt8(ascii: "}"), 5),
+            ("{1:2}", UInt8(ascii: "1"), 1),
+            ("{a:1}", UInt8(ascii: "a"), 1),
+            ("{'a':1}", UInt8(ascii: "'"), 1),
+            ("{\"a\"=1}", UInt8(ascii: "="), 4),
+            ("{\"a\":1 \"b\":2}", UInt8(ascii: "\""), 7),
+            ("]", UInt8(ascii: "]"), 0),
+            ("}", UInt8(ascii: "}"), 0),
+            (":", UInt8(ascii: ":"), 0),
+            ("'a'", UInt8(ascii: "'"), 0),
+            ("tRue", UInt8(ascii: "R"), 1),
+            ("nulL", UInt8(ascii: "L"), 3),
+            ("True", UInt8(ascii: "T"), 0),
+            ("undefined", UInt8(ascii: "u"), 0),
+            ("[1,\u{0B}2]", 0x0B, 3),
+            ("\u{0C}1", 0x0C, 0),
+        ])
     func unexpectedCharacter(text: String, byte: UInt8, offset: Int) {
         #expect(parseError(text) == failure(.unexpectedCharacter(byte), at: offset))
     }

@@ -1,5 +1,5 @@
-import Testing
 import DepotJSON
+import Testing
 
 @Suite("Parser: numbers")
 struct ParserNumberTests {
@@ -32,30 +32,32 @@ struct ParserNumberTests {
         #expect(value["exact"]?.numberValue?.literal == "0.1000000000000000000001")
     }
 
-    @Test("invalid numbers", arguments: [
-        ("01", failure(.invalidNumber, at: 1)),
-        ("-01", failure(.invalidNumber, at: 2)),
-        ("00", failure(.invalidNumber, at: 1)),
-        ("1.", failure(.invalidNumber, at: 2)),
-        ("1.e5", failure(.invalidNumber, at: 2)),
-        (".5", failure(.unexpectedCharacter(UInt8(ascii: ".")), at: 0)),
-        ("-", failure(.invalidNumber, at: 1)),
-        ("- 1", failure(.invalidNumber, at: 1)),
-        ("+1", failure(.unexpectedCharacter(UInt8(ascii: "+")), at: 0)),
-        ("1e", failure(.invalidNumber, at: 2)),
-        ("1E+", failure(.invalidNumber, at: 3)),
-        ("1e-x", failure(.invalidNumber, at: 3)),
-        ("0x10", failure(.invalidNumber, at: 1)),
-        ("1.5.2", failure(.invalidNumber, at: 3)),
-        ("12abc", failure(.invalidNumber, at: 2)),
-        ("1-2", failure(.invalidNumber, at: 1)),
-        ("NaN", failure(.unexpectedCharacter(UInt8(ascii: "N")), at: 0)),
-        ("Infinity", failure(.unexpectedCharacter(UInt8(ascii: "I")), at: 0)),
-        ("-Infinity", failure(.invalidNumber, at: 1)),
-        ("[01]", failure(.invalidNumber, at: 2)),
-        ("[1.]", failure(.invalidNumber, at: 3)),
-        (#"{"n":-}"#, failure(.invalidNumber, at: 6)),
-    ])
+    @Test(
+        "invalid numbers",
+        arguments: [
+            ("01", failure(.invalidNumber, at: 1)),
+            ("-01", failure(.invalidNumber, at: 2)),
+            ("00", failure(.invalidNumber, at: 1)),
+            ("1.", failure(.invalidNumber, at: 2)),
+            ("1.e5", failure(.invalidNumber, at: 2)),
+            (".5", failure(.unexpectedCharacter(UInt8(ascii: ".")), at: 0)),
+            ("-", failure(.invalidNumber, at: 1)),
+            ("- 1", failure(.invalidNumber, at: 1)),
+            ("+1", failure(.unexpectedCharacter(UInt8(ascii: "+")), at: 0)),
+            ("1e", failure(.invalidNumber, at: 2)),
+            ("1E+", failure(.invalidNumber, at: 3)),
+            ("1e-x", failure(.invalidNumber, at: 3)),
+            ("0x10", failure(.invalidNumber, at: 1)),
+            ("1.5.2", failure(.invalidNumber, at: 3)),
+            ("12abc", failure(.invalidNumber, at: 2)),
+            ("1-2", failure(.invalidNumber, at: 1)),
+            ("NaN", failure(.unexpectedCharacter(UInt8(ascii: "N")), at: 0)),
+            ("Infinity", failure(.unexpectedCharacter(UInt8(ascii: "I")), at: 0)),
+            ("-Infinity", failure(.invalidNumber, at: 1)),
+            ("[01]", failure(.invalidNumber, at: 2)),
+            ("[1.]", failure(.invalidNumber, at: 3)),
+            (#"{"n":-}"#, failure(.invalidNumber, at: 6)),
+        ])
     func invalidNumber(text: String, expected: JSONParseError) {
         #expect(parseError(text) == expected)
     }

@@ -1,16 +1,18 @@
-import Testing
 import DepotJSON
+import Testing
 
 @Suite("Parser: values")
 struct ParserValueTests {
-    @Test("scalars at the top level", arguments: [
-        ("null", JSONValue.null),
-        ("true", .bool(true)),
-        ("false", .bool(false)),
-        ("0", number("0")),
-        ("\"hi\"", .string("hi")),
-        ("\"\"", .string("")),
-    ])
+    @Test(
+        "scalars at the top level",
+        arguments: [
+            ("null", JSONValue.null),
+            ("true", .bool(true)),
+            ("false", .bool(false)),
+            ("0", number("0")),
+            ("\"hi\"", .string("hi")),
+            ("\"\"", .string("")),
+        ])
     func scalars(text: String, expected: JSONValue) throws {
         #expect(try JSONParser.parse(text) == expected)
     }
@@ -49,12 +51,14 @@ struct ParserValueTests {
         #expect(object["a"] == 3)
     }
 
-    @Test("whitespace around and between tokens", arguments: [
-        " \t\r\n[ 1 , 2 ]\n",
-        "[1,2]",
-        "\n\n[\n1\n,\n2\n]\n\n",
-        "\t[\t1\t,\r\n2]\t",
-    ])
+    @Test(
+        "whitespace around and between tokens",
+        arguments: [
+            " \t\r\n[ 1 , 2 ]\n",
+            "[1,2]",
+            "\n\n[\n1\n,\n2\n]\n\n",
+            "\t[\t1\t,\r\n2]\t",
+        ])
     func whitespace(text: String) throws {
         #expect(try JSONParser.parse(text) == [1, 2])
     }

@@ -1,6 +1,6 @@
-import Testing
 import DepotJSON
 import DepotTestSupport
+import Testing
 
 @Suite("Round trips")
 struct RoundTripTests {

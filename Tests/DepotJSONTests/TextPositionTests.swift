@@ -3,29 +3,33 @@ import Testing
 
 @Suite("TextPosition")
 struct TextPositionTests {
-    @Test("line and column of a byte offset, 1-based, lines ending at LF", arguments: [
-        ("", 0, 1, 1),
-        ("abc", 0, 1, 1),
-        ("abc", 2, 1, 3),
-        ("abc", 3, 1, 4),
-        ("ab\ncd", 2, 1, 3),
-        ("ab\ncd", 3, 2, 1),
-        ("ab\ncd", 4, 2, 2),
-        ("\n\n", 2, 3, 1),
-        ("a\r\nb", 3, 2, 1),
-        ("abc", 99, 1, 4),
-    ] as [(String, Int, Int, Int)])
+    @Test(
+        "line and column of a byte offset, 1-based, lines ending at LF",
+        arguments: [
+            ("", 0, 1, 1),
+            ("abc", 0, 1, 1),
+            ("abc", 2, 1, 3),
+            ("abc", 3, 1, 4),
+            ("ab\ncd", 2, 1, 3),
+            ("ab\ncd", 3, 2, 1),
+            ("ab\ncd", 4, 2, 2),
+            ("\n\n", 2, 3, 1),
+            ("a\r\nb", 3, 2, 1),
+            ("abc", 99, 1, 4),
+        ] as [(String, Int, Int, Int)])
     func ascii(text: String, offset: Int, line: Int, column: Int) {
         #expect(TextPosition(offset: offset, in: Array(text.utf8)) == TextPosition(line: line, column: column))
     }
 
-    @Test("the column counts Unicode scalars, not bytes", arguments: [
-        ("é}", 2, 2),        // 'é' is 2 bytes
-        ("♀}", 3, 2),        // '♀' is 3 bytes
-        ("😀}", 4, 2),       // an emoji is 4 bytes
-        ("a😀b♀}", 9, 5),
-        ("x\nüü}", 6, 3),
-    ] as [(String, Int, Int)])
+    @Test(
+        "the column counts Unicode scalars, not bytes",
+        arguments: [
+            ("é}", 2, 2),  // 'é' is 2 bytes
+            ("♀}", 3, 2),  // '♀' is 3 bytes
+            ("😀}", 4, 2),  // an emoji is 4 bytes
+            ("a😀b♀}", 9, 5),
+            ("x\nüü}", 6, 3),
+        ] as [(String, Int, Int)])
     func scalars(text: String, offset: Int, column: Int) {
         let bytes = Array(text.utf8)
         #expect(bytes[offset] == UInt8(ascii: "}"))

@@ -44,7 +44,8 @@ struct WriterEscapingFuzzTests {
             let string = String(scalars)
             let (text, back) = try Self.roundTrip(string)
             try #require(back == .string(string), "round \(round): \(string.debugDescription) came back as \(back)")
-            #expect(!text.contains { $0 < 0x20 }, "round \(round): a raw control character in \(String(decoding: text, as: UTF8.self).debugDescription)")
+            #expect(
+                !text.contains { $0 < 0x20 }, "round \(round): a raw control character in \(String(decoding: text, as: UTF8.self).debugDescription)")
             #expect(String(validating: text, as: UTF8.self) != nil, "round \(round): the written text is valid UTF-8")
         }
     }

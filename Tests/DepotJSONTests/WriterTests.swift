@@ -1,28 +1,30 @@
-import Testing
 import DepotJSON
+import Testing
 
 @Suite("Writer")
 struct WriterTests {
-    @Test("string escaping", arguments: [
-        ("", #""""#),
-        ("plain", #""plain""#),
-        ("\"", #""\"""#),
-        ("\\", #""\\""#),
-        ("/", #""/""#),
-        ("\u{08}\u{0C}\n\r\t", #""\b\f\n\r\t""#),
-        ("\u{0}", #""\u0000""#),
-        ("\u{01}\u{1B}\u{1F}", #""\u0001\u001b\u001f""#),
-        ("\u{0B}", #""\u000b""#),
-        ("\u{7F}", "\"\u{7F}\""),
-        ("é日😀", "\"é日😀\""),
-        ("\u{2028}\u{2029}", #""\u2028\u2029""#),
-        ("a\u{2028}b\u{2029}c\u{201C}", "\"a\\u2028b\\u2029c\u{201C}\""),
-        ("say \"hi\"\n", #""say \"hi\"\n""#),
-        ("0123456789abcdef\"0123456789abcdef", #""0123456789abcdef\"0123456789abcdef""#),
-        ("0123456789abcdefghij\\", #""0123456789abcdefghij\\""#),
-        ("\nabcdefghijklmnopqrstuvwxyz", #""\nabcdefghijklmnopqrstuvwxyz""#),
-        ("ünïcödé wörds and \"quotes\" in a longer line\twith tabs", #""ünïcödé wörds and \"quotes\" in a longer line\twith tabs""#),
-    ])
+    @Test(
+        "string escaping",
+        arguments: [
+            ("", #""""#),
+            ("plain", #""plain""#),
+            ("\"", #""\"""#),
+            ("\\", #""\\""#),
+            ("/", #""/""#),
+            ("\u{08}\u{0C}\n\r\t", #""\b\f\n\r\t""#),
+            ("\u{0}", #""\u0000""#),
+            ("\u{01}\u{1B}\u{1F}", #""\u0001\u001b\u001f""#),
+            ("\u{0B}", #""\u000b""#),
+            ("\u{7F}", "\"\u{7F}\""),
+            ("é日😀", "\"é日😀\""),
+            ("\u{2028}\u{2029}", #""\u2028\u2029""#),
+            ("a\u{2028}b\u{2029}c\u{201C}", "\"a\\u2028b\\u2029c\u{201C}\""),
+            ("say \"hi\"\n", #""say \"hi\"\n""#),
+            ("0123456789abcdef\"0123456789abcdef", #""0123456789abcdef\"0123456789abcdef""#),
+            ("0123456789abcdefghij\\", #""0123456789abcdefghij\\""#),
+            ("\nabcdefghijklmnopqrstuvwxyz", #""\nabcdefghijklmnopqrstuvwxyz""#),
+            ("ünïcödé wörds and \"quotes\" in a longer line\twith tabs", #""ünïcödé wörds and \"quotes\" in a longer line\twith tabs""#),
+        ])
     func escaping(string: String, expected: String) {
         var output: [UInt8] = []
         JSONWriter.writeString(string, to: &output)
@@ -37,20 +39,22 @@ struct WriterTests {
         #expect(try JSONParser.parse(text) == .string(controls))
     }
 
-    @Test("scalars", arguments: [
-        (JSONValue.null, "null"),
-        (.bool(true), "true"),
-        (.bool(false), "false"),
-        (number("0"), "0"),
-        (number("-0"), "-0"),
-        (number("1.50"), "1.50"),
-        (number("1e400"), "1e400"),
-        (number("12345678901234567890"), "12345678901234567890"),
-        (number("1E+2"), "1E+2"),
-        (42, "42"),
-        (-7, "-7"),
-        ("text", #""text""#),
-    ])
+    @Test(
+        "scalars",
+        arguments: [
+            (JSONValue.null, "null"),
+            (.bool(true), "true"),
+            (.bool(false), "false"),
+            (number("0"), "0"),
+            (number("-0"), "-0"),
+            (number("1.50"), "1.50"),
+            (number("1e400"), "1e400"),
+            (number("12345678901234567890"), "12345678901234567890"),
+            (number("1E+2"), "1E+2"),
+            (42, "42"),
+            (-7, "-7"),
+            ("text", #""text""#),
+        ])
     func scalar(value: JSONValue, expected: String) {
         #expect(value.jsonText == expected)
     }

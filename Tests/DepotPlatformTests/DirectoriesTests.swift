@@ -54,7 +54,7 @@ struct DirectoriesTests {
         }
 
         #expect(error.description == "cannot create directory \(file): it exists and is not a directory")
-        #expect(error.code == 20) // ENOTDIR
+        #expect(error.code == 20)  // ENOTDIR
         #expect(TestFiles.bytes(file) == Array("x".utf8))
     }
 
@@ -69,7 +69,7 @@ struct DirectoriesTests {
         }
 
         #expect(error.description == "cannot create directory \(file): it exists and is not a directory")
-        #expect(error.code == 20) // ENOTDIR
+        #expect(error.code == 20)  // ENOTDIR
         #expect(TestFiles.bytes(file) == Array("x".utf8))
     }
 
@@ -116,21 +116,23 @@ struct DirectoriesTests {
         #expect(!Directories.exists(file + "/under-a-file"))
     }
 
-    @Test("parent", arguments: [
-        ("/var/lib/depot/items.json", "/var/lib/depot"),
-        ("/items.json", "/"),
-        ("/", "/"),
-        ("items.json", "."),
-        ("data/items.json", "data"),
-        ("./items.json", "."),
-        ("/run/depot/", "/run"),
-        ("/run/depot//", "/run"),
-        ("/run//depot", "/run"),
-        ("//srv", "/"),
-        ("//", "/"),
-        ("data/", "."),
-        ("data/items.json/", "data"),
-    ])
+    @Test(
+        "parent",
+        arguments: [
+            ("/var/lib/depot/items.json", "/var/lib/depot"),
+            ("/items.json", "/"),
+            ("/", "/"),
+            ("items.json", "."),
+            ("data/items.json", "data"),
+            ("./items.json", "."),
+            ("/run/depot/", "/run"),
+            ("/run/depot//", "/run"),
+            ("/run//depot", "/run"),
+            ("//srv", "/"),
+            ("//", "/"),
+            ("data/", "."),
+            ("data/items.json/", "data"),
+        ])
     func parent(path: String, expected: String) {
         #expect(Directories.parent(of: path) == expected)
     }

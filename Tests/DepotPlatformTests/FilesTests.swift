@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DepotPlatform
 import DepotTestSupport
 import Dispatch
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("Files")
 struct FilesTests {
@@ -58,7 +59,7 @@ struct FilesTests {
         let error = try #require(throws: SystemError.self) { try Files.readAll(path) }
 
         #expect(error.description == "cannot read \(path): No such file or directory")
-        #expect(error.code == 2) // ENOENT
+        #expect(error.code == 2)  // ENOENT
     }
 
     @Test("readAll of a directory says it is not a regular file")
@@ -126,7 +127,7 @@ struct FilesTests {
 
         #expect(error.description.hasPrefix("cannot write \(path) (via its temporary file \(directory.path)/nodir/.file."))
         #expect(error.description.hasSuffix(".tmp): No such file or directory"))
-        #expect(error.code == 2) // ENOENT
+        #expect(error.code == 2)  // ENOENT
         #expect(TestFiles.entries(directory.path) == [])
     }
 
@@ -141,7 +142,7 @@ struct FilesTests {
 
         #expect(error.description.hasPrefix("cannot write \(path) (via its temporary file \(directory.path)/.dir."))
         #expect(error.description.hasSuffix(".tmp): Is a directory"))
-        #expect(error.code == 21) // EISDIR
+        #expect(error.code == 21)  // EISDIR
         #expect(TestFiles.entries(directory.path) == ["dir"])
         #expect(TestFiles.isDirectory(path))
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DepotPlatform
 import DepotTestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("PrivateDirectory")
 struct PrivateDirectoryTests {
@@ -60,7 +61,9 @@ struct PrivateDirectoryTests {
 
         let error = try #require(throws: SystemError.self) { try PrivateDirectory.ensure(path, userID: other) }
 
-        #expect(error.description == "refusing to use \(path): it is owned by uid \(getuid()), not by this user (uid \(other)); remove it or set XDG_RUNTIME_DIR")
+        #expect(
+            error.description
+                == "refusing to use \(path): it is owned by uid \(getuid()), not by this user (uid \(other)); remove it or set XDG_RUNTIME_DIR")
     }
 
     @Test("a symbolic link is refused, even to a private directory of ours")

@@ -1,34 +1,41 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import DepotPlatform
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite("RuntimePaths")
 struct RuntimePathsTests {
-    @Test("defaultSocketPath", arguments: [
-        PathCase(environment: ["RUNTIME_DIRECTORY": "/run/depot"], userID: 0, expected: "/run/depot/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "/run/custom"], userID: 1000, expected: "/run/custom/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "/run/custom/"], userID: 1000, expected: "/run/custom/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "/run/a:/run/b"], userID: 0, expected: "/run/a/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "a:b"], userID: 1000, expected: "a/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "/run/depot", "XDG_RUNTIME_DIR": "/run/user/1000"], userID: 1000, expected: "/run/depot/depotd.sock"),
-        PathCase(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], userID: 1000, expected: "/run/user/1000/depot/depotd.sock"),
-        PathCase(environment: ["XDG_RUNTIME_DIR": "/run/user/1000/"], userID: 1000, expected: "/run/user/1000/depot/depotd.sock"),
-        PathCase(environment: ["XDG_RUNTIME_DIR": "/run/user/0"], userID: 0, expected: "/run/user/0/depot/depotd.sock"),
-        PathCase(environment: [:], userID: 0, expected: "/run/depot/depotd.sock"),
-        PathCase(environment: [:], userID: 1000, expected: "/tmp/depot-1000/depotd.sock"),
-        PathCase(environment: [:], userID: 4_294_967_294, expected: "/tmp/depot-4294967294/depotd.sock"),
-        PathCase(environment: ["HOME": "/home/u", "XDG_STATE_HOME": "/state"], userID: 1000, expected: "/tmp/depot-1000/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": "/run/user/7"], userID: 7, expected: "/run/user/7/depot/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""], userID: 0, expected: "/run/depot/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""], userID: 1000, expected: "/tmp/depot-1000/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": ":", "XDG_RUNTIME_DIR": "/run/user/1000"], userID: 1000, expected: "/run/user/1000/depot/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "::"], userID: 0, expected: "/run/depot/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": ":/run/second"], userID: 0, expected: "/run/second/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "::/run/third:/run/fourth"], userID: 1000, expected: "/run/third/depotd.sock"),
-        PathCase(environment: ["RUNTIME_DIRECTORY": "/run/first:"], userID: 1000, expected: "/run/first/depotd.sock"),
-    ])
+    @Test(
+        "defaultSocketPath",
+        arguments: [
+            PathCase(environment: ["RUNTIME_DIRECTORY": "/run/depot"], userID: 0, expected: "/run/depot/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "/run/custom"], userID: 1000, expected: "/run/custom/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "/run/custom/"], userID: 1000, expected: "/run/custom/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "/run/a:/run/b"], userID: 0, expected: "/run/a/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "a:b"], userID: 1000, expected: "a/depotd.sock"),
+            PathCase(
+                environment: ["RUNTIME_DIRECTORY": "/run/depot", "XDG_RUNTIME_DIR": "/run/user/1000"], userID: 1000,
+                expected: "/run/depot/depotd.sock"),
+            PathCase(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], userID: 1000, expected: "/run/user/1000/depot/depotd.sock"),
+            PathCase(environment: ["XDG_RUNTIME_DIR": "/run/user/1000/"], userID: 1000, expected: "/run/user/1000/depot/depotd.sock"),
+            PathCase(environment: ["XDG_RUNTIME_DIR": "/run/user/0"], userID: 0, expected: "/run/user/0/depot/depotd.sock"),
+            PathCase(environment: [:], userID: 0, expected: "/run/depot/depotd.sock"),
+            PathCase(environment: [:], userID: 1000, expected: "/tmp/depot-1000/depotd.sock"),
+            PathCase(environment: [:], userID: 4_294_967_294, expected: "/tmp/depot-4294967294/depotd.sock"),
+            PathCase(environment: ["HOME": "/home/u", "XDG_STATE_HOME": "/state"], userID: 1000, expected: "/tmp/depot-1000/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": "/run/user/7"], userID: 7, expected: "/run/user/7/depot/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""], userID: 0, expected: "/run/depot/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "", "XDG_RUNTIME_DIR": ""], userID: 1000, expected: "/tmp/depot-1000/depotd.sock"),
+            PathCase(
+                environment: ["RUNTIME_DIRECTORY": ":", "XDG_RUNTIME_DIR": "/run/user/1000"], userID: 1000,
+                expected: "/run/user/1000/depot/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "::"], userID: 0, expected: "/run/depot/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": ":/run/second"], userID: 0, expected: "/run/second/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "::/run/third:/run/fourth"], userID: 1000, expected: "/run/third/depotd.sock"),
+            PathCase(environment: ["RUNTIME_DIRECTORY": "/run/first:"], userID: 1000, expected: "/run/first/depotd.sock"),
+        ])
     func defaultSocketPath(_ test: PathCase) {
         let paths = RuntimePaths(environment: test.environment, userID: test.userID)
         #expect(paths.defaultSocketPath == test.expected)

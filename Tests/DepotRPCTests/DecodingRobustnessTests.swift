@@ -1,6 +1,6 @@
 import DepotJSON
-import DepotTestSupport
 import DepotRPC
+import DepotTestSupport
 import NIOCore
 import Testing
 
@@ -73,15 +73,17 @@ struct DecodingRobustnessTests {
     static let methodPrefix = Array(#"{"jsonrpc":"2.0","method":""#.utf8)
     static let methodSuffix = Array(#"","id":1}"#.utf8)
 
-    @Test("invalid UTF-8 in a string is a parse error, even when the id is readable", arguments: [
-        [0xFF],
-        [0x80],
-        [0xC0, 0xAF],  // overlong "/"
-        [0xED, 0xA0, 0x80],  // an encoded surrogate
-        [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
-        [0xE2, 0x82],  // cut short
-        [0x61, 0x62, 0xC3],  // cut short after ASCII
-    ] as [[UInt8]])
+    @Test(
+        "invalid UTF-8 in a string is a parse error, even when the id is readable",
+        arguments: [
+            [0xFF],
+            [0x80],
+            [0xC0, 0xAF],  // overlong "/"
+            [0xED, 0xA0, 0x80],  // an encoded surrogate
+            [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
+            [0xE2, 0x82],  // cut short
+            [0x61, 0x62, 0xC3],  // cut short after ASCII
+        ] as [[UInt8]])
     func invalidUTF8InString(bad: [UInt8]) {
         let leading = bad.prefix(while: { $0 < 0x80 }).count
         expectParseError(Self.methodPrefix + bad + Self.methodSuffix, "invalid UTF-8 at byte \(27 + leading)")

@@ -33,7 +33,8 @@ struct DeferredReplyTests {
     @Test func pendingFailureIsAnsweredWithItsData() {
         let journal = Journal()
         let receiver = LineReceiver()
-        receiver.receive(dispatch(#"{"jsonrpc":"2.0","method":"later","params":{"tag":"f"},"id":"f"}"#, to: Self.dispatcher, context: journal).pendingLine())
+        receiver.receive(
+            dispatch(#"{"jsonrpc":"2.0","method":"later","params":{"tag":"f"},"id":"f"}"#, to: Self.dispatcher, context: journal).pendingLine())
         journal.result("f").complete(.failure(Self.loadFailed))
         expectLine(
             receiver.deliveries.first ?? nil,
@@ -75,23 +76,26 @@ struct DeferredReplyTests {
         #expect(receiver.deliveries.isEmpty, "the line waits for its last result")
         journal.result("a").complete(.success(.value("later a")))
         #expect(receiver.deliveries.count == 1)
-        expectLine(receiver.deliveries.first ?? nil, is: #"""
-            [{"jsonrpc":"2.0","id":1,"result":"later a"},\#
-            {"jsonrpc":"2.0","id":2,"result":"now"},\#
-            {"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"load failed","data":{"state":"failed","attempt":2}}},\#
-            {"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: \"missing\"; this server has later, now"}},\#
-            {"jsonrpc":"2.0","id":5,"result":"later b"},\#
-            {"jsonrpc":"2.0","id":6,"result":"now"}]
-            """#)
+        expectLine(
+            receiver.deliveries.first ?? nil,
+            is: #"""
+                [{"jsonrpc":"2.0","id":1,"result":"later a"},\#
+                {"jsonrpc":"2.0","id":2,"result":"now"},\#
+                {"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"load failed","data":{"state":"failed","attempt":2}}},\#
+                {"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found: \"missing\"; this server has later, now"}},\#
+                {"jsonrpc":"2.0","id":5,"result":"later b"},\#
+                {"jsonrpc":"2.0","id":6,"result":"now"}]
+                """#)
     }
 
     @Test func batchOfNotificationsWithPendingWorkWritesNoLine() {
         let journal = Journal()
         let receiver = LineReceiver()
-        receiver.receive(dispatch(
-            #"[{"jsonrpc":"2.0","method":"now"},{"jsonrpc":"2.0","method":"later","params":{"tag":"x"}}]"#,
-            to: Self.dispatcher, context: journal
-        ).pendingLine())
+        receiver.receive(
+            dispatch(
+                #"[{"jsonrpc":"2.0","method":"now"},{"jsonrpc":"2.0","method":"later","params":{"tag":"x"}}]"#,
+                to: Self.dispatcher, context: journal
+            ).pendingLine())
         journal.result("x").complete(.success(.value("x")))
         #expect(receiver.deliveries.count == 1)
         #expect(receiver.deliveries.first == .some(nil))
@@ -113,10 +117,11 @@ struct DeferredReplyTests {
     func withdrawal() {
         let journal = Journal()
         let receiver = LineReceiver()
-        let withdraw = receiver.receive(dispatch(
-            #"[{"jsonrpc":"2.0","method":"later","params":{"tag":"a"},"id":1},{"jsonrpc":"2.0","method":"later","params":{"tag":"b"},"id":2}]"#,
-            to: Self.dispatcher, context: journal
-        ).pendingLine())
+        let withdraw = receiver.receive(
+            dispatch(
+                #"[{"jsonrpc":"2.0","method":"later","params":{"tag":"a"},"id":1},{"jsonrpc":"2.0","method":"later","params":{"tag":"b"},"id":2}]"#,
+                to: Self.dispatcher, context: journal
+            ).pendingLine())
         journal.result("a").complete(.success(.value("a")))
         withdraw()
         #expect(journal.result("a").withdrawals == 1)
@@ -127,12 +132,15 @@ struct DeferredReplyTests {
 
     @Test("a result already in when the line registers is delivered at once")
     func resultAlreadyIn() {
-        let ready = TestDispatcher(methods: [TestMethod("ready") { _, _ in
-            .later(PendingResult { completion in
-                completion(.success(.value("done")))
-                return .none
-            })
-        }])
+        let ready = TestDispatcher(methods: [
+            TestMethod("ready") { _, _ in
+                .later(
+                    PendingResult { completion in
+                        completion(.success(.value("done")))
+                        return .none
+                    })
+            }
+        ])
         let receiver = LineReceiver()
         receiver.receive(dispatch(#"{"jsonrpc":"2.0","method":"ready","id":7}"#, to: ready).pendingLine())
         expectLine(receiver.deliveries.first ?? nil, is: #"{"jsonrpc":"2.0","id":7,"result":"done"}"#)

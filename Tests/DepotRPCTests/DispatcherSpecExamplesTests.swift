@@ -1,6 +1,6 @@
 import DepotJSON
-import DepotTestSupport
 import DepotRPC
+import DepotTestSupport
 import Testing
 
 /// The methods of the examples in section 7 of the JSON-RPC 2.0 specification
@@ -64,7 +64,8 @@ struct DispatcherSpecExamplesTests {
             name: "rpc call of non-existent method",
             request: #"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
             specResponse: #"{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}"#,
-            ourResponse: #"{"jsonrpc":"2.0","id":"1","error":{"code":-32601,"message":"Method not found: \"foobar\"; this server has get_data, notify_hello, notify_sum, subtract, sum, update"}}"#
+            ourResponse:
+                #"{"jsonrpc":"2.0","id":"1","error":{"code":-32601,"message":"Method not found: \"foobar\"; this server has get_data, notify_hello, notify_sum, subtract, sum, update"}}"#
         ),
         SpecExample(
             name: "rpc call with invalid JSON",
@@ -94,7 +95,8 @@ struct DispatcherSpecExamplesTests {
             name: "rpc call with an invalid Batch (but not empty)",
             request: #"[1]"#,
             specResponse: #"[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]"#,
-            ourResponse: #"[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: expected a request object, found number"}}]"#
+            ourResponse:
+                #"[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: expected a request object, found number"}}]"#
         ),
         SpecExample(
             name: "rpc call with invalid Batch",
@@ -198,10 +200,12 @@ struct DispatcherSpecExamplesTests {
 
     @Test func nestedArrayInABatchIsAnInvalidElement() {
         let line = dispatch(#"[[],{"jsonrpc":"2.0","method":"get_data","id":1}]"#, to: SpecExampleMethods.dispatcher).immediateLine()
-        expectLine(line, is: #"""
-            [{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: expected a request object, found array"}},\#
-            {"jsonrpc":"2.0","id":1,"result":["hello",5]}]
-            """#)
+        expectLine(
+            line,
+            is: #"""
+                [{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: expected a request object, found array"}},\#
+                {"jsonrpc":"2.0","id":1,"result":["hello",5]}]
+                """#)
     }
 
     @Test func requestMembersBeyondTheSpecsAreIgnored() {

@@ -1,6 +1,6 @@
 import DepotJSON
-import DepotTestSupport
 import DepotRPC
+import DepotTestSupport
 import NIOCore
 import Testing
 
@@ -101,9 +101,11 @@ struct EncodedMessageTests {
 
     // MARK: The newline
 
-    @Test("a finished line ends with exactly one newline", arguments: [
-        "", "{}", "[1,2]",
-    ])
+    @Test(
+        "a finished line ends with exactly one newline",
+        arguments: [
+            "", "{}", "[1,2]",
+        ])
     func finishLineAddsOneNewline(raw: String) {
         var message = EncodedMessage()
         message.append(shared: buffer(raw))
@@ -112,23 +114,25 @@ struct EncodedMessageTests {
     }
 
     /// Strings that must not break the line apart, and how they are written.
-    @Test("strings never put a newline or carriage return into the line", arguments: [
-        ("a\nb", #""a\nb""#),
-        ("\r\n", #""\r\n""#),
-        ("\r", #""\r""#),
-        ("tab\there", #""tab\there""#),
-        ("\u{0}", #""\u0000""#),
-        ("\u{1F}", #""\u001f""#),
-        ("\u{8}\u{C}", #""\b\f""#),
-        ("quote\"back\\slash", #""quote\"back\\slash""#),
-        // U+2028 and U+2029 are escaped, so a reader splitting lines the Unicode way still sees one line;
-        // NEL (U+0085) is written as UTF-8: none of its bytes is 0x0A or 0x0D.
-        ("\u{2028}", #""\u2028""#),
-        ("\u{2029}", #""\u2029""#),
-        ("\u{85}", "\"\u{85}\""),
-        ("\u{7F}", "\"\u{7F}\""),
-        ("😀", "\"😀\""),
-    ])
+    @Test(
+        "strings never put a newline or carriage return into the line",
+        arguments: [
+            ("a\nb", #""a\nb""#),
+            ("\r\n", #""\r\n""#),
+            ("\r", #""\r""#),
+            ("tab\there", #""tab\there""#),
+            ("\u{0}", #""\u0000""#),
+            ("\u{1F}", #""\u001f""#),
+            ("\u{8}\u{C}", #""\b\f""#),
+            ("quote\"back\\slash", #""quote\"back\\slash""#),
+            // U+2028 and U+2029 are escaped, so a reader splitting lines the Unicode way still sees one line;
+            // NEL (U+0085) is written as UTF-8: none of its bytes is 0x0A or 0x0D.
+            ("\u{2028}", #""\u2028""#),
+            ("\u{2029}", #""\u2029""#),
+            ("\u{85}", "\"\u{85}\""),
+            ("\u{7F}", "\"\u{7F}\""),
+            ("😀", "\"😀\""),
+        ])
     func stringsStayOnOneLine(string: String, written: String) {
         var message = EncodedMessage()
         message.append(string: string)
@@ -153,7 +157,11 @@ struct EncodedMessageTests {
     @Test func responseToAMethodNameWithANewlineIsOneLine() {
         let line = dispatch(#"{"jsonrpc":"2.0","method":"a\nb\u2028","id":1}"#, to: RequestIDTests.dispatcher)
             .immediateLine()
-        expectLine(line, is: "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found: \\\"a\\nb\\u2028\\\"; this server has ping\"}}")
+        expectLine(
+            line,
+            is:
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found: \\\"a\\nb\\u2028\\\"; this server has ping\"}}"
+        )
     }
 
     // MARK: Other pieces

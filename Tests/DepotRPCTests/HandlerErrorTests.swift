@@ -1,6 +1,6 @@
 import DepotJSON
-import DepotTestSupport
 import DepotRPC
+import DepotTestSupport
 import NIOCore
 import Testing
 
@@ -30,12 +30,14 @@ struct HandlerErrorTests {
         },
     ])
 
-    @Test("thrown errors are answered with their code, message and data", arguments: [
-        ("notFound", #"{"code":-32003,"message":"no item \"x\"","data":{"id":"x"}}"#),
-        ("refused", #"{"code":-32002,"message":"remove failed","data":{"items":[],"phase":"idle"}}"#),
-        ("plain", #"{"code":-32004,"message":"too many\nsubscriptions"}"#),
-        ("nullData", #"{"code":-32000,"message":"odd","data":null}"#),
-    ])
+    @Test(
+        "thrown errors are answered with their code, message and data",
+        arguments: [
+            ("notFound", #"{"code":-32003,"message":"no item \"x\"","data":{"id":"x"}}"#),
+            ("refused", #"{"code":-32002,"message":"remove failed","data":{"items":[],"phase":"idle"}}"#),
+            ("plain", #"{"code":-32004,"message":"too many\nsubscriptions"}"#),
+            ("nullData", #"{"code":-32000,"message":"odd","data":null}"#),
+        ])
     func thrownError(method: String, error: String) {
         let line = dispatch(#"{"jsonrpc":"2.0","method":"\#(method)","id":1}"#, to: Self.dispatcher).immediateLine()
         expectLine(line, is: #"{"jsonrpc":"2.0","id":1,"error":\#(error)}"#)
@@ -63,14 +65,16 @@ struct HandlerErrorTests {
 
     // MARK: RPCError
 
-    @Test("the codes JSON-RPC defines, and their messages", arguments: [
-        (RPCError.parseError("bad"), -32700, "Parse error: bad"),
-        (RPCError.invalidRequest("bad"), -32600, "Invalid Request: bad"),
-        (RPCError.methodNotFound("m", known: ["a", "b"]), -32601, #"Method not found: "m"; this server has a, b"#),
-        (RPCError.methodNotFound("m", known: []), -32601, #"Method not found: "m""#),
-        (RPCError.invalidParams("bad"), -32602, "Invalid params: bad"),
-        (RPCError.internalError("bad"), -32603, "Internal error: bad"),
-    ])
+    @Test(
+        "the codes JSON-RPC defines, and their messages",
+        arguments: [
+            (RPCError.parseError("bad"), -32700, "Parse error: bad"),
+            (RPCError.invalidRequest("bad"), -32600, "Invalid Request: bad"),
+            (RPCError.methodNotFound("m", known: ["a", "b"]), -32601, #"Method not found: "m"; this server has a, b"#),
+            (RPCError.methodNotFound("m", known: []), -32601, #"Method not found: "m""#),
+            (RPCError.invalidParams("bad"), -32602, "Invalid params: bad"),
+            (RPCError.internalError("bad"), -32603, "Internal error: bad"),
+        ])
     func standardErrors(error: RPCError, code: Int, message: String) {
         #expect(error.code == code)
         #expect(error.message == message)

@@ -1,6 +1,6 @@
 import DepotJSON
-import DepotTestSupport
 import DepotRPC
+import DepotTestSupport
 import Testing
 
 @Suite("Request ids: echoed exactly, invalid ones answered with null")
@@ -10,60 +10,67 @@ struct RequestIDTests {
     ])
 
     /// The id as sent, and as it must come back; numbers keep their literal text.
-    @Test("valid ids are echoed", arguments: [
-        (#""abc""#, #""abc""#),
-        (#""""#, #""""#),
-        (#""42""#, #""42""#),
-        ("7", "7"),
-        ("-7", "-7"),
-        ("0", "0"),
-        ("-0", "-0"),
-        ("1.50", "1.50"),
-        ("1e400", "1e400"),
-        ("1E+2", "1E+2"),
-        ("-1.5e-10", "-1.5e-10"),
-        ("12345678901234567890", "12345678901234567890"),
-        ("null", "null"),
-        // Strings are echoed as the same string, written in the writer's minimal escaping.
-        (#""\u00e9""#, #""é""#),
-        (#""\/""#, #""/""#),
-        (#""a\nb""#, #""a\nb""#),
-        (#""q\"uote""#, #""q\"uote""#),
-        (#""😀""#, #""😀""#),
-    ])
+    @Test(
+        "valid ids are echoed",
+        arguments: [
+            (#""abc""#, #""abc""#),
+            (#""""#, #""""#),
+            (#""42""#, #""42""#),
+            ("7", "7"),
+            ("-7", "-7"),
+            ("0", "0"),
+            ("-0", "-0"),
+            ("1.50", "1.50"),
+            ("1e400", "1e400"),
+            ("1E+2", "1E+2"),
+            ("-1.5e-10", "-1.5e-10"),
+            ("12345678901234567890", "12345678901234567890"),
+            ("null", "null"),
+            // Strings are echoed as the same string, written in the writer's minimal escaping.
+            (#""\u00e9""#, #""é""#),
+            (#""\/""#, #""/""#),
+            (#""a\nb""#, #""a\nb""#),
+            (#""q\"uote""#, #""q\"uote""#),
+            (#""😀""#, #""😀""#),
+        ])
     func validIDIsEchoed(sent: String, echoed: String) {
         let line = dispatch(#"{"jsonrpc":"2.0","method":"ping","id":\#(sent)}"#, to: Self.dispatcher).immediateLine()
         expectLine(line, is: #"{"jsonrpc":"2.0","id":\#(echoed),"result":"pong"}"#)
     }
 
-    @Test("ids of other types make the request invalid, answered with a null id", arguments: [
-        ("true", "boolean"),
-        ("false", "boolean"),
-        ("{}", "object"),
-        (#"{"a":1}"#, "object"),
-        ("[]", "array"),
-        ("[1]", "array"),
-    ])
+    @Test(
+        "ids of other types make the request invalid, answered with a null id",
+        arguments: [
+            ("true", "boolean"),
+            ("false", "boolean"),
+            ("{}", "object"),
+            (#"{"a":1}"#, "object"),
+            ("[]", "array"),
+            ("[1]", "array"),
+        ])
     func invalidIDType(sent: String, typeName: String) {
         let line = dispatch(#"{"jsonrpc":"2.0","method":"ping","id":\#(sent)}"#, to: Self.dispatcher).immediateLine()
         expectLine(
             line,
-            is: #"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string, a number or null, not \#(typeName)"}}"#
+            is:
+                #"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string, a number or null, not \#(typeName)"}}"#
         )
     }
 
-    @Test("an invalid request with a readable id is answered with that id", arguments: [
-        (#"{"jsonrpc":"2.0","id":7}"#, "7", #"\"method\" is missing"#),
-        (#"{"jsonrpc":"1.0","method":"ping","id":7}"#, "7", #"\"jsonrpc\" must be \"2.0\", found \"1.0\""#),
-        (#"{"method":"ping","id":"x"}"#, #""x""#, #"\"jsonrpc\" must be \"2.0\", found nothing"#),
-        (#"{"jsonrpc":2.0,"method":"ping","id":1.50}"#, "1.50", #"\"jsonrpc\" must be \"2.0\", found 2.0"#),
-        (#"{"jsonrpc":"2.0","method":5,"id":7}"#, "7", #"\"method\" must be a string, not number"#),
-        (#"{"jsonrpc":"2.0","method":null,"id":7}"#, "7", #"\"method\" must be a string, not null"#),
-        (#"{"jsonrpc":"2.0","method":["ping"],"id":7}"#, "7", #"\"method\" must be a string, not array"#),
-        (#"{"jsonrpc":"2.0","method":"ping","params":"bar","id":7}"#, "7", #"\"params\" must be an object or an array, not string"#),
-        (#"{"jsonrpc":"2.0","method":"ping","params":null,"id":7}"#, "7", #"\"params\" must be an object or an array, not null"#),
-        (#"{"jsonrpc":"2.0","method":"ping","params":3,"id":null}"#, "null", #"\"params\" must be an object or an array, not number"#),
-    ])
+    @Test(
+        "an invalid request with a readable id is answered with that id",
+        arguments: [
+            (#"{"jsonrpc":"2.0","id":7}"#, "7", #"\"method\" is missing"#),
+            (#"{"jsonrpc":"1.0","method":"ping","id":7}"#, "7", #"\"jsonrpc\" must be \"2.0\", found \"1.0\""#),
+            (#"{"method":"ping","id":"x"}"#, #""x""#, #"\"jsonrpc\" must be \"2.0\", found nothing"#),
+            (#"{"jsonrpc":2.0,"method":"ping","id":1.50}"#, "1.50", #"\"jsonrpc\" must be \"2.0\", found 2.0"#),
+            (#"{"jsonrpc":"2.0","method":5,"id":7}"#, "7", #"\"method\" must be a string, not number"#),
+            (#"{"jsonrpc":"2.0","method":null,"id":7}"#, "7", #"\"method\" must be a string, not null"#),
+            (#"{"jsonrpc":"2.0","method":["ping"],"id":7}"#, "7", #"\"method\" must be a string, not array"#),
+            (#"{"jsonrpc":"2.0","method":"ping","params":"bar","id":7}"#, "7", #"\"params\" must be an object or an array, not string"#),
+            (#"{"jsonrpc":"2.0","method":"ping","params":null,"id":7}"#, "7", #"\"params\" must be an object or an array, not null"#),
+            (#"{"jsonrpc":"2.0","method":"ping","params":3,"id":null}"#, "null", #"\"params\" must be an object or an array, not number"#),
+        ])
     func invalidRequestEchoesItsID(request: String, id: String, detail: String) {
         let line = dispatch(request, to: Self.dispatcher).immediateLine()
         expectLine(line, is: #"{"jsonrpc":"2.0","id":\#(id),"error":{"code":-32600,"message":"Invalid Request: \#(detail)"}}"#)
@@ -74,7 +81,8 @@ struct RequestIDTests {
         let line = dispatch(#"{"jsonrpc":"2.0","method":"ping","params":"bar"}"#, to: Self.dispatcher).immediateLine()
         expectLine(
             line,
-            is: #"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"params\" must be an object or an array, not string"}}"#
+            is:
+                #"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"params\" must be an object or an array, not string"}}"#
         )
     }
 
@@ -83,24 +91,28 @@ struct RequestIDTests {
             #"[{"jsonrpc":"2.0","method":"ping","id":1.50},{"jsonrpc":"2.0","method":"ping","id":"b"},{"jsonrpc":"2.0","method":"ping","id":null},{"jsonrpc":"2.0","method":"ping","id":true}]"#,
             to: Self.dispatcher
         ).immediateLine()
-        expectLine(line, is: #"""
-            [{"jsonrpc":"2.0","id":1.50,"result":"pong"},\#
-            {"jsonrpc":"2.0","id":"b","result":"pong"},\#
-            {"jsonrpc":"2.0","id":null,"result":"pong"},\#
-            {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string, a number or null, not boolean"}}]
-            """#)
+        expectLine(
+            line,
+            is: #"""
+                [{"jsonrpc":"2.0","id":1.50,"result":"pong"},\#
+                {"jsonrpc":"2.0","id":"b","result":"pong"},\#
+                {"jsonrpc":"2.0","id":null,"result":"pong"},\#
+                {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: \"id\" must be a string, a number or null, not boolean"}}]
+                """#)
     }
 
     // MARK: The type itself
 
-    @Test("which JSON values are ids", arguments: [
-        (JSONValue.string("a"), RequestID.string("a") as RequestID?),
-        (.number(JSONNumber(literal: "1.50")!), .number(JSONNumber(literal: "1.50")!)),
-        (.null, .null),
-        (.bool(true), nil),
-        (.array([]), nil),
-        (.object([:]), nil),
-    ])
+    @Test(
+        "which JSON values are ids",
+        arguments: [
+            (JSONValue.string("a"), RequestID.string("a") as RequestID?),
+            (.number(JSONNumber(literal: "1.50")!), .number(JSONNumber(literal: "1.50")!)),
+            (.null, .null),
+            (.bool(true), nil),
+            (.array([]), nil),
+            (.object([:]), nil),
+        ])
     func initFromJSONValue(value: JSONValue, id: RequestID?) {
         #expect(RequestID(value) == id)
         if let id {

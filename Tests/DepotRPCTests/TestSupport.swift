@@ -170,7 +170,7 @@ extension DispatchOutcome {
 func expectSpecResponse(_ line: [UInt8]?, matches spec: String, sourceLocation: SourceLocation = #_sourceLocation) {
     guard let line else { return }
     guard let actual = parseJSON(line.dropLast(), sourceLocation: sourceLocation),
-          let wanted = parseJSON(Array(spec.utf8), sourceLocation: sourceLocation)
+        let wanted = parseJSON(Array(spec.utf8), sourceLocation: sourceLocation)
     else { return }
     #expect(specShape(actual) == specShape(wanted), sourceLocation: sourceLocation)
 }

@@ -7,10 +7,12 @@ struct CompositionKeywordTests {
         SchemaCase(#"{"allOf": [{"type": "integer"}, {"minimum": 3}]}"#, "3"),
         SchemaCase(#"{"allOf": [{"type": "integer"}, {"minimum": 3}]}"#, "2", [at("", "must be at least 3, found 2")]),
         SchemaCase(#"{"allOf": [{"type": "integer"}, {"minimum": 3}]}"#, #""x""#, [at("", #"must be an integer, found string "x""#)]),
-        SchemaCase(#"{"allOf": [{"required": ["a"]}, {"required": ["b"]}]}"#, "{}", [
-            at("", #"missing required member "a""#),
-            at("", #"missing required member "b""#),
-        ]),
+        SchemaCase(
+            #"{"allOf": [{"required": ["a"]}, {"required": ["b"]}]}"#, "{}",
+            [
+                at("", #"missing required member "a""#),
+                at("", #"missing required member "b""#),
+            ]),
     ])
     func allOf(_ row: SchemaCase) {
         row.check()
@@ -21,10 +23,16 @@ struct CompositionKeywordTests {
         SchemaCase(#"{"anyOf": [{"type": "string"}, {"type": "integer"}]}"#, #""1""#),
         // Alternatives that only want other types merge into one message.
         SchemaCase(#"{"anyOf": [{"type": "string"}, {"type": "integer"}]}"#, "true", [at("", "must be a string or an integer, found boolean true")]),
-        SchemaCase(#"{"anyOf": [{"type": ["string", "null"]}, {"type": "integer"}]}"#, "1.5", [at("", "must be a string, null or an integer, found number 1.5")]),
+        SchemaCase(
+            #"{"anyOf": [{"type": ["string", "null"]}, {"type": "integer"}]}"#, "1.5",
+            [at("", "must be a string, null or an integer, found number 1.5")]),
         // Only one alternative has the instance's type: its own violations, at their own paths.
-        SchemaCase(#"{"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}"#, #""""#, [at("", "must be at least 1 character long, found 0 characters")]),
-        SchemaCase(#"{"anyOf": [{"type": "object", "properties": {"id": {"type": "integer"}}}, {"type": "string"}]}"#, #"{"id": "x"}"#, [at("/id", #"must be an integer, found string "x""#)]),
+        SchemaCase(
+            #"{"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}"#, #""""#,
+            [at("", "must be at least 1 character long, found 0 characters")]),
+        SchemaCase(
+            #"{"anyOf": [{"type": "object", "properties": {"id": {"type": "integer"}}}, {"type": "string"}]}"#, #"{"id": "x"}"#,
+            [at("/id", #"must be an integer, found string "x""#)]),
         // Several alternatives could have matched: each one's violations, in one message.
         SchemaCase(
             #"{"anyOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"], "properties": {"b": {"type": "string"}}}]}"#,
@@ -39,14 +47,20 @@ struct CompositionKeywordTests {
     @Test(arguments: [
         SchemaCase(#"{"oneOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}"#, #""25""#),
         SchemaCase(#"{"oneOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}"#, "25"),
-        SchemaCase(#"{"oneOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}"#, "true", [at("", "must be a string or an integer, found boolean true")]),
+        SchemaCase(
+            #"{"oneOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]}"#, "true",
+            [at("", "must be a string or an integer, found boolean true")]),
         SchemaCase(#"{"oneOf": [{"type": "number"}, {"type": "integer"}]}"#, "1.5"),
-        SchemaCase(#"{"oneOf": [{"type": "number"}, {"type": "integer"}]}"#, "1", [
-            at("", #"must match exactly one of the "oneOf" schemas, but matches oneOf/0 and oneOf/1"#),
-        ]),
-        SchemaCase(#"{"oneOf": [{"minimum": 0}, {"maximum": 10}, {"type": "integer"}]}"#, "5", [
-            at("", #"must match exactly one of the "oneOf" schemas, but matches oneOf/0, oneOf/1 and oneOf/2"#),
-        ]),
+        SchemaCase(
+            #"{"oneOf": [{"type": "number"}, {"type": "integer"}]}"#, "1",
+            [
+                at("", #"must match exactly one of the "oneOf" schemas, but matches oneOf/0 and oneOf/1"#)
+            ]),
+        SchemaCase(
+            #"{"oneOf": [{"minimum": 0}, {"maximum": 10}, {"type": "integer"}]}"#, "5",
+            [
+                at("", #"must match exactly one of the "oneOf" schemas, but matches oneOf/0, oneOf/1 and oneOf/2"#)
+            ]),
         SchemaCase(
             #"{"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}"#, "{}",
             [at("", #"matches none of the "oneOf" schemas: oneOf/0: missing required member "a"; oneOf/1: missing required member "b""#)]
@@ -61,8 +75,10 @@ struct CompositionKeywordTests {
         SchemaCase(#"{"not": {"required": ["error"]}}"#, #"{"error": 1}"#, [at("", #"must not have member "error""#)]),
         SchemaCase(#"{"not": {"required": ["a", "b"]}}"#, #"{"a": 1}"#),
         SchemaCase(#"{"not": {"required": ["a", "b"]}}"#, #"{"a": 1, "b": 2}"#, [at("", #"must not have both members "a" and "b""#)]),
-        SchemaCase(#"{"not": {"required": ["a", "b", "c"]}}"#, #"{"a": 1, "b": 2, "c": 3}"#, [at("", #"must not have all of the members "a", "b" and "c""#)]),
-        SchemaCase(#"{"not": {"anyOf": [{"required": ["items"]}, {"required": ["error"]}]}}"#, #"{"error": {}}"#, [at("", #"must not have member "error""#)]),
+        SchemaCase(
+            #"{"not": {"required": ["a", "b", "c"]}}"#, #"{"a": 1, "b": 2, "c": 3}"#, [at("", #"must not have all of the members "a", "b" and "c""#)]),
+        SchemaCase(
+            #"{"not": {"anyOf": [{"required": ["items"]}, {"required": ["error"]}]}}"#, #"{"error": {}}"#, [at("", #"must not have member "error""#)]),
         SchemaCase(#"{"not": {"const": "x"}}"#, #""x""#, [at("", #"must not be "x""#)]),
         SchemaCase(#"{"not": {"enum": [1, 2]}}"#, "2.0", [at("", "must not be one of 1, 2 (found 2.0)")]),
         SchemaCase(#"{"not": {"type": ["integer", "string"]}}"#, #""s""#, [at("", "must not be a string")]),
@@ -76,7 +92,8 @@ struct CompositionKeywordTests {
         row.check()
     }
 
-    static let statusRule = #"{"if": {"properties": {"status": {"const": "success"}}}, "then": {"required": ["items"]}, "else": {"not": {"required": ["items"]}}}"#
+    static let statusRule =
+        #"{"if": {"properties": {"status": {"const": "success"}}}, "then": {"required": ["items"]}, "else": {"not": {"required": ["items"]}}}"#
 
     @Test(arguments: [
         SchemaCase(statusRule, #"{"status": "success", "items": []}"#),
@@ -89,15 +106,22 @@ struct CompositionKeywordTests {
         // Otherwise they say which if schema matched or did not.
         SchemaCase(#"{"if": {"type": "integer"}, "then": {"minimum": 0}, "else": {"type": "string"}}"#, "1"),
         SchemaCase(#"{"if": {"type": "integer"}, "then": {"minimum": 0}, "else": {"type": "string"}}"#, #""x""#),
-        SchemaCase(#"{"if": {"type": "integer"}, "then": {"minimum": 0}, "else": {"type": "string"}}"#, "-1", [
-            at("", #"must be at least 0, found -1 (as the "if" schema at #/if matches)"#),
-        ]),
-        SchemaCase(#"{"if": {"type": "integer"}, "then": {"minimum": 0}, "else": {"type": "string"}}"#, "true", [
-            at("", #"must be a string, found boolean true (as the "if" schema at #/if does not match)"#),
-        ]),
-        SchemaCase(#"{"if": {"properties": {"kind": {"const": "a"}}}, "then": {"properties": {"size": {"type": "integer"}}}}"#, #"{"kind": "a", "size": "big"}"#, [
-            at("/size", #"must be an integer, found string "big" (kind is "a")"#),
-        ]),
+        SchemaCase(
+            #"{"if": {"type": "integer"}, "then": {"minimum": 0}, "else": {"type": "string"}}"#, "-1",
+            [
+                at("", #"must be at least 0, found -1 (as the "if" schema at #/if matches)"#)
+            ]),
+        SchemaCase(
+            #"{"if": {"type": "integer"}, "then": {"minimum": 0}, "else": {"type": "string"}}"#, "true",
+            [
+                at("", #"must be a string, found boolean true (as the "if" schema at #/if does not match)"#)
+            ]),
+        SchemaCase(
+            #"{"if": {"properties": {"kind": {"const": "a"}}}, "then": {"properties": {"size": {"type": "integer"}}}}"#,
+            #"{"kind": "a", "size": "big"}"#,
+            [
+                at("/size", #"must be an integer, found string "big" (kind is "a")"#)
+            ]),
         // then and else without if do nothing; if alone does nothing.
         SchemaCase(#"{"then": false, "else": false}"#, "1"),
         SchemaCase(#"{"if": false}"#, "1"),

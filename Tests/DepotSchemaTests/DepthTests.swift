@@ -40,7 +40,8 @@ struct DepthTests {
         let depth = JSONParser.defaultMaxDepth
         let valid = try JSONParser.parse(String(repeating: "[", count: depth) + String(repeating: "]", count: depth))
         let invalid = try JSONParser.parse(String(repeating: "[", count: depth - 1) + "1" + String(repeating: "]", count: depth - 1))
-        let schema = JSONSchema(json(##"{"type": "array", "items": {"$ref": "#"}, "allOf": [{"if": {"minItems": 1}, "then": {"not": {"maxItems": 0}}}]}"##))
+        let schema = JSONSchema(
+            json(##"{"type": "array", "items": {"$ref": "#"}, "allOf": [{"if": {"minItems": 1}, "then": {"not": {"maxItems": 0}}}]}"##))
         let (violations, isValid, wrong) = await onDefaultSizedStack {
             (schema.validate(valid), schema.isValid(valid), schema.validate(invalid))
         }

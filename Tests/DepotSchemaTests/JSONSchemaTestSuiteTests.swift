@@ -23,11 +23,11 @@ struct JSONSchemaTestSuiteTests {
 
     static func groups(in directory: String) -> [Group] {
         guard let base = suite?.appendingPathComponent(directory),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: base.path)
+            let names = try? FileManager.default.contentsOfDirectory(atPath: base.path)
         else { return [] }
         return names.filter { $0.hasSuffix(".json") }.sorted().flatMap { name -> [Group] in
             guard let data = FileManager.default.contents(atPath: base.appendingPathComponent(name).path),
-                  let value = try? JSONParser.parse(Array(data)), let groups = value.arrayValue
+                let value = try? JSONParser.parse(Array(data)), let groups = value.arrayValue
             else { return [] }
             return groups.map { group in
                 Group(
@@ -45,17 +45,18 @@ struct JSONSchemaTestSuiteTests {
     /// The suite's remote documents, by the URL the tests use for them.
     static let remotes: [String: JSONValue] = {
         guard let base = suite?.appendingPathComponent("remotes"),
-              let paths = FileManager.default.subpaths(atPath: base.path)
+            let paths = FileManager.default.subpaths(atPath: base.path)
         else { return [:] }
         var documents: [String: JSONValue] = [:]
         for path in paths where path.hasSuffix(".json") {
             guard let data = FileManager.default.contents(atPath: base.appendingPathComponent(path).path),
-                  let value = try? JSONParser.parse(Array(data))
+                let value = try? JSONParser.parse(Array(data))
             else { continue }
             documents["http://localhost:1234/" + path] = value
         }
         if let data = FileManager.default.contents(atPath: base.deletingLastPathComponent().appendingPathComponent("metaschemas/draft-07.json").path),
-           let metaschema = try? JSONParser.parse(Array(data)) {
+            let metaschema = try? JSONParser.parse(Array(data))
+        {
             documents["http://json-schema.org/draft-07/schema"] = metaschema
         }
         return documents
@@ -81,22 +82,28 @@ struct JSONSchemaTestSuiteTests {
         }
     }
 
-    static let optional = groups(in: "draft7/optional") + groups(in: "draft7/optional/format").map { group in
-        Group(file: "format/" + group.file, description: group.description, schema: group.schema, tests: group.tests)
-    }
+    static let optional =
+        groups(in: "draft7/optional")
+        + groups(in: "draft7/optional/format").map { group in
+            Group(file: "format/" + group.file, description: group.description, schema: group.schema, tests: group.tests)
+        }
 
     /// The optional files DepotSchema does not claim, and why. Every other optional file must pass whole.
     static let skippedOptional: [String: String] = {
-        let formats = "DepotSchema does not check string formats, which draft-07 lets a validator leave as annotations; it answers "
+        let formats =
+            "DepotSchema does not check string formats, which draft-07 lets a validator leave as annotations; it answers "
             + "\"cannot be checked\" for a string with a format rather than call it valid unchecked (rpc-schema/openrpc.json uses none)"
         var skipped = [
             "content.json": "contentMediaType and contentEncoding are not checked either, for the same reason as the formats",
             "ecmascript-regex.json": "patterns run on Swift's Regex, whose \\d, \\w, \\s, \\b and $ follow Unicode and Swift's rules where "
                 + "ECMA-262 has its own (the cases this file checks); the patterns of the required files and of non-bmp-regex.json behave the same in both",
-            "cross-draft.json": "it refers to the draft 2019-09 metaschema, a document the validator is not given; DepotSchema implements draft-07 only",
+            "cross-draft.json":
+                "it refers to the draft 2019-09 metaschema, a document the validator is not given; DepotSchema implements draft-07 only",
         ]
-        for name in ["date-time", "date", "ecmascript-regex", "email", "hostname", "idn-email", "idn-hostname", "ipv4", "ipv6", "iri-reference", "iri",
-                     "json-pointer", "regex", "relative-json-pointer", "time", "unknown", "uri-reference", "uri-template", "uri"] {
+        for name in [
+            "date-time", "date", "ecmascript-regex", "email", "hostname", "idn-email", "idn-hostname", "ipv4", "ipv6", "iri-reference", "iri",
+            "json-pointer", "regex", "relative-json-pointer", "time", "unknown", "uri-reference", "uri-template", "uri",
+        ] {
             skipped["format/\(name).json"] = formats
         }
         return skipped
@@ -106,7 +113,10 @@ struct JSONSchemaTestSuiteTests {
     func skipListIsTrue() {
         let files = Set(Self.optional.map(\.file))
         #expect(Set(Self.skippedOptional.keys).isSubset(of: files))
-        #expect(files.subtracting(Self.skippedOptional.keys) == ["bignum.json", "float-overflow.json", "id.json", "non-bmp-regex.json", "unknownKeyword.json"])
+        #expect(
+            files.subtracting(Self.skippedOptional.keys) == [
+                "bignum.json", "float-overflow.json", "id.json", "non-bmp-regex.json", "unknownKeyword.json",
+            ])
     }
 
     @Test("every optional case not skipped gives the suite's verdict; skipped ones are still run, and must not crash", arguments: optional)

@@ -1,7 +1,7 @@
-import DepotWire
 import DepotJSON
 import DepotSchema
 import DepotTestSupport
+import DepotWire
 import Testing
 
 /// rpc-schema/openrpc.json read as the checks read it, its examples held to its own schemas, and the checks
@@ -66,42 +66,66 @@ struct OpenRPCDocumentTests {
     }
 
     static let wrongResponses: [Wrong] = [
-        Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":-1,"status":"idle"}}"#, expected: ["/result/seq: must be at least 0, found -1"]),
-        Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"success"}}"#, expected: [
-            #"/result: missing required member "items" (status is "success")"#,
-            #"/result: missing required member "origin" (status is "success")"#,
-            #"/result: missing required member "fetchedAt" (status is "success")"#,
-            #"/result: missing required member "stale" (status is "success")"#,
-        ]),
-        Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"success","origin":"disk","fetchedAt":"2026-11-21T20:41:49.123Z","stale":"no","items":[]}}"#, expected: [
-            #"/result/origin: is not one of "source", "cache", "memory" (found "disk")"#,
-            #"/result/stale: must be a boolean, found string "no""#,
-        ]),
-        Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","items":[]}}"#, expected: [
-            #"/result: must not have member "items" (status is "idle")"#,
-        ]),
-        Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","origin":"cache"}}"#, expected: [
-            #"/result: must not have member "origin" (status is "idle")"#,
-        ]),
-        Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","etag":"x"}}"#, expected: [
-            #"/result: must not have member "etag" (it may have "seq", "status", "origin", "fetchedAt", "stale", "items" and "error")"#,
-        ]),
+        Wrong(
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":-1,"status":"idle"}}"#,
+            expected: ["/result/seq: must be at least 0, found -1"]),
+        Wrong(
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"success"}}"#,
+            expected: [
+                #"/result: missing required member "items" (status is "success")"#,
+                #"/result: missing required member "origin" (status is "success")"#,
+                #"/result: missing required member "fetchedAt" (status is "success")"#,
+                #"/result: missing required member "stale" (status is "success")"#,
+            ]),
+        Wrong(
+            method: "state",
+            message:
+                #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"success","origin":"disk","fetchedAt":"2026-11-21T20:41:49.123Z","stale":"no","items":[]}}"#,
+            expected: [
+                #"/result/origin: is not one of "source", "cache", "memory" (found "disk")"#,
+                #"/result/stale: must be a boolean, found string "no""#,
+            ]),
+        Wrong(
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","items":[]}}"#,
+            expected: [
+                #"/result: must not have member "items" (status is "idle")"#
+            ]),
+        Wrong(
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","origin":"cache"}}"#,
+            expected: [
+                #"/result: must not have member "origin" (status is "idle")"#
+            ]),
+        Wrong(
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","etag":"x"}}"#,
+            expected: [
+                #"/result: must not have member "etag" (it may have "seq", "status", "origin", "fetchedAt", "stale", "items" and "error")"#
+            ]),
         Wrong(method: "state", message: #"{"jsonrpc":"1.0","id":1,"result":\#(loaded)}"#, expected: [#"/jsonrpc: must be "2.0", found "1.0""#]),
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","result":\#(loaded)}"#, expected: [#"missing required member "id""#]),
-        Wrong(method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":\#(loaded),"extra":1}"#, expected: [
-            #"must not have member "extra": a JSON-RPC response (jsonrpc, id, and result or error) has no other"#,
-        ]),
+        Wrong(
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":\#(loaded),"extra":1}"#,
+            expected: [
+                #"must not have member "extra": a JSON-RPC response (jsonrpc, id, and result or error) has no other"#
+            ]),
         Wrong(method: "get", message: #"{"jsonrpc":"2.0","id":1,"result":[1]}"#, expected: ["/result: must be an object, found an array"]),
-        Wrong(method: "load", message: #"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"no"}}"#, expected: [
-            #"/error: missing required member "data" (error -32001 of load describes its data)"#,
-        ]),
-        Wrong(method: "load", message: #"{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"no"}}"#, expected: [
-            "/error/code: must be one of load's errors (-32001) or JSON-RPC's own (-32700, -32600, -32601, -32602, -32603), found -32002",
-        ]),
-        Wrong(method: "subscribe", message: #"{"jsonrpc":"2.0","id":1,"result":{"subscription":7}}"#, expected: ["/result/subscription: must be a string, found number 7"]),
-        Wrong(method: "nosuch", message: #"{"jsonrpc":"2.0","id":1,"result":true}"#, expected: [
-            #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, wipe, subscribe, unsubscribe, rpc.discover), so the answer must be an error"#,
-        ]),
+        Wrong(
+            method: "load", message: #"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"no"}}"#,
+            expected: [
+                #"/error: missing required member "data" (error -32001 of load describes its data)"#
+            ]),
+        Wrong(
+            method: "load", message: #"{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"no"}}"#,
+            expected: [
+                "/error/code: must be one of load's errors (-32001) or JSON-RPC's own (-32700, -32600, -32601, -32602, -32603), found -32002"
+            ]),
+        Wrong(
+            method: "subscribe", message: #"{"jsonrpc":"2.0","id":1,"result":{"subscription":7}}"#,
+            expected: ["/result/subscription: must be a string, found number 7"]),
+        Wrong(
+            method: "nosuch", message: #"{"jsonrpc":"2.0","id":1,"result":true}"#,
+            expected: [
+                #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, wipe, subscribe, unsubscribe, rpc.discover), so the answer must be an error"#
+            ]),
     ]
 
     @Test("a response that breaks the document is caught, and said where", arguments: wrongResponses)
@@ -116,7 +140,10 @@ struct OpenRPCDocumentTests {
         let document = try depotDocument()
         let answers: [(String, String)] = [
             ("state", #"{"jsonrpc":"2.0","id":"a","result":\#(Self.loaded)}"#),
-            ("load", #"{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"x","data":{"seq":3,"status":"failure","error":{"code":-32001,"message":"x"}}}}"#),
+            (
+                "load",
+                #"{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"x","data":{"seq":3,"status":"failure","error":{"code":-32001,"message":"x"}}}}"#
+            ),
             ("get", #"{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"Invalid params"}}"#),
             ("nosuch", #"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#),
             ("unsubscribe", #"{"jsonrpc":"2.0","id":1.5,"result":false}"#),
@@ -132,21 +159,36 @@ struct OpenRPCDocumentTests {
         let cases: [(String, [String])] = [
             (#"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"status":"loading"}}}"#, []),
             (#"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","skipped":2,"state":{"seq":1,"status":"loading"}}}"#, []),
-            (#"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","skipped":0,"state":{"seq":1,"status":"loading"}}}"#, [
-                "/params/skipped: must be at least 1, found 0",
-            ]),
-            (#"{"jsonrpc":"2.0","method":"stateChanged","params":{"state":{"seq":1,"status":"loading"}}}"#, [
-                #"/params: missing required param "subscription""#,
-            ]),
-            (#"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"status":"loading"},"extra":true}}"#, [
-                "/params/extra: is not a param of stateChanged (it takes subscription, skipped, state)",
-            ]),
-            (#"{"jsonrpc":"2.0","id":1,"method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"status":"loading"}}}"#, [
-                #"must not have member "id": a notification has none"#,
-            ]),
-            (#"{"jsonrpc":"2.0","method":"state"}"#, [
-                #"/method: must be a notification the server sends, found "state", a method clients call; the document's notifications are stateChanged"#,
-            ]),
+            (
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","skipped":0,"state":{"seq":1,"status":"loading"}}}"#,
+                [
+                    "/params/skipped: must be at least 1, found 0"
+                ]
+            ),
+            (
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"state":{"seq":1,"status":"loading"}}}"#,
+                [
+                    #"/params: missing required param "subscription""#
+                ]
+            ),
+            (
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"status":"loading"},"extra":true}}"#,
+                [
+                    "/params/extra: is not a param of stateChanged (it takes subscription, skipped, state)"
+                ]
+            ),
+            (
+                #"{"jsonrpc":"2.0","id":1,"method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"status":"loading"}}}"#,
+                [
+                    #"must not have member "id": a notification has none"#
+                ]
+            ),
+            (
+                #"{"jsonrpc":"2.0","method":"state"}"#,
+                [
+                    #"/method: must be a notification the server sends, found "state", a method clients call; the document's notifications are stateChanged"#
+                ]
+            ),
         ]
         for (message, expected) in cases {
             #expect(document.validateNotification(try JSONParser.parse(message)).map(\.description) == expected, "\(message)")
@@ -159,11 +201,16 @@ struct OpenRPCDocumentTests {
         #expect(remove.validateParams(["id": "25", "optimistic": true]) == [])
         #expect(remove.validateParams(["id": 25]) == [])
         #expect(remove.validateParams(["optimistic": true]).map(\.description) == [#"missing required param "id""#])
-        #expect(remove.validateParams(["id": "25", "optimisitc": true]).map(\.description) == [
-            "/optimisitc: is not a param of remove (it takes id, optimistic)",
-        ])
-        #expect(remove.validateParams(["id": "25", "optimistic": "yes"]).map(\.description) == [#"/optimistic: must be a boolean, found string "yes""#])
-        #expect(remove.validateParams(member: .array(["25"])).map(\.description) == [#"must be an object (remove takes its params by name), found an array"#])
+        #expect(
+            remove.validateParams(["id": "25", "optimisitc": true]).map(\.description) == [
+                "/optimisitc: is not a param of remove (it takes id, optimistic)"
+            ])
+        #expect(
+            remove.validateParams(["id": "25", "optimistic": "yes"]).map(\.description) == [#"/optimistic: must be a boolean, found string "yes""#])
+        #expect(
+            remove.validateParams(member: .array(["25"])).map(\.description) == [
+                #"must be an object (remove takes its params by name), found an array"#
+            ])
     }
 
     @Test("rpc-schema/openrpc.json is valid against the OpenRPC meta-schema (checked offline by Python's jsonschema)")

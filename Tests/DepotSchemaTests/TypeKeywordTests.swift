@@ -39,21 +39,27 @@ struct TypeKeywordTests {
         row.check()
     }
 
-    @Test("boolean schemas", arguments: [
-        SchemaCase("true", #"{"anything": [1, 2]}"#),
-        SchemaCase("false", "1", [at("", "is not allowed here (its schema is false)")]),
-        SchemaCase("{}", "null"),
-        SchemaCase(#"{"properties": {"a": false}}"#, #"{"b": 1}"#),
-        SchemaCase(#"{"properties": {"a": false}}"#, #"{"a": 1}"#, [at("/a", "is not allowed here (its schema is false)")]),
-    ])
+    @Test(
+        "boolean schemas",
+        arguments: [
+            SchemaCase("true", #"{"anything": [1, 2]}"#),
+            SchemaCase("false", "1", [at("", "is not allowed here (its schema is false)")]),
+            SchemaCase("{}", "null"),
+            SchemaCase(#"{"properties": {"a": false}}"#, #"{"b": 1}"#),
+            SchemaCase(#"{"properties": {"a": false}}"#, #"{"a": 1}"#, [at("/a", "is not allowed here (its schema is false)")]),
+        ])
     func booleanSchemas(_ row: SchemaCase) {
         row.check()
     }
 
-    @Test("annotations never fail an instance", arguments: [
-        SchemaCase(#"{"title": "T", "description": "D", "default": 5, "examples": [1], "$comment": "c", "readOnly": true, "writeOnly": false, "$schema": "http://json-schema.org/draft-07/schema#"}"#, #""x""#),
-        SchemaCase(#"{"type": "integer", "default": "not an integer", "examples": ["x"]}"#, "3"),
-    ])
+    @Test(
+        "annotations never fail an instance",
+        arguments: [
+            SchemaCase(
+                #"{"title": "T", "description": "D", "default": 5, "examples": [1], "$comment": "c", "readOnly": true, "writeOnly": false, "$schema": "http://json-schema.org/draft-07/schema#"}"#,
+                #""x""#),
+            SchemaCase(#"{"type": "integer", "default": "not an integer", "examples": ["x"]}"#, "3"),
+        ])
     func annotations(_ row: SchemaCase) {
         row.check()
     }

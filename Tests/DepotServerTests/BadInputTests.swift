@@ -99,7 +99,8 @@ struct BadInputTests {
             let connection = try await server.connectLines()
             var lines = connection.lines.makeAsyncIterator()
             // The last request has no newline: end of input ends it.
-            try await connection.send(bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#.utf8) + [10] + Array(#"{"jsonrpc":"2.0","id":2,"method":"state"}"#.utf8))
+            try await connection.send(
+                bytes: Array(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#.utf8) + [10] + Array(#"{"jsonrpc":"2.0","id":2,"method":"state"}"#.utf8))
             try await connection.finishSending()
             var ids: Set<JSONValue> = []
             while let line = try await lines.next() {

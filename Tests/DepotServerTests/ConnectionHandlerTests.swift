@@ -1,7 +1,6 @@
 import DepotCore
 import DepotJSON
 import DepotRPC
-@testable import DepotServer
 import DepotTestSupport
 import DepotWire
 import Logging
@@ -9,6 +8,8 @@ import NIOCore
 import NIOEmbedded
 import Synchronization
 import Testing
+
+@testable import DepotServer
 
 /// A ConnectionHandler in a NIOAsyncTestingChannel, behind the real line decoder, with a repository on a test
 /// source: the orderings that are hard to produce over a real socket, produced exactly.
@@ -21,7 +22,9 @@ struct ChannelBench {
     let handler: NIOLoopBound<ConnectionHandler>
     static let shutdownTimeout = TimeAmount.seconds(5)
 
-    init(source: TestSource = TestSource(count: 3), limits: ConnectionLimits = ConnectionLimits(), extraHandlers: [any ChannelHandler & Sendable] = []) async throws {
+    init(
+        source: TestSource = TestSource(count: 3), limits: ConnectionLimits = ConnectionLimits(), extraHandlers: [any ChannelHandler & Sendable] = []
+    ) async throws {
         self.source = source
         loop = NIOAsyncTestingEventLoop()
         channel = NIOAsyncTestingChannel(loop: loop)
@@ -83,7 +86,7 @@ struct ChannelBench {
 
     func tearDown() async {
         _ = try? await channel.finish(acceptAlreadyClosed: true)
-        try? await loop.shutdownGracefully()
+        await loop.shutdownGracefully()
     }
 }
 

@@ -1,5 +1,6 @@
-@testable import DepotServer
 import Testing
+
+@testable import DepotServer
 
 /// Every event in every state, against a table written from what each transition must do.
 @Suite("ConnectionStateMachine: every event in every state")
@@ -30,7 +31,11 @@ struct ConnectionStateMachineTests {
             switch self {
             case .lineRead: "\(machine.lineRead())"
             case .lineTooLong: "\(machine.lineTooLong())"
-            case .answerPending: { machine.answerPending(); return "-" }()
+            case .answerPending:
+                {
+                    machine.answerPending()
+                    return "-"
+                }()
             case .answerWritten: "\(machine.answerWritten())"
             case .subscriptionStarted: "\(machine.subscriptionsChanged(by: 1))"
             case .subscriptionEnded: "\(machine.subscriptionsChanged(by: -1))"
@@ -38,7 +43,11 @@ struct ConnectionStateMachineTests {
             case .quiesce: "\(machine.quiesce())"
             case .quiesceDeadlineReached: "\(machine.quiesceDeadlineReached())"
             case .discardLimitReached: "\(machine.discardLimitReached())"
-            case .channelClosed: { machine.channelClosed(); return "-" }()
+            case .channelClosed:
+                {
+                    machine.channelClosed()
+                    return "-"
+                }()
             }
         }
 
@@ -68,7 +77,9 @@ struct ConnectionStateMachineTests {
         func row(_ from: State, _ event: Event, _ to: State, _ action: String) {
             rows.append(Row(from: from, event: event, to: to, action: action))
         }
-        let active = [open(0, 0), open(1, 0), open(0, 1), open(1, 1), draining(1, 0), draining(0, 1), draining(1, 1), quiescing(1, 0), quiescing(1, 1)]
+        let active = [
+            open(0, 0), open(1, 0), open(0, 1), open(1, 1), draining(1, 0), draining(0, 1), draining(1, 1), quiescing(1, 0), quiescing(1, 1),
+        ]
         let ended: [State] = [.discarding, .closing, .closed]
 
         // Lines: dispatched while the connection takes requests (including lines already read when it began to
@@ -201,10 +212,11 @@ struct ConnectionStateMachineTests {
     @Test("notifications are delivered while the connection has an activity, and never after")
     func notifications() {
         for state in Self.states {
-            let expected: Bool = switch state {
-            case .open, .draining, .quiescing: true
-            case .discarding, .closing, .closed: false
-            }
+            let expected: Bool =
+                switch state {
+                case .open, .draining, .quiescing: true
+                case .discarding, .closing, .closed: false
+                }
             #expect(Machine(state: state).deliversNotifications == expected, "\(state)")
         }
     }

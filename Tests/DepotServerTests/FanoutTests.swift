@@ -1,9 +1,10 @@
 import DepotClient
 import DepotCore
 import DepotJSON
-@testable import DepotServer
 import DepotTestSupport
 import Testing
+
+@testable import DepotServer
 
 @Suite("Server: every state to every subscriber")
 struct FanoutTests {

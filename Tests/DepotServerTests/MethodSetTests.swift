@@ -1,7 +1,7 @@
-import DepotTestSupport
-import Testing
 import DepotSchema
 import DepotServer
+import DepotTestSupport
+import Testing
 
 @Suite("Server: the methods it registers are the document's")
 struct MethodSetTests {

@@ -1,12 +1,13 @@
 import DepotCore
 import DepotJSON
 import DepotRPC
-@testable import DepotServer
 import DepotTestSupport
 import DepotWire
 import Logging
 import Synchronization
 import Testing
+
+@testable import DepotServer
 
 /// A session in memory: the subscriptions it was asked for and the mutations it noted.
 final class RecordingSession: DepotSession {

@@ -1,12 +1,13 @@
 import DepotClient
 import DepotCore
 import DepotJSON
-@testable import DepotServer
 import DepotTestSupport
 import Logging
 import NIOPosix
 import ServiceLifecycle
 import Testing
+
+@testable import DepotServer
 
 /// A DepotServer running in this process on a real Unix socket in a temporary directory, with a
 /// test source behind its repository.
@@ -56,7 +57,8 @@ struct RunningServer: CheckedEndpoint {
             await outcome.wait { $0 != nil }
         }
         try started?.get()
-        return RunningServer(directory: directory, socketPath: socketPath, source: source, repository: repository, server: server, group: group, task: task)
+        return RunningServer(
+            directory: directory, socketPath: socketPath, source: source, repository: repository, server: server, group: group, task: task)
     }
 
     /// Stops the server (as on cancellation) and waits for it to finish; removes the directory. Fails the test for

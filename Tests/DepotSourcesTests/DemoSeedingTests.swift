@@ -102,7 +102,10 @@ struct DemoSeedingTests {
 
         let error = try #require(await sourceError { _ = try DemoSeeding.prepareDefaultFile(in: blocker) })
 
-        #expect(error == SourceError(.unavailable, "cannot prepare the state directory: cannot create directory \(blocker): it exists and is not a directory"))
+        #expect(
+            error
+                == SourceError(
+                    .unavailable, "cannot prepare the state directory: cannot create directory \(blocker): it exists and is not a directory"))
         #expect(TestFiles.text(blocker) == "not a directory")
     }
 }

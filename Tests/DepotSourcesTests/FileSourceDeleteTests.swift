@@ -7,13 +7,13 @@ import Testing
 @Suite("FileSource: deleteItem")
 struct FileSourceDeleteTests {
     static let threeItems = """
-    [
-      {"id": "a", "name": "Alpha", "price": 1.50},
-      {"id": 25, "name": "Pikachu", "types": ["electric"]},
-      {"name": "Mew", "id": "c", "big": 12345678901234567890, "exp": 1E+2, "nested": {"z": 1, "a": [true, null]}}
-    ]
+        [
+          {"id": "a", "name": "Alpha", "price": 1.50},
+          {"id": 25, "name": "Pikachu", "types": ["electric"]},
+          {"name": "Mew", "id": "c", "big": 12345678901234567890, "exp": 1E+2, "nested": {"z": 1, "a": [true, null]}}
+        ]
 
-    """
+        """
 
     @Test("removes the item with a string id and rewrites the file one item per line")
     func removesStringID() async throws {
@@ -23,13 +23,14 @@ struct FileSourceDeleteTests {
 
         try await FileSource(path: path).deleteItem(id: "a")
 
-        #expect(TestFiles.text(path) == """
-        [
-        {"id":25,"name":"Pikachu","types":["electric"]},
-        {"name":"Mew","id":"c","big":12345678901234567890,"exp":1E+2,"nested":{"z":1,"a":[true,null]}}
-        ]
+        #expect(
+            TestFiles.text(path) == """
+                [
+                {"id":25,"name":"Pikachu","types":["electric"]},
+                {"name":"Mew","id":"c","big":12345678901234567890,"exp":1E+2,"nested":{"z":1,"a":[true,null]}}
+                ]
 
-        """)
+                """)
     }
 
     @Test("an integer id matches its decimal text: 25 is removed by id \"25\"")
@@ -40,13 +41,14 @@ struct FileSourceDeleteTests {
 
         try await FileSource(path: path).deleteItem(id: "25")
 
-        #expect(TestFiles.text(path) == """
-        [
-        {"id":"a","name":"Alpha","price":1.50},
-        {"name":"Mew","id":"c","big":12345678901234567890,"exp":1E+2,"nested":{"z":1,"a":[true,null]}}
-        ]
+        #expect(
+            TestFiles.text(path) == """
+                [
+                {"id":"a","name":"Alpha","price":1.50},
+                {"name":"Mew","id":"c","big":12345678901234567890,"exp":1E+2,"nested":{"z":1,"a":[true,null]}}
+                ]
 
-        """)
+                """)
     }
 
     @Test("the other items keep their bytes exactly when they were already compact")
@@ -158,7 +160,10 @@ struct FileSourceDeleteTests {
 
         let error = try #require(await sourceError { try await FileSource(path: path).deleteItem(id: "1") })
 
-        #expect(error == SourceError(.invalidData, "\(path): item at index 1 has no \"id\" member to use as its id (set --id-field if the id lives elsewhere)"))
+        #expect(
+            error
+                == SourceError(
+                    .invalidData, "\(path): item at index 1 has no \"id\" member to use as its id (set --id-field if the id lives elsewhere)"))
         #expect(TestFiles.text(path) == text)
     }
 
@@ -191,9 +196,11 @@ struct FileSourceDeleteTests {
     func customIDField() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.write("items.json", """
-        [{"sku": "X-1", "id": 2}, {"sku": "X-2", "id": 1}, {"sku": 3}]
-        """)
+        let path = directory.write(
+            "items.json",
+            """
+            [{"sku": "X-1", "id": 2}, {"sku": "X-2", "id": 1}, {"sku": 3}]
+            """)
         let source = FileSource(path: path, idField: "sku")
         #expect(source.idField == "sku")
 
@@ -222,8 +229,9 @@ struct FileSourceDeleteTests {
         #expect(TestFiles.text(target) == "[\n{\"id\":2}\n]\n")
     }
 
-    @Test("when the directory cannot be written, the delete is unavailable and the file unchanged",
-          .enabled(if: getuidIsNotRoot(), "root may write anywhere"))
+    @Test(
+        "when the directory cannot be written, the delete is unavailable and the file unchanged",
+        .enabled(if: getuidIsNotRoot(), "root may write anywhere"))
     func readOnlyDirectory() async throws {
         let directory = TemporaryDirectory()
         defer {
@@ -272,8 +280,9 @@ struct FileSourceDeleteTests {
         #expect(TestFiles.text(target) == #"[{"id": 1}]"#)
     }
 
-    @Test("a file this user may not write, though others may, is refused (needs a non-root user)",
-          .enabled(if: getuidIsNotRoot(), "root may write any file"))
+    @Test(
+        "a file this user may not write, though others may, is refused (needs a non-root user)",
+        .enabled(if: getuidIsNotRoot(), "root may write any file"))
     func notWritableByThisUser() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

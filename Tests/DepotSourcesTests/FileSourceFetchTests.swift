@@ -10,28 +10,34 @@ struct FileSourceFetchTests {
     func itemsAsWritten() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.write("items.json", """
-        [
-          {"id": 1, "name": "Bulbasaur", "weight": 6.90, "big": 12345678901234567890, "exp": 1E+2, "neg": -0.0},
-          {"name": "Ivysaur", "id": "two", "nested": {"b": [1, 2.0], "a": null}, "ok": true, "text": "caf\\u00e9 \\"q\\""},
-          {"id": 3}
-        ]
+        let path = directory.write(
+            "items.json",
+            """
+            [
+              {"id": 1, "name": "Bulbasaur", "weight": 6.90, "big": 12345678901234567890, "exp": 1E+2, "neg": -0.0},
+              {"name": "Ivysaur", "id": "two", "nested": {"b": [1, 2.0], "a": null}, "ok": true, "text": "caf\\u00e9 \\"q\\""},
+              {"id": 3}
+            ]
 
-        """)
+            """)
 
         let items = try await FileSource(path: path).fetchItems()
 
         let expected: [JSONValue] = [
-            ["id": 1, "name": "Bulbasaur", "weight": number("6.90"), "big": number("12345678901234567890"), "exp": number("1E+2"), "neg": number("-0.0")],
+            [
+                "id": 1, "name": "Bulbasaur", "weight": number("6.90"), "big": number("12345678901234567890"), "exp": number("1E+2"),
+                "neg": number("-0.0"),
+            ],
             ["name": "Ivysaur", "id": "two", "nested": ["b": [1, number("2.0")], "a": nil], "ok": true, "text": "café \"q\""],
             ["id": 3],
         ]
         #expect(items == expected)
-        #expect(items.map(\.jsonText) == [
-            #"{"id":1,"name":"Bulbasaur","weight":6.90,"big":12345678901234567890,"exp":1E+2,"neg":-0.0}"#,
-            #"{"name":"Ivysaur","id":"two","nested":{"b":[1,2.0],"a":null},"ok":true,"text":"café \"q\""}"#,
-            #"{"id":3}"#,
-        ])
+        #expect(
+            items.map(\.jsonText) == [
+                #"{"id":1,"name":"Bulbasaur","weight":6.90,"big":12345678901234567890,"exp":1E+2,"neg":-0.0}"#,
+                #"{"name":"Ivysaur","id":"two","nested":{"b":[1,2.0],"a":null},"ok":true,"text":"café \"q\""}"#,
+                #"{"id":3}"#,
+            ])
     }
 
     @Test("an empty array is an empty list")
@@ -94,13 +100,15 @@ struct FileSourceFetchTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         // Line 3 starts at byte 13; the '}' after the trailing comma is byte 22, column 10.
-        let path = directory.write("items.json", """
-        [
-        {"id": 1},
-        {"id": 2,}
-        ]
+        let path = directory.write(
+            "items.json",
+            """
+            [
+            {"id": 1},
+            {"id": 2,}
+            ]
 
-        """)
+            """)
         let error = try #require(await sourceError { _ = try await FileSource(path: path).fetchItems() })
         #expect(error.kind == .invalidData)
         #expect(error.message == "\(path) is not valid JSON: unexpected character '}' at byte 22 (line 3, column 10)")
@@ -120,14 +128,16 @@ struct FileSourceFetchTests {
         #expect(error == SourceError(.invalidData, "\(path) is not valid JSON: unexpected character '}' at byte 26 (line 1, column 22)"))
     }
 
-    @Test("invalid JSON: table of short files and their exact messages", arguments: [
-        ("", "no JSON value in the text (empty or only whitespace) (line 1, column 1)"),
-        ("\n\n", "no JSON value in the text (empty or only whitespace) (line 3, column 1)"),
-        ("[", "unexpected end of text at byte 1 (line 1, column 2)"),
-        ("[{\"id\": 1}\n", "unexpected end of text at byte 11 (line 2, column 1)"),
-        ("[] []", "unexpected content after the JSON value at byte 3 (line 1, column 4)"),
-        ("[\n  01\n]", "invalid number at byte 5 (line 2, column 4)"),
-    ])
+    @Test(
+        "invalid JSON: table of short files and their exact messages",
+        arguments: [
+            ("", "no JSON value in the text (empty or only whitespace) (line 1, column 1)"),
+            ("\n\n", "no JSON value in the text (empty or only whitespace) (line 3, column 1)"),
+            ("[", "unexpected end of text at byte 1 (line 1, column 2)"),
+            ("[{\"id\": 1}\n", "unexpected end of text at byte 11 (line 2, column 1)"),
+            ("[] []", "unexpected content after the JSON value at byte 3 (line 1, column 4)"),
+            ("[\n  01\n]", "invalid number at byte 5 (line 2, column 4)"),
+        ])
     func invalidJSONTable(text: String, problem: String) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -136,13 +146,15 @@ struct FileSourceFetchTests {
         #expect(error == SourceError(.invalidData, "\(path) is not valid JSON: \(problem)"))
     }
 
-    @Test("valid JSON that is not an array is invalid data, with an exact message", arguments: [
-        (#"{"id": 1}"#, "an object"),
-        ("42", "a number"),
-        (#""items""#, "a string"),
-        ("true", "a boolean"),
-        ("null", "a null"),
-    ])
+    @Test(
+        "valid JSON that is not an array is invalid data, with an exact message",
+        arguments: [
+            (#"{"id": 1}"#, "an object"),
+            ("42", "a number"),
+            (#""items""#, "a string"),
+            ("true", "a boolean"),
+            ("null", "a null"),
+        ])
     func notAnArray(text: String, holds: String) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -7,13 +7,13 @@ import Testing
 @Suite("FileSource through a Repository")
 struct FileSourceRepositoryTests {
     static let text = """
-    [
-      {"id": 1, "name": "Bulbasaur"},
-      {"id": "two", "name": "Ivysaur", "weight": 13.0},
-      {"id": 3, "name": "Venusaur"}
-    ]
+        [
+          {"id": 1, "name": "Bulbasaur"},
+          {"id": "two", "name": "Ivysaur", "weight": 13.0},
+          {"id": 3, "name": "Venusaur"}
+        ]
 
-    """
+        """
 
     @Test("load publishes success with the file's ids and items in order")
     func loadSucceeds() async throws {
@@ -139,9 +139,11 @@ struct FileSourceRepositoryTests {
         let repository = makeRepository(source)
         _ = try await repository.load().result.get()
         // Someone edits the file after the load: the removal's state is the file as rewritten, not a guess.
-        _ = directory.write("items.json", """
-        [{"id": 1, "name": "Bulbasaur"}, {"id": "two", "name": "Ivysaur", "weight": 13.0}, {"id": 3, "name": "Venusaur"}, {"id": 4, "name": "Charmander"}]
-        """)
+        _ = directory.write(
+            "items.json",
+            """
+            [{"id": 1, "name": "Bulbasaur"}, {"id": "two", "name": "Ivysaur", "weight": 13.0}, {"id": 3, "name": "Venusaur"}, {"id": 4, "name": "Charmander"}]
+            """)
         let removed = try await repository.remove(id: "two").result.get()
         #expect(removed.state.items?.items.map(\.id) == ["1", "3", "4"])
         #expect(removed.state.provenance?.origin == .source)

@@ -38,7 +38,8 @@ struct SystemdIntegrationTests {
             try await sandbox.shell("systemd-run --unit=watcher-1 \(SystemdSandbox.staging)/bin/depotctl watch --socket \(SystemdSandbox.socketPath)")
             try await sandbox.shell("systemd-run --unit=watcher-2 \(SystemdSandbox.staging)/bin/depotctl watch --socket \(SystemdSandbox.socketPath)")
             try await sandbox.waitUntil("StatusText to count two subscribers") {
-                try await sandbox.show("depotd.service", ["StatusText"])["StatusText"]?.hasPrefix("success · 151 items · 2 subscribers · seq ") == true
+                try await sandbox.show("depotd.service", ["StatusText"])["StatusText"]?.hasPrefix("success · 151 items · 2 subscribers · seq ")
+                    == true
             }
             _ = try await sandbox.depotctl(["remove", "25"])
             try await sandbox.waitUntil("StatusText to show the removal") {
@@ -68,7 +69,8 @@ struct SystemdIntegrationTests {
             try await sandbox.write("/etc/depot/depotd.json", Array(#"{"source": 42}"#.utf8))
             try await sandbox.shell("systemctl reload depotd")
             try await sandbox.waitUntil("StatusText to report the failed reload") {
-                try await sandbox.show("depotd.service", ["StatusText"])["StatusText"]?.hasPrefix("reload failed, previous configuration kept: config file /etc/depot/depotd.json: \"source\" must be a string") == true
+                try await sandbox.show("depotd.service", ["StatusText"])["StatusText"]?.hasPrefix(
+                    "reload failed, previous configuration kept: config file /etc/depot/depotd.json: \"source\" must be a string") == true
             }
             #expect(try await sandbox.show("depotd.service", ["ActiveState"])["ActiveState"] == "active")
             let state = try await sandbox.depotctl(["state", "--json"])
@@ -159,7 +161,8 @@ struct SystemdIntegrationTests {
             #expect(member.status == 0, "\(member.standardError)")
             // Without --socket, a user's depotctl looks where a depotd of its own would listen, finds nothing
             // there, and falls back to the system daemon's socket.
-            let found = try await sandbox.depotctl(["state"], as: ["setpriv", "--reuid=member", "--regid=member", "--init-groups", "env", "-u", "XDG_RUNTIME_DIR"], findingSocket: true)
+            let found = try await sandbox.depotctl(
+                ["state"], as: ["setpriv", "--reuid=member", "--regid=member", "--init-groups", "env", "-u", "XDG_RUNTIME_DIR"], findingSocket: true)
             #expect(found.status == 0, "\(found.standardError)")
         }
     }
@@ -167,7 +170,9 @@ struct SystemdIntegrationTests {
     @Test("the units verify cleanly, and the service's exposure is at most 1.5")
     func unitsVerifyAndSecurity() async throws {
         try await withSandbox { sandbox in
-            let verify = try await sandbox.run(["systemd-analyze", "verify", "/etc/systemd/system/depotd.service", "/etc/systemd/system/depotd.socket"])
+            let verify = try await sandbox.run([
+                "systemd-analyze", "verify", "/etc/systemd/system/depotd.service", "/etc/systemd/system/depotd.socket",
+            ])
             #expect(verify.status == 0)
             #expect(verify.standardOutput.isEmpty && verify.standardError.isEmpty, "verify printed: \(verify.standardError)\(verify.standardOutput)")
             let security = try await sandbox.shell("systemd-analyze security --no-pager depotd.service")

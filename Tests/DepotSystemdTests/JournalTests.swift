@@ -1,7 +1,8 @@
-@testable import DepotSystemd
 import DepotTestSupport
 import Logging
 import Testing
+
+@testable import DepotSystemd
 
 #if canImport(Glibc)
 import Glibc
@@ -20,13 +21,15 @@ struct JournalTests {
         #expect(!JournalStream.isStandardErrorConnected(environment: [:]))
     }
 
-    @Test("metadata keys become DEPOT_ fields of upper-case letters, digits and underscores", arguments: [
-        ("subscription", "DEPOT_SUBSCRIPTION"),
-        ("peer_pid", "DEPOT_PEER_PID"),
-        ("sl-service", "DEPOT_SL_SERVICE"),
-        ("seq", "DEPOT_SEQ"),
-        ("méthode", "DEPOT_M_THODE"),
-    ])
+    @Test(
+        "metadata keys become DEPOT_ fields of upper-case letters, digits and underscores",
+        arguments: [
+            ("subscription", "DEPOT_SUBSCRIPTION"),
+            ("peer_pid", "DEPOT_PEER_PID"),
+            ("sl-service", "DEPOT_SL_SERVICE"),
+            ("seq", "DEPOT_SEQ"),
+            ("méthode", "DEPOT_M_THODE"),
+        ])
     func fieldNames(key: String, field: String) {
         #expect(JournalLogHandler.fieldName(key) == field)
     }

@@ -1,11 +1,11 @@
 import DepotCore
+import DepotJSON
 import DepotRPC
+import DepotSchema
 import DepotTestSupport
 import DepotWire
 import NIOCore
 import Testing
-import DepotJSON
-import DepotSchema
 
 @Suite("Error codes: the domain's kinds become the document's codes here, and only here")
 struct ErrorCodeTests {
@@ -14,11 +14,14 @@ struct ErrorCodeTests {
         #expect(DepotErrorCode.all.allSatisfy { (-32099)...(-32000) ~= $0 })
     }
 
-    @Test("each kind of domain error has the code the document gives its name", arguments: [
-        StateError.Kind.loadFailed, .removeFailed, .notFound,
-    ])
+    @Test(
+        "each kind of domain error has the code the document gives its name",
+        arguments: [
+            StateError.Kind.loadFailed, .removeFailed, .notFound,
+        ])
     func kindsMapToTheDocumentsCodes(kind: StateError.Kind) throws {
-        let documented = ProtocolLedger.document.json["components"]?["errors"]?.objectValue?.members
+        let documented =
+            ProtocolLedger.document.json["components"]?["errors"]?.objectValue?.members
             .filter { $0.value["message"]?.stringValue?.hasPrefix("\(kind.name):") == true }
             .compactMap { $0.value["code"]?.numberValue?.intValue } ?? []
         #expect(!documented.isEmpty, "components/errors describes \(kind.name)")
@@ -27,8 +30,9 @@ struct ErrorCodeTests {
 
     @Test("every code of Depot's own is in the document's components/errors")
     func everyCodeIsDocumented() {
-        let documented = Set(ProtocolLedger.document.json["components"]?["errors"]?.objectValue?.members
-            .compactMap { $0.value["code"]?.numberValue?.intValue } ?? [])
+        let documented = Set(
+            ProtocolLedger.document.json["components"]?["errors"]?.objectValue?.members
+                .compactMap { $0.value["code"]?.numberValue?.intValue } ?? [])
         #expect(Set(DepotErrorCode.all).isSubset(of: documented))
     }
 

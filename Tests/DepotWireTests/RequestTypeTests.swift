@@ -1,11 +1,11 @@
 import DepotCore
 import DepotJSON
 import DepotRPC
+import DepotSchema
 import DepotTestSupport
 import DepotWire
 import Synchronization
 import Testing
-import DepotSchema
 
 @Suite("Request types: each is the method rpc-schema/openrpc.json describes")
 struct RequestTypeTests {
@@ -47,18 +47,24 @@ struct RequestTypeTests {
     @Test("a wrong param is refused with -32602 naming it, before any handler runs")
     func wrongParams() {
         let called = Mutex(false)
-        let dispatcher = RPCDispatcher<Int>(methods: [.handling(RemoveRequest.self) { _, _ throws(RPCError) in
-            called.withLock { $0 = true }
-            return .result(.value(true))
-        }])
-        guard case .now(let line) = dispatcher.dispatch(
-            IncomingMessage.decode(Array(#"{"jsonrpc":"2.0","id":1,"method":"remove","params":{"id":"1","optimistic":"yes"}}"#.utf8)),
-            context: 0
-        ) else {
+        let dispatcher = RPCDispatcher<Int>(methods: [
+            .handling(RemoveRequest.self) { _, _ throws(RPCError) in
+                called.withLock { $0 = true }
+                return .result(.value(true))
+            }
+        ])
+        guard
+            case .now(let line) = dispatcher.dispatch(
+                IncomingMessage.decode(Array(#"{"jsonrpc":"2.0","id":1,"method":"remove","params":{"id":"1","optimistic":"yes"}}"#.utf8)),
+                context: 0
+            )
+        else {
             Issue.record("answered at once")
             return
         }
-        expectLine(line.lineBytes(), is: #"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: \"optimistic\" must be true or false, found \"yes\""}}"#)
+        expectLine(
+            line.lineBytes(),
+            is: #"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: \"optimistic\" must be true or false, found \"yes\""}}"#)
         #expect(!called.withLock { $0 })
     }
 }
@@ -79,10 +85,12 @@ struct RequestCase: Sendable, CustomTestStringConvertible {
 extension DepotRequest {
     fileprivate static func checkExample(params: JSONObject, result: JSONValue?) throws {
         let decoded = Mutex<Self?>(nil)
-        let dispatcher = RPCDispatcher<Int>(methods: [.handling(Self.self) { request, _ throws(RPCError) in
-            decoded.withLock { $0 = request }
-            return .result(.value(.null))
-        }])
+        let dispatcher = RPCDispatcher<Int>(methods: [
+            .handling(Self.self) { request, _ throws(RPCError) in
+                decoded.withLock { $0 = request }
+                return .result(.value(.null))
+            }
+        ])
         let message = JSONValue.object(["jsonrpc": "2.0", "id": 1, "method": .string(method), "params": .object(params)])
         _ = dispatcher.dispatch(IncomingMessage.classify(message), context: 0)
         let request = try #require(decoded.withLock { $0 }, "\(method) decodes the example's params \(JSONValue.object(params).jsonText)")

@@ -1,19 +1,20 @@
 public import DepotCore
 import DepotJSON
+import DepotSchema
 import DepotTestSupport
 import DepotWire
 import Foundation
-public import Testing
-import DepotSchema
 import NIOCore
+public import Testing
 
 @Suite("State encoding: StateEncoder, WireState and the document agree")
 struct StateEncodingTests {
     static let fetchedAt = Date(timeIntervalSince1970: 1_795_120_909.123)
-    static let items = try! ItemCollection(values: [
-        ["id": 25, "name": "Pikachu", "stats": ["hp": 35, "speed": .number(JSONNumber(literal: "90.0")!)]],
-        ["name": "Mew \"151\"\n", "id": "mew"],
-    ], idField: "id")
+    static let items = try! ItemCollection(
+        values: [
+            ["id": 25, "name": "Pikachu", "stats": ["hp": 35, "speed": .number(JSONNumber(literal: "90.0")!)]],
+            ["name": "Mew \"151\"\n", "id": "mew"],
+        ], idField: "id")
 
     /// One state of every shape the repository can publish.
     static let states: [PublishedState] = [
@@ -45,7 +46,9 @@ struct StateEncodingTests {
         case .loading: #expect(decoded.content == .loading)
         case .success(let items, let provenance):
             #expect(decoded.items == items.items.map { try! $0.value }, "items keep their members in order and their number literals")
-            #expect(decoded.provenance == WireProvenance(origin: provenance.origin, fetchedAt: RFC3339.string(from: provenance.fetchedAt), stale: provenance.stale))
+            #expect(
+                decoded.provenance
+                    == WireProvenance(origin: provenance.origin, fetchedAt: RFC3339.string(from: provenance.fetchedAt), stale: provenance.stale))
         case .failure(let error):
             #expect(decoded.failure == WireFailure(code: DepotErrorCode.code(for: error.kind), message: error.message))
         }
@@ -54,7 +57,10 @@ struct StateEncodingTests {
     @Test("the exact bytes of a success and a failure: short members first, items as the source gave them")
     func exactBytes() {
         let success = StateEncoder.encode(Self.states[2])
-        #expect(String(buffer: success) == #"{"seq":2,"status":"success","origin":"source","fetchedAt":"2026-11-19T20:41:49.123Z","stale":false,"items":[{"id":25,"name":"Pikachu","stats":{"hp":35,"speed":90.0}},{"name":"Mew \"151\"\n","id":"mew"}]}"#)
+        #expect(
+            String(buffer: success)
+                == #"{"seq":2,"status":"success","origin":"source","fetchedAt":"2026-11-19T20:41:49.123Z","stale":false,"items":[{"id":25,"name":"Pikachu","stats":{"hp":35,"speed":90.0}},{"name":"Mew \"151\"\n","id":"mew"}]}"#
+        )
         let failure = StateEncoder.encode(Self.states[6])
         #expect(String(buffer: failure) == #"{"seq":6,"status":"failure","error":{"code":-32002,"message":"refused"}}"#)
     }
@@ -62,7 +68,8 @@ struct StateEncodingTests {
     @Test("every example State in the document decodes")
     func documentExamplesDecode() throws {
         var decoded = 0
-        for method in ProtocolLedger.document.methods where [StateRequest.method, LoadRequest.method, RemoveRequest.method, WipeRequest.method].contains(method.name) {
+        for method in ProtocolLedger.document.methods
+        where [StateRequest.method, LoadRequest.method, RemoveRequest.method, WipeRequest.method].contains(method.name) {
             for example in method.examples {
                 let result = try #require(example.result, "\(method.name): \(example.name)")
                 _ = try WireState(decoding: result)
@@ -78,19 +85,30 @@ struct StateEncodingTests {
         #expect(state == WireState(seq: 3, content: .loading))
     }
 
-    @Test("a State that breaks the document is refused with a message that names the member", arguments: [
-        (#"[]"#, "a State must be an object, not array"),
-        (#"{"status":"idle"}"#, #"the State has no "seq""#),
-        (#"{"seq":-1,"status":"idle"}"#, #"the State's "seq" must be at least 0, not -1"#),
-        (#"{"seq":1.5,"status":"idle"}"#, #"the State's "seq" must be an integer, not 1.5"#),
-        (#"{"seq":1,"status":"paused"}"#, #"the State's "status" must be one of "idle", "loading", "success", "failure", not "paused""#),
-        (#"{"seq":1,"status":"success","origin":"source","fetchedAt":"2026-11-21T20:41:49.123Z","stale":false}"#, #"the State has no "items""#),
-        (#"{"seq":1,"status":"success","origin":"disk","fetchedAt":"x","stale":false,"items":[]}"#, #"the State's "origin" must be one of "source", "cache", "memory", not "disk""#),
-        (#"{"seq":1,"status":"success","origin":"cache","fetchedAt":"x","stale":"no","items":[]}"#, #"the State's "stale" must be true or false, not "no""#),
-        (#"{"seq":1,"status":"success","origin":"cache","fetchedAt":"x","stale":true,"items":[1]}"#, #"the State's "items" must be an array of objects, not 1"#),
-        (#"{"seq":1,"status":"failure"}"#, #"a failure State needs an "error" object"#),
-        (#"{"seq":1,"status":"failure","error":{"code":-32001}}"#, #"a failure's "error" has no "message""#),
-    ])
+    @Test(
+        "a State that breaks the document is refused with a message that names the member",
+        arguments: [
+            (#"[]"#, "a State must be an object, not array"),
+            (#"{"status":"idle"}"#, #"the State has no "seq""#),
+            (#"{"seq":-1,"status":"idle"}"#, #"the State's "seq" must be at least 0, not -1"#),
+            (#"{"seq":1.5,"status":"idle"}"#, #"the State's "seq" must be an integer, not 1.5"#),
+            (#"{"seq":1,"status":"paused"}"#, #"the State's "status" must be one of "idle", "loading", "success", "failure", not "paused""#),
+            (#"{"seq":1,"status":"success","origin":"source","fetchedAt":"2026-11-21T20:41:49.123Z","stale":false}"#, #"the State has no "items""#),
+            (
+                #"{"seq":1,"status":"success","origin":"disk","fetchedAt":"x","stale":false,"items":[]}"#,
+                #"the State's "origin" must be one of "source", "cache", "memory", not "disk""#
+            ),
+            (
+                #"{"seq":1,"status":"success","origin":"cache","fetchedAt":"x","stale":"no","items":[]}"#,
+                #"the State's "stale" must be true or false, not "no""#
+            ),
+            (
+                #"{"seq":1,"status":"success","origin":"cache","fetchedAt":"x","stale":true,"items":[1]}"#,
+                #"the State's "items" must be an array of objects, not 1"#
+            ),
+            (#"{"seq":1,"status":"failure"}"#, #"a failure State needs an "error" object"#),
+            (#"{"seq":1,"status":"failure","error":{"code":-32001}}"#, #"a failure's "error" has no "message""#),
+        ])
     func invalidStates(json: String, message: String) throws {
         let value = try JSONParser.parse(json)
         #expect(throws: WireDecodingError(message)) { try WireState(decoding: value) }

@@ -16,13 +16,15 @@ struct StateNotificationTests {
     @Test func notificationWithSkippedStates() {
         expectLine(
             line(prefix: StateNotification.prefix(subscription: "s1", skipped: 3)),
-            is: #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","skipped":3,"state":{"phase":"ready","items":[{"id":"a","n":1.50}]}}}"#
+            is:
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","skipped":3,"state":{"phase":"ready","items":[{"id":"a","n":1.50}]}}}"#
         )
     }
 
     @Test("skipped is left out when nothing was skipped", arguments: [0, -1] as [Int?] + [nil])
     func notificationWithoutSkipped(skipped: Int?) {
-        let prefix = skipped.map { StateNotification.prefix(subscription: "s1", skipped: $0) }
+        let prefix =
+            skipped.map { StateNotification.prefix(subscription: "s1", skipped: $0) }
             ?? StateNotification.prefix(subscription: "s1")
         expectLine(
             line(prefix: prefix),
@@ -33,7 +35,8 @@ struct StateNotificationTests {
     @Test func subscriptionNameIsEscaped() {
         expectLine(
             line(prefix: StateNotification.prefix(subscription: "s\"1\n", skipped: 12)),
-            is: #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s\"1\n","skipped":12,"state":{"phase":"ready","items":[{"id":"a","n":1.50}]}}}"#
+            is:
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s\"1\n","skipped":12,"state":{"phase":"ready","items":[{"id":"a","n":1.50}]}}}"#
         )
     }
 

@@ -21,7 +21,10 @@ public struct BenchmarkRun {
 
     private let started = MonotonicClock.now()
 
-    public init(plan: BenchmarkPlan, depotdBinary: String, benchBinary: String, redisBinary: String?, directory: String, scenarios: Set<Scenario> = Set(Scenario.allCases)) {
+    public init(
+        plan: BenchmarkPlan, depotdBinary: String, benchBinary: String, redisBinary: String?, directory: String,
+        scenarios: Set<Scenario> = Set(Scenario.allCases)
+    ) {
         self.scenarios = scenarios
         self.plan = plan
         self.depotdBinary = depotdBinary
@@ -37,9 +40,10 @@ public struct BenchmarkRun {
             progress("redis-server not found: running without Redis (apt-get install redis-server)")
         }
         let largest = plan.fanout.map(\.items).max() ?? 0
-        let collection = BenchCollection(count: max(
-            largest, plan.rpcItems.max() ?? 0, plan.memoryItems, plan.startupItems.max() ?? 0, plan.removalItems.max() ?? 0
-        ))
+        let collection = BenchCollection(
+            count: max(
+                largest, plan.rpcItems.max() ?? 0, plan.memoryItems, plan.startupItems.max() ?? 0, plan.removalItems.max() ?? 0
+            ))
         let pool = ReaderPool()
         defer { pool.shutdown() }
 
@@ -84,7 +88,9 @@ public struct BenchmarkRun {
                     rounds: plan.rounds(items: items, subscribers: subscribers),
                     warmUpRounds: plan.warmUpRounds
                 )
-                progress("fan-out \(done)/\(plan.fanoutCaseCount): \(systems.map(\.name).joined(separator: ", ")), N=\(items), K=\(subscribers), \(scenario.rounds) rounds each, interleaved")
+                progress(
+                    "fan-out \(done)/\(plan.fanoutCaseCount): \(systems.map(\.name).joined(separator: ", ")), N=\(items), K=\(subscribers), \(scenario.rounds) rounds each, interleaved"
+                )
                 results.fanout += try scenario.run(on: systems, pool: pool)
             }
             guard scenarios.contains(.rpc), plan.rpcItems.contains(items) else { continue }
@@ -117,8 +123,12 @@ public struct BenchmarkRun {
             results.idleMemory += try idle.run(on: system, pool: pool)
         }
 
-        progress("memory: depotd, \(plan.stalledReaders) subscribers reading 3 × \(plan.stalledStates) states, the last \(plan.stalledStates) with one stalled")
-        let stalledDepotd = try DepotdUnderTest(binary: depotdBinary, directory: try subdirectory("stalled"), collection: collection, environment: ["GLIBC_TUNABLES": StalledSubscriberScenario.mallocTunables])
+        progress(
+            "memory: depotd, \(plan.stalledReaders) subscribers reading 3 × \(plan.stalledStates) states, the last \(plan.stalledStates) with one stalled"
+        )
+        let stalledDepotd = try DepotdUnderTest(
+            binary: depotdBinary, directory: try subdirectory("stalled"), collection: collection,
+            environment: ["GLIBC_TUNABLES": StalledSubscriberScenario.mallocTunables])
         defer { stalledDepotd.process.stop() }
         let scenario = StalledSubscriberScenario(
             items: plan.memoryItems, readers: plan.stalledReaders, states: plan.stalledStates,
@@ -141,15 +151,17 @@ public struct BenchmarkRun {
             }
         }
         progress("start-up: the floor and Redis")
-        results.startup.append(try StartupScenario.runReference("floor", runs: plan.startupRuns) { run in
-            let socket = directory + "/floor-\(run).sock"
-            return (try FloorUnderTest.launch(binary: benchBinary, socketPath: socket), socket)
-        })
-        if let redisBinary {
-            results.startup.append(try StartupScenario.runReference("Redis", runs: plan.startupRuns) { run in
-                let socket = directory + "/redis-\(run).sock"
-                return (try RedisUnderTest.launch(binary: redisBinary, socketPath: socket, directory: directory), socket)
+        results.startup.append(
+            try StartupScenario.runReference("floor", runs: plan.startupRuns) { run in
+                let socket = directory + "/floor-\(run).sock"
+                return (try FloorUnderTest.launch(binary: benchBinary, socketPath: socket), socket)
             })
+        if let redisBinary {
+            results.startup.append(
+                try StartupScenario.runReference("Redis", runs: plan.startupRuns) { run in
+                    let socket = directory + "/redis-\(run).sock"
+                    return (try RedisUnderTest.launch(binary: redisBinary, socketPath: socket, directory: directory), socket)
+                })
         }
     }
 

@@ -64,30 +64,44 @@ public struct BenchmarksReport {
         for items in Set(results.fanout.filter { $0.subscribers == maxK }.map(\.items)).sorted() {
             let depotd = fanoutFigure("depotd", items, maxK)
             if let depotd, let floor = fanoutFigure("floor", items, maxK) {
-                rows.append(row("Fan-out, N=\(items), K=\(maxK): p99 ≤ 2× the floor's",
-                                "\(us(depotd.latency.p99)) vs. 2 × \(us(floor.latency.p99))", depotd.latency.p99 <= 2 * floor.latency.p99))
+                rows.append(
+                    row(
+                        "Fan-out, N=\(items), K=\(maxK): p99 ≤ 2× the floor's",
+                        "\(us(depotd.latency.p99)) vs. 2 × \(us(floor.latency.p99))", depotd.latency.p99 <= 2 * floor.latency.p99))
             }
             if let depotd, let redis = fanoutFigure("Redis", items, maxK) {
-                rows.append(row("Fan-out, N=\(items), K=\(maxK): deliveries/s ≥ Redis's",
-                                "\(rate(depotd.deliveriesPerSecond)) vs. \(rate(redis.deliveriesPerSecond))", depotd.deliveriesPerSecond >= redis.deliveriesPerSecond))
+                rows.append(
+                    row(
+                        "Fan-out, N=\(items), K=\(maxK): deliveries/s ≥ Redis's",
+                        "\(rate(depotd.deliveriesPerSecond)) vs. \(rate(redis.deliveriesPerSecond))",
+                        depotd.deliveriesPerSecond >= redis.deliveriesPerSecond))
             }
         }
         let maxC = results.rpc.map(\.clients).max() ?? 0
         for items in Set(results.rpc.filter { $0.method == .state }.map(\.items)).sorted() {
             if let depotd = rpcFigure("depotd", .state, items, maxC), let redis = rpcFigure("Redis", .state, items, maxC) {
-                rows.append(row("`state`, N=\(items), C=\(maxC): req/s ≥ 0.8× Redis GET",
-                                "\(rate(depotd.requestsPerSecond)) vs. 0.8 × \(rate(redis.requestsPerSecond))", depotd.requestsPerSecond >= 0.8 * redis.requestsPerSecond))
+                rows.append(
+                    row(
+                        "`state`, N=\(items), C=\(maxC): req/s ≥ 0.8× Redis GET",
+                        "\(rate(depotd.requestsPerSecond)) vs. 0.8 × \(rate(redis.requestsPerSecond))",
+                        depotd.requestsPerSecond >= 0.8 * redis.requestsPerSecond))
             }
         }
         if let idle = results.idleMemory.filter({ $0.system == "depotd" }).max(by: { $0.subscribers < $1.subscribers }) {
-            rows.append(row("≤ 16 KiB RSS per idle subscriber (K=\(idle.subscribers))", String(format: "%.1f KiB", idle.kibPerSubscriber), idle.kibPerSubscriber <= 16))
+            rows.append(
+                row(
+                    "≤ 16 KiB RSS per idle subscriber (K=\(idle.subscribers))", String(format: "%.1f KiB", idle.kibPerSubscriber),
+                    idle.kibPerSubscriber <= 16))
         }
         if let stalled = results.stalledSubscriber.first(where: \.stalled) {
             // What the stalled subscriber costs: its phase's growth over the baseline phase's.
             let baseline = results.stalledSubscriber.first { !$0.stalled }?.growthKiB ?? 0
             let cost = stalled.growthKiB - baseline
-            rows.append(row("A stalled subscriber grows memory ≤ its queue bound",
-                            "\(cost) KiB (\(stalled.growthKiB) KiB, less \(baseline) KiB without it) vs. \(stalled.queueBoundKiB) KiB", cost <= stalled.queueBoundKiB))
+            rows.append(
+                row(
+                    "A stalled subscriber grows memory ≤ its queue bound",
+                    "\(cost) KiB (\(stalled.growthKiB) KiB, less \(baseline) KiB without it) vs. \(stalled.queueBoundKiB) KiB",
+                    cost <= stalled.queueBoundKiB))
         }
         guard !rows.isEmpty else { return "" }
         return "## Targets\n\n| Target | Measured | Met |\n|---|---|---|\n" + rows.joined() + "\n"
@@ -120,7 +134,10 @@ public struct BenchmarksReport {
             out += "\(us(figure.latency.p50)) | \(us(figure.latency.p99)) | \(us(figure.latency.max)) | "
             out += "\(rate(figure.deliveriesPerSecond)) | \(String(format: "%.0f", figure.bytesPerSecond / 1e6)) | "
             out += isDepotd ? "\(ratio(figure.latency.p99, floor?.latency.p99)) | \(ratio(figure.latency.p99, redis?.latency.p99)) | " : "| | "
-            out += isDepotd ? "\(ratio(figure.deliveriesPerSecond, floor?.deliveriesPerSecond)) | \(ratio(figure.deliveriesPerSecond, redis?.deliveriesPerSecond)) |\n" : "| |\n"
+            out +=
+                isDepotd
+                ? "\(ratio(figure.deliveriesPerSecond, floor?.deliveriesPerSecond)) | \(ratio(figure.deliveriesPerSecond, redis?.deliveriesPerSecond)) |\n"
+                : "| |\n"
         }
         return out + "\n"
     }
@@ -145,7 +162,8 @@ public struct BenchmarksReport {
             out += "| `\(figure.method.rawValue)` | \(figure.items) | \(figure.clients) | \(figure.system) | \(bytes(figure.answerBytes)) | "
             out += "\(rate(figure.requestsPerSecond)) | \(us(figure.latency.p50)) | \(us(figure.latency.p99)) | "
             if figure.system == "depotd" {
-                out += "\(ratio(figure.requestsPerSecond, floor?.requestsPerSecond)) | \(ratio(figure.requestsPerSecond, redis?.requestsPerSecond)) | "
+                out +=
+                    "\(ratio(figure.requestsPerSecond, floor?.requestsPerSecond)) | \(ratio(figure.requestsPerSecond, redis?.requestsPerSecond)) | "
                 out += "\(ratio(figure.latency.p99, floor?.latency.p99)) | \(ratio(figure.latency.p99, redis?.latency.p99)) |\n"
             } else {
                 out += "| | | |\n"
@@ -169,8 +187,12 @@ public struct BenchmarksReport {
         for figure in results.idleMemory {
             let floor = results.idleMemory.first { $0.system == "floor" && $0.subscribers == figure.subscribers }
             let redis = results.idleMemory.first { $0.system == "Redis" && $0.subscribers == figure.subscribers }
-            out += "| \(figure.system) | \(figure.idleKiB) KiB | \(figure.subscribers) | \(figure.withSubscribersKiB) KiB | \(String(format: "%.1f", figure.kibPerSubscriber)) | "
-            out += figure.system == "depotd" ? "\(ratio(figure.kibPerSubscriber, floor?.kibPerSubscriber)) | \(ratio(figure.kibPerSubscriber, redis?.kibPerSubscriber)) |\n" : "| |\n"
+            out +=
+                "| \(figure.system) | \(figure.idleKiB) KiB | \(figure.subscribers) | \(figure.withSubscribersKiB) KiB | \(String(format: "%.1f", figure.kibPerSubscriber)) | "
+            out +=
+                figure.system == "depotd"
+                ? "\(ratio(figure.kibPerSubscriber, floor?.kibPerSubscriber)) | \(ratio(figure.kibPerSubscriber, redis?.kibPerSubscriber)) |\n"
+                : "| |\n"
         }
         if !results.stalledSubscriber.isEmpty {
             out += """
@@ -200,8 +222,12 @@ public struct BenchmarksReport {
             let baseline = results.stalledSubscriber.first { !$0.stalled }?.growthKiB
             for figure in results.stalledSubscriber {
                 let cost = figure.stalled ? baseline.map { figure.growthKiB - $0 } : nil
-                let read = figure.stalledMessagesRead.map { "\($0) messages, \(figure.stalledSawNewest == true ? "ending with the newest state" : "WITHOUT the newest state")" } ?? "—"
-                out += "| \(figure.stalled ? "one" : "none") | \(figure.readers) | \(figure.states) | \(figure.beforeKiB) KiB | \(figure.afterKiB) KiB | "
+                let read =
+                    figure.stalledMessagesRead.map {
+                        "\($0) messages, \(figure.stalledSawNewest == true ? "ending with the newest state" : "WITHOUT the newest state")"
+                    } ?? "—"
+                out +=
+                    "| \(figure.stalled ? "one" : "none") | \(figure.readers) | \(figure.states) | \(figure.beforeKiB) KiB | \(figure.afterKiB) KiB | "
                 let within = (cost ?? figure.growthKiB) <= figure.queueBoundKiB
                 out += "\(figure.growthKiB) KiB | \(cost.map { "\($0) KiB" } ?? "—") | \(figure.releasedKiB.map { "\($0) KiB" } ?? "—") | "
                 out += "\(figure.queueBoundKiB) KiB | \(figure.stalled ? (within ? "yes" : "no") : "—") | \(read) |\n"
@@ -228,8 +254,12 @@ public struct BenchmarksReport {
         let redis = results.startup.first { $0.system == "Redis" }
         for figure in results.startup {
             let origin = figure.system != "depotd" ? "" : figure.fromCache == true ? " cached" : " from the file"
-            out += "| \(figure.system) | \(figure.items)\(origin) | \(ms(figure.acceptingMilliseconds)) | \(figure.firstStateMilliseconds.map(ms) ?? "—") | "
-            out += figure.system == "depotd" ? "\(ratio(figure.acceptingMilliseconds, floor?.acceptingMilliseconds)) | \(ratio(figure.acceptingMilliseconds, redis?.acceptingMilliseconds)) |\n" : "| |\n"
+            out +=
+                "| \(figure.system) | \(figure.items)\(origin) | \(ms(figure.acceptingMilliseconds)) | \(figure.firstStateMilliseconds.map(ms) ?? "—") | "
+            out +=
+                figure.system == "depotd"
+                ? "\(ratio(figure.acceptingMilliseconds, floor?.acceptingMilliseconds)) | \(ratio(figure.acceptingMilliseconds, redis?.acceptingMilliseconds)) |\n"
+                : "| |\n"
         }
         return out + "\n"
     }
@@ -250,7 +280,8 @@ public struct BenchmarksReport {
             """
         for figure in results.removal {
             out += "| \(figure.items) | \(us(figure.toConfirmedState.p50)) | \(us(figure.toConfirmedState.p99)) | "
-            out += "\(bytes(figure.fileBytesRead)) | \(bytes(figure.fileBytesWritten)) | \(bytes(figure.storageBytesWritten)) | \(bytes(figure.answerBytes)) |\n"
+            out +=
+                "\(bytes(figure.fileBytesRead)) | \(bytes(figure.fileBytesWritten)) | \(bytes(figure.storageBytesWritten)) | \(bytes(figure.answerBytes)) |\n"
         }
         return out + "\n"
     }
@@ -287,7 +318,8 @@ public struct BenchmarksReport {
     }
 
     private func bytes(_ count: Int) -> String {
-        count >= 1_048_576 ? String(format: "%.1f MiB", Double(count) / 1_048_576)
+        count >= 1_048_576
+            ? String(format: "%.1f MiB", Double(count) / 1_048_576)
             : count >= 1024 ? String(format: "%.0f KiB", Double(count) / 1024) : "\(count) B"
     }
 }

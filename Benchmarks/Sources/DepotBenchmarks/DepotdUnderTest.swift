@@ -20,7 +20,9 @@ public final class DepotdUnderTest: SystemUnderTest {
     private var seq = 0
 
     /// Starts depotd; `binary` is the depotd executable.
-    public init(binary: String, directory: String, collection: BenchCollection, extraArguments: [String] = [], environment: [String: String] = [:]) throws {
+    public init(
+        binary: String, directory: String, collection: BenchCollection, extraArguments: [String] = [], environment: [String: String] = [:]
+    ) throws {
         self.collection = collection
         socketPath = directory + "/depotd.sock"
         itemsPath = directory + "/items.json"
@@ -28,7 +30,8 @@ public final class DepotdUnderTest: SystemUnderTest {
         process = try ManagedProcess.launch(
             "depotd",
             executable: binary,
-            arguments: ["--socket", socketPath, "--source", "file:" + itemsPath, "--no-initial-load", "--no-cache", "--log-level", "warning"] + extraArguments,
+            arguments: ["--socket", socketPath, "--source", "file:" + itemsPath, "--no-initial-load", "--no-cache", "--log-level", "warning"]
+                + extraArguments,
             environment: environment
         )
         _ = try process.waitUntilAccepting(socketPath)

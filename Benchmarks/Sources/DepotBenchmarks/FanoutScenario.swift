@@ -76,7 +76,9 @@ public struct FanoutScenario: Sendable {
         try system.finishRound()
         let arrivals = tracker.takeArrivals().filter { $0.seq == measured }
         guard arrivals.count == subscribers, Set(arrivals.map(\.subscriber)).count == subscribers else {
-            throw BenchError("\(system.name): \(Set(arrivals.map(\.subscriber)).count) of \(subscribers) subscribers received seq \(measured) (a state was skipped or duplicated)")
+            throw BenchError(
+                "\(system.name): \(Set(arrivals.map(\.subscriber)).count) of \(subscribers) subscribers received seq \(measured) (a state was skipped or duplicated)"
+            )
         }
         guard counted else { return }
         var last = start

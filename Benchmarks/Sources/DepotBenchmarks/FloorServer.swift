@@ -1,6 +1,7 @@
 import CBenchEpoll
 public import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -98,7 +99,10 @@ private final class FloorWorker: @unchecked Sendable {
                 if fd == wake {
                     var value: UInt64 = 0
                     _ = read(wake, &value, 8)
-                    for job in mailbox.withLock({ jobs in defer { jobs = [] }; return jobs }) { handle(job) }
+                    for job in mailbox.withLock({ jobs in
+                        defer { jobs = [] }
+                        return jobs
+                    }) { handle(job) }
                     continue
                 }
                 guard let peer = connections[fd] else { continue }

@@ -41,10 +41,11 @@ public final class FloorUnderTest: SystemUnderTest {
     public func finishRound() throws {}
 
     public func request(_ method: RPCMethodUnderTest) -> [UInt8] {
-        let result = switch method {
-        case .state: Self.stateBytes(seq: 2, items: items)
-        case .get: BenchCollection.itemBytes
-        }
+        let result =
+            switch method {
+            case .state: Self.stateBytes(seq: 2, items: items)
+            case .get: BenchCollection.itemBytes
+            }
         return Array("request \(BenchCollection.answerBytes(resultBytes: result))\n".utf8)
     }
 

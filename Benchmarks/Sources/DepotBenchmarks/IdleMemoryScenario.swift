@@ -34,13 +34,14 @@ public struct IdleMemoryScenario: Sendable {
             connected = step
             MonotonicClock.sleep(seconds: settle)
             let resident = try system.process.residentKiB()
-            figures.append(IdleMemoryFigures(
-                system: system.name,
-                subscribers: step,
-                idleKiB: idle,
-                withSubscribersKiB: resident,
-                kibPerSubscriber: Double(resident - idle) / Double(step)
-            ))
+            figures.append(
+                IdleMemoryFigures(
+                    system: system.name,
+                    subscribers: step,
+                    idleKiB: idle,
+                    withSubscribersKiB: resident,
+                    kibPerSubscriber: Double(resident - idle) / Double(step)
+                ))
         }
         return figures
     }

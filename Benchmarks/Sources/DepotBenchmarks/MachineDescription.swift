@@ -12,12 +12,15 @@ public struct MachineDescription: Codable, Sendable {
 
     public static func current(redisBinary: String?) -> MachineDescription {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let cpu = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
+        let cpu =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
             .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown"
         let meminfo = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
-        let totalKiB = meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }?
+        let totalKiB =
+            meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }?
             .split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) } ?? 0
-        let kernel = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
+        let kernel =
+            (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
         let swift = firstLine(of: "/usr/bin/env", ["swift", "--version"]) ?? "unknown"
         let redis = redisBinary.flatMap { firstLine(of: $0, ["--version"]) } ?? "not installed"

@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -75,7 +76,7 @@ public final class ManagedProcess: Sendable {
     public func residentKiB() throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+            let value = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         else {
             throw BenchError("no VmRSS in /proc/\(pid)/status: is /proc mounted?")
         }
@@ -91,8 +92,12 @@ public final class ManagedProcess: Sendable {
                 close(fd)
                 return now
             }
-            guard isRunning else { throw BenchError("\(name) exited before it accepted connections on \(socket); see its messages above (Redis: \(socket).log)") }
-            guard MonotonicClock.now() < deadline else { throw BenchError("\(name) did not accept connections on \(socket) within \(Int(timeout)) s") }
+            guard isRunning else {
+                throw BenchError("\(name) exited before it accepted connections on \(socket); see its messages above (Redis: \(socket).log)")
+            }
+            guard MonotonicClock.now() < deadline else {
+                throw BenchError("\(name) did not accept connections on \(socket) within \(Int(timeout)) s")
+            }
             MonotonicClock.sleep(seconds: 0.0005)
         }
     }

@@ -1,6 +1,7 @@
 import CBenchEpoll
 public import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

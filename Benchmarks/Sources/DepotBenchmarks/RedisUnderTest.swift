@@ -31,13 +31,15 @@ public final class RedisUnderTest: SystemUnderTest {
 
     /// Starts redis-server on `socketPath`, without waiting for it to accept.
     public static func launch(binary: String, socketPath: String, directory: String) throws -> ManagedProcess {
-        try ManagedProcess.launch("redis-server", executable: binary, arguments: [
-            "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700",
-            "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory,
-            "--loglevel", "warning", "--logfile", socketPath + ".log", "--maxclients", "10000",
-            // Never cut a subscriber off for a large backlog: depotd never does either.
-            "--client-output-buffer-limit", "pubsub 0 0 0",
-        ])
+        try ManagedProcess.launch(
+            "redis-server", executable: binary,
+            arguments: [
+                "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700",
+                "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory,
+                "--loglevel", "warning", "--logfile", socketPath + ".log", "--maxclients", "10000",
+                // Never cut a subscriber off for a large backlog: depotd never does either.
+                "--client-output-buffer-limit", "pubsub 0 0 0",
+            ])
     }
 
     /// SETs `state` to depotd's encoding of `items` items and `item` to one item, the values the RPC GETs read.

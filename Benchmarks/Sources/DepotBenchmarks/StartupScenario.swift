@@ -22,7 +22,8 @@ public struct StartupScenario: Sendable {
         func launch(_ socket: String, _ extra: [String] = []) throws -> ManagedProcess {
             try ManagedProcess.launch(
                 "depotd", executable: binary,
-                arguments: ["--socket", socket, "--source", "file:" + itemsPath, "--log-level", "warning"] + (fromCache ? [] : ["--no-cache"]) + extra,
+                arguments: ["--socket", socket, "--source", "file:" + itemsPath, "--log-level", "warning"] + (fromCache ? [] : ["--no-cache"])
+                    + extra,
                 environment: ["STATE_DIRECTORY": stateDirectory]
             )
         }

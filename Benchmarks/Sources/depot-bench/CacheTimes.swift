@@ -53,9 +53,10 @@ struct CacheTimes: AsyncParsableCommand {
         for _ in 0..<rounds {
             try cache.close()
             opened.append(try await time { cache = try await ItemCache.open(at: path, logger: logger) })
-            read.append(try await time {
-                guard try await cache.read()?.items.count == items else { throw ValidationError("the list read back is not whole") }
-            })
+            read.append(
+                try await time {
+                    guard try await cache.read()?.items.count == items else { throw ValidationError("the list read back is not whole") }
+                })
         }
         show("open (integrity check, migrations)", opened)
         show("read (every item, into an ItemCollection)", read)
@@ -68,7 +69,9 @@ struct CacheTimes: AsyncParsableCommand {
         try await report("clear (and compact the file)") {
             try await cache.clear()
             try await cache.save(list)
-        } subtracting: { try await cache.save(list) }
+        } subtracting: {
+            try await cache.save(list)
+        }
         try cache.close()
         print("  file after close: \(size(path)) database + \(size(path + "-wal")) write-ahead log")
     }

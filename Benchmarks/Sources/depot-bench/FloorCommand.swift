@@ -1,5 +1,6 @@
 import ArgumentParser
 import DepotBenchmarks
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -8,7 +8,8 @@ import Foundation
 struct OptimisticRemoveFanout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "optimistic-remove",
-        abstract: "Time from a remove with optimistic=true being sent to the last of K subscribers having the whole notification line of the new state."
+        abstract:
+            "Time from a remove with optimistic=true being sent to the last of K subscribers having the whole notification line of the new state."
     )
 
     @Option(help: "Subscribers, each on its own connection.")

@@ -8,7 +8,8 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run every scenario on depotd, the floor and Redis; write BENCHMARKS.md and benchmarks/results.json.",
-        discussion: "Starts depotd (the one next to this tool, or --depotd), the floor (this tool) and redis-server on Unix sockets in a temporary directory, and stops them at the end, also on failure or Ctrl-C. Progress goes to stderr. Build release binaries first (`swift build -c release`), or use scripts/bench."
+        discussion:
+            "Starts depotd (the one next to this tool, or --depotd), the floor (this tool) and redis-server on Unix sockets in a temporary directory, and stops them at the end, also on failure or Ctrl-C. Progress goes to stderr. Build release binaries first (`swift build -c release`), or use scripts/bench."
     )
 
     @Flag(help: "A tiny configuration that runs in seconds, only to prove the tool works (CI).")
@@ -29,13 +30,18 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup, removal. Default: all.")
     var scenarios = "fanout,rpc,memory,startup,removal"
 
-    @Option(help: ArgumentHelp("Only these fan-out cases, as ITEMS:SUBSCRIBERS pairs, comma-separated (e.g. 100:1024), for profiling one case.", valueName: "cases"))
+    @Option(
+        help: ArgumentHelp(
+            "Only these fan-out cases, as ITEMS:SUBSCRIBERS pairs, comma-separated (e.g. 100:1024), for profiling one case.", valueName: "cases"))
     var fanout: String?
 
     @Option(help: "A note printed at the top of BENCHMARKS.md, such as what else the machine was doing.")
     var note: String?
 
-    @Option(help: "A Markdown file appended to BENCHMARKS.md (changes made to meet targets, before and after). Default: benchmarks/history.md under --output, if it exists.")
+    @Option(
+        help:
+            "A Markdown file appended to BENCHMARKS.md (changes made to meet targets, before and after). Default: benchmarks/history.md under --output, if it exists."
+    )
     var history: String?
 
     func run() throws {
@@ -49,12 +55,13 @@ struct RunCommand: ParsableCommand {
                 return (parts[0], [parts[1]])
             }
         }
-        let chosen = try Set(scenarios.split(separator: ",").map { name in
-            guard let scenario = BenchmarkRun.Scenario(rawValue: String(name)) else {
-                throw ValidationError("no scenario \"\(name)\"; the scenarios are fanout, rpc, memory, startup and removal")
-            }
-            return scenario
-        })
+        let chosen = try Set(
+            scenarios.split(separator: ",").map { name in
+                guard let scenario = BenchmarkRun.Scenario(rawValue: String(name)) else {
+                    throw ValidationError("no scenario \"\(name)\"; the scenarios are fanout, rpc, memory, startup and removal")
+                }
+                return scenario
+            })
         let depotdBinary = depotd ?? BenchBinaries.depotd
         guard FileManager.default.isExecutableFile(atPath: depotdBinary) else {
             throw ValidationError("no depotd at \(depotdBinary): build it (swift build -c release) or give --depotd")
@@ -76,7 +83,9 @@ struct RunCommand: ParsableCommand {
             ManagedProcess.stopAll()
             directory.remove()
         }
-        let run = BenchmarkRun(plan: plan, depotdBinary: depotdBinary, benchBinary: BenchBinaries.this, redisBinary: redisBinary, directory: directory.path, scenarios: chosen)
+        let run = BenchmarkRun(
+            plan: plan, depotdBinary: depotdBinary, benchBinary: BenchBinaries.this, redisBinary: redisBinary, directory: directory.path,
+            scenarios: chosen)
         var results = try run.run()
         if let note { results.notes.insert(note, at: 0) }
         try write(results)

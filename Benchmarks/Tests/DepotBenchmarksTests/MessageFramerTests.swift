@@ -1,5 +1,6 @@
-@testable import DepotBenchmarks
 import Testing
+
+@testable import DepotBenchmarks
 
 @Suite("Framing what the servers send: whole messages, their size and seq, however the reads split them")
 struct MessageFramerTests {
@@ -17,7 +18,8 @@ struct MessageFramerTests {
 
     @Test("lines: a notification, an answer and an error answer, split at every size", arguments: [1, 2, 7, 64, 100_000])
     func lines(chunk: Int) {
-        let notification = #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s12","skipped":3,"state":{"seq":42,"status":"success","items":[{"id":1,"seq":7}]}}}"#
+        let notification =
+            #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s12","skipped":3,"state":{"seq":42,"status":"success","items":[{"id":1,"seq":7}]}}}"#
         let answer = #"{"jsonrpc":"2.0","id":1,"result":{"seq":5,"status":"idle"}}"#
         let error = #"{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"no"}}"#
         let bytes = Array((notification + "\n" + answer + "\n" + error + "\n").utf8)
