@@ -148,6 +148,11 @@ public struct HTTPSource: Source {
             timeout: .init(connect: timeAmount(options.connectTimeout))
         )
         configuration.decompression = .disabled
+        // A connection that cannot be made (refused, unreachable) fails the request at once. AsyncHTTPClient would
+        // otherwise retry with backoff until a deadline, and under load that ran to the whole request timeout;
+        // each call has a client of its own, so there is no pool of others to fall back on, and the next load
+        // tries again anyway.
+        configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 
