@@ -86,73 +86,26 @@ public struct ConfigurationFile: Sendable, Equatable {
                 throw ConfigurationError("config file \(path) has the key \"\(key)\" more than once; keep only one")
             }
         }
-        func string(_ key: String) throws(ConfigurationError) -> String? {
-            guard let member = object[key] else { return nil }
-            guard case .string(let text) = member else {
-                throw ConfigurationError("config file \(path): \"\(key)\" must be a string, not \(member.typeName)")
-            }
-            return text
-        }
-        func integer(_ key: String, _ setting: IntegerSetting) throws(ConfigurationError) -> Int? {
-            guard let member = object[key] else { return nil }
-            guard let number = member.numberValue, number.isInteger else {
-                throw ConfigurationError("config file \(path): \"\(key)\" must be an integer, not \(member.jsonText)")
-            }
-            guard let integer = number.intValue else {
-                throw setting.outOfRange(number.literal, from: .configFile(path: path, key: key))
-            }
-            return integer
-        }
-        self.socket = try string("socket")
-        self.source = try string("source")
-        self.idField = try string("idField")
-        self.maxMessageBytes = try integer("maxMessageBytes", .maxMessageBytes)
-        self.subscriberQueue = try integer("subscriberQueue", .subscriberQueue)
-        self.maxBatchRequests = try integer("maxBatchRequests", .maxBatchRequests)
-        self.socketMode = try string("socketMode")
-        self.logLevel = try string("logLevel")
-        func seconds(_ key: String) throws(ConfigurationError) -> Double? {
-            guard let member = object[key] else { return nil }
-            guard let number = member.numberValue else {
-                throw ConfigurationError("config file \(path): \"\(key)\" must be a number of seconds, such as 2.5, not \(member.jsonText)")
-            }
-            return number.doubleValue
-        }
-        func strings(_ key: String) throws(ConfigurationError) -> [NamedString] {
-            guard let member = object[key] else { return [] }
-            guard case .object(let members) = member else {
-                throw ConfigurationError(
-                    "config file \(path): \"\(key)\" must be an object of header names and strings, such as {\"Accept\": \"application/json\"}, not \(member.typeName)"
-                )
-            }
-            var named: [NamedString] = []
-            for entry in members {
-                // Not the value: under "headers" it may be a secret someone put there anyway.
-                guard case .string(let text) = entry.value else {
-                    throw ConfigurationError("config file \(path): \"\(key)\": \"\(entry.key)\" must be a string, not \(entry.value.typeName)")
-                }
-                named.append(NamedString(name: entry.key, value: text))
-            }
-            return named
-        }
-        self.itemsPath = try string("itemsPath")
-        self.deleteURL = try string("deleteURL")
-        self.headers = try strings("headers")
-        self.headerFiles = try strings("headerFiles")
-        self.headerCredentials = try strings("headerCredentials")
-        self.connectTimeout = try seconds("connectTimeout")
-        self.requestTimeout = try seconds("requestTimeout")
-        self.maxResponseBytes = try integer("maxResponseBytes", .maxResponseBytes)
-        self.maxRedirects = try integer("maxRedirects", .maxRedirects)
-        func flag(_ key: String) throws(ConfigurationError) -> Bool? {
-            guard let member = object[key] else { return nil }
-            guard case .bool(let flag) = member else {
-                throw ConfigurationError("config file \(path): \"\(key)\" must be true or false, not \(member.jsonText)")
-            }
-            return flag
-        }
-        self.initialLoad = try flag("initialLoad")
-        self.startupStrategy = try string("startupStrategy")
-        self.cache = try flag("cache")
+        let members = ConfigurationMembers(object: object, path: path)
+        socket = try members.string("socket")
+        source = try members.string("source")
+        idField = try members.string("idField")
+        maxMessageBytes = try members.integer("maxMessageBytes", .maxMessageBytes)
+        subscriberQueue = try members.integer("subscriberQueue", .subscriberQueue)
+        maxBatchRequests = try members.integer("maxBatchRequests", .maxBatchRequests)
+        socketMode = try members.string("socketMode")
+        logLevel = try members.string("logLevel")
+        itemsPath = try members.string("itemsPath")
+        deleteURL = try members.string("deleteURL")
+        headers = try members.namedStrings("headers")
+        headerFiles = try members.namedStrings("headerFiles")
+        headerCredentials = try members.namedStrings("headerCredentials")
+        connectTimeout = try members.seconds("connectTimeout")
+        requestTimeout = try members.seconds("requestTimeout")
+        maxResponseBytes = try members.integer("maxResponseBytes", .maxResponseBytes)
+        maxRedirects = try members.integer("maxRedirects", .maxRedirects)
+        initialLoad = try members.flag("initialLoad")
+        startupStrategy = try members.string("startupStrategy")
+        cache = try members.flag("cache")
     }
 }

@@ -42,18 +42,38 @@ public struct Daemon: Sendable {
         if let configFile = settings.configFile {
             logger.info("configuration from \(configFile)")
         }
+        let socketPath = servedSocketPath(inherited)
+        let source = try Self.makeSource(settings, logger: logger)
+        let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache { await openCache() } : nil
+        let repository = Repository(source: source, idField: settings.idField, cache: cache, logger: logger)
+        let status = StatusReporter(notifier: notifier)
+        let readiness = Readiness(notifier: notifier, logger: logger) { status.current.text }
+        let server = makeServer(socketPath: socketPath, inherited: inherited, repository: repository, readiness: readiness, status: status)
+        repository.addObserver(status)
+        logger.info("serving \(source.description)", metadata: ["source": "\(source.description)"])
+        startLoading(repository, readiness: readiness)
+        let services = makeServices(
+            server: server, repository: repository, status: status, hangups: hangups, notifier: notifier, socketPath: socketPath)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        )
+        try await group.run()
+    }
+
+    /// The socket depotd serves: the one systemd passed, else the configured one.
+    private func servedSocketPath(_ inherited: InheritedSocket?) -> String {
         let socketPath = inherited?.path ?? settings.socketPath
         if inherited != nil, settings.socketConfigured, socketPath != settings.socketPath {
             logger.notice(
                 "serving the socket systemd passed (\(socketPath)); the socket and socketMode settings apply only when depotd binds its own")
         }
-        let source = try Self.makeSource(settings, logger: logger)
-        let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache { await openCache() } : nil
-        let repository = Repository(source: source, idField: settings.idField, cache: cache, logger: logger)
+        return socketPath
+    }
 
-        let status = StatusReporter(notifier: notifier)
-        let readiness = Readiness(notifier: notifier, logger: logger) { status.current.text }
-        let server = DepotServer(
+    private func makeServer(
+        socketPath: String, inherited: InheritedSocket?, repository: Repository, readiness: Readiness, status: StatusReporter
+    ) -> DepotServer {
+        DepotServer(
             configuration: ServerConfiguration(
                 socketPath: socketPath,
                 inheritedSocket: inherited?.descriptor,
@@ -69,28 +89,28 @@ public struct Daemon: Sendable {
             onListening: { readiness.listening() },
             onSubscribersChanged: { status.subscribersChanged(to: $0) }
         )
-        repository.addObserver(status)
-        logger.info("serving \(source.description)", metadata: ["source": "\(source.description)"])
-        if settings.initialLoad {
-            // Ready at the first state that says something about the items: with a cache, its list, at once.
-            repository.addObserver(FirstOutcome { readiness.firstStatePublished() })
-            repository.load(strategy: settings.startupStrategy)
-        } else {
-            readiness.firstStatePublished()
-        }
+    }
 
+    /// The start-up load; ready at the first state that says something about the items (with a cache, its list,
+    /// at once), or at once when there is no start-up load.
+    private func startLoading(_ repository: Repository, readiness: Readiness) {
+        guard settings.initialLoad else {
+            readiness.firstStatePublished()
+            return
+        }
+        repository.addObserver(FirstOutcome { readiness.firstStatePublished() })
+        repository.load(strategy: settings.startupStrategy)
+    }
+
+    /// The services, in start order: a graceful shutdown stops them in reverse.
+    private func makeServices(
+        server: DepotServer, repository: Repository, status: StatusReporter, hangups: UnixSignalsSequence,
+        notifier: SystemdNotifier, socketPath: String
+    ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let logger = logger
         let reloader = Reloader(
-            hangups: hangups,
-            options: options,
-            workingDirectory: workingDirectory,
-            settings: settings,
-            level: level,
-            server: server,
-            repository: repository,
-            status: status,
-            notifier: notifier,
-            logger: logger,
+            hangups: hangups, options: options, workingDirectory: workingDirectory, settings: settings, level: level,
+            server: server, repository: repository, status: status, notifier: notifier, logger: logger,
             makeSource: { try Self.makeSource($0, logger: logger) }
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -104,15 +124,7 @@ public struct Daemon: Sendable {
         }
         // Last, so that a graceful shutdown reaches it first and STOPPING=1 goes out before connections close.
         services.append(.init(service: StoppingNotifier(notifier: notifier)))
-
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services,
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        try await group.run()
+        return services
     }
 
     /// The on-disk cache in the state directory, created if need be; nil when it cannot be used (logged: depotd

@@ -86,99 +86,106 @@ struct JSONParserEngine {
 
     // MARK: Values
 
-    /// Parses one value starting at `index` (whitespace already skipped). Open arrays and objects live on
-    /// explicit stacks rather than the call stack, and the depth is checked before a container is opened.
-    mutating func parseValue() throws(JSONParseError) -> JSONValue {
-        var openArrays: [[JSONValue]] = []
-        var openObjects: [[JSONObject.Member]] = []
+    /// The arrays and objects opened and not yet closed, innermost last: explicit stacks rather than the call
+    /// stack, so nesting costs no recursion.
+    struct OpenContainers {
+        var arrays: [[JSONValue]] = []
+        var objects: [[JSONObject.Member]] = []
+        /// The key of the member being parsed in each open object.
         var pendingKeys: [String] = []
-        var openIsObject: [Bool] = []
+        /// For each open container, innermost last: an object (true) or an array.
+        var kinds: [Bool] = []
 
-        nextValue: while true {
-            guard index < end else { throw JSONParseError(reason: .unexpectedEnd, offset: end) }
-            var value: JSONValue
-            let byte = bytes[index]
-            switch byte {
-            case ASCII.quote:
-                value = .string(try parseString())
-            case ASCII.openBrace:
-                guard openIsObject.count < maxDepth else {
-                    throw JSONParseError(reason: .tooDeep(limit: maxDepth), offset: index)
-                }
-                index &+= 1
-                skipWhitespace()
-                if index < end && bytes[index] == ASCII.closeBrace {
-                    index &+= 1
-                    value = .object(JSONObject())
-                } else {
-                    pendingKeys.append(try parseKeyAndColon())
-                    // A little room up front saves the 1-2-4 regrowth most small containers would go through.
-                    var members: [JSONObject.Member] = []
-                    members.reserveCapacity(4)
-                    openObjects.append(members)
-                    openIsObject.append(true)
-                    continue nextValue
-                }
-            case ASCII.openBracket:
-                guard openIsObject.count < maxDepth else {
-                    throw JSONParseError(reason: .tooDeep(limit: maxDepth), offset: index)
-                }
-                index &+= 1
-                skipWhitespace()
-                if index < end && bytes[index] == ASCII.closeBracket {
-                    index &+= 1
-                    value = .array([])
-                } else {
-                    var elements: [JSONValue] = []
-                    elements.reserveCapacity(4)
-                    openArrays.append(elements)
-                    openIsObject.append(false)
-                    continue nextValue
-                }
-            case ASCII.minus, ASCII.zero...ASCII.nine:
-                value = .number(try parseNumber())
-            case UInt8(ascii: "t"):
-                try parseLiteral("true")
-                value = .bool(true)
-            case UInt8(ascii: "f"):
-                try parseLiteral("false")
-                value = .bool(false)
-            case UInt8(ascii: "n"):
-                try parseLiteral("null")
-                value = .null
-            default:
-                throw JSONParseError(reason: .unexpectedCharacter(byte), offset: index)
-            }
+        var depth: Int { kinds.count }
+    }
 
-            // Hand the finished value to its container; closing a container finishes another value.
-            while let isObject = openIsObject.last {
-                if isObject {
-                    openObjects[openObjects.count &- 1].append(
-                        JSONObject.Member(key: pendingKeys.removeLast(), value: value)
-                    )
-                } else {
-                    openArrays[openArrays.count &- 1].append(value)
-                }
-                skipWhitespace()
-                guard index < end else { throw JSONParseError(reason: .unexpectedEnd, offset: end) }
-                let separator = bytes[index]
-                if separator == ASCII.comma {
-                    index &+= 1
-                    skipWhitespace()
-                    if isObject {
-                        pendingKeys.append(try parseKeyAndColon())
-                    }
-                    continue nextValue
-                }
-                guard separator == (isObject ? ASCII.closeBrace : ASCII.closeBracket) else {
-                    throw JSONParseError(reason: .unexpectedCharacter(separator), offset: index)
-                }
-                index &+= 1
-                openIsObject.removeLast()
-                value = isObject ? .object(JSONObject(openObjects.removeLast())) : .array(openArrays.removeLast())
-            }
-            return value
+    /// Parses one value starting at `index` (whitespace already skipped). The depth is checked before a
+    /// container is opened.
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        var open = OpenContainers()
+        while true {
+            guard let value = try beginValue(&open) else { continue }
+            if let whole = try finishValue(value, &open) { return whole }
         }
+    }
+
+    /// Parses a scalar, or an empty container, and returns it; or opens a non-empty container (and, for an
+    /// object, reads its first key) and returns nil: its first element comes next.
+    @inline(__always)
+    private mutating func beginValue(_ open: inout OpenContainers) throws(JSONParseError) -> JSONValue? {
+        guard index < end else { throw JSONParseError(reason: .unexpectedEnd, offset: end) }
+        let byte = bytes[index]
+        switch byte {
+        case ASCII.quote:
+            return .string(try parseString())
+        case ASCII.openBrace, ASCII.openBracket:
+            guard open.depth < maxDepth else { throw JSONParseError(reason: .tooDeep(limit: maxDepth), offset: index) }
+            let isObject = byte == ASCII.openBrace
+            index &+= 1
+            skipWhitespace()
+            if index < end && bytes[index] == (isObject ? ASCII.closeBrace : ASCII.closeBracket) {
+                index &+= 1
+                return isObject ? .object(JSONObject()) : .array([])
+            }
+            // A little room up front saves the 1-2-4 regrowth most small containers would go through.
+            if isObject {
+                open.pendingKeys.append(try parseKeyAndColon())
+                var members: [JSONObject.Member] = []
+                members.reserveCapacity(4)
+                open.objects.append(members)
+            } else {
+                var elements: [JSONValue] = []
+                elements.reserveCapacity(4)
+                open.arrays.append(elements)
+            }
+            open.kinds.append(isObject)
+            return nil
+        case ASCII.minus, ASCII.zero...ASCII.nine:
+            return .number(try parseNumber())
+        case UInt8(ascii: "t"):
+            try parseLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try parseLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try parseLiteral("null")
+            return .null
+        default:
+            throw JSONParseError(reason: .unexpectedCharacter(byte), offset: index)
+        }
+    }
+
+    /// Hands a finished value to its container; closing a container finishes another value. Returns the whole
+    /// value once the outermost one is finished, or nil when a container expects its next element.
+    @inline(__always)
+    private mutating func finishValue(_ finished: JSONValue, _ open: inout OpenContainers) throws(JSONParseError) -> JSONValue? {
+        var value = finished
+        while let isObject = open.kinds.last {
+            if isObject {
+                open.objects[open.objects.count &- 1].append(JSONObject.Member(key: open.pendingKeys.removeLast(), value: value))
+            } else {
+                open.arrays[open.arrays.count &- 1].append(value)
+            }
+            skipWhitespace()
+            guard index < end else { throw JSONParseError(reason: .unexpectedEnd, offset: end) }
+            let separator = bytes[index]
+            if separator == ASCII.comma {
+                index &+= 1
+                skipWhitespace()
+                if isObject {
+                    open.pendingKeys.append(try parseKeyAndColon())
+                }
+                return nil
+            }
+            guard separator == (isObject ? ASCII.closeBrace : ASCII.closeBracket) else {
+                throw JSONParseError(reason: .unexpectedCharacter(separator), offset: index)
+            }
+            index &+= 1
+            open.kinds.removeLast()
+            value = isObject ? .object(JSONObject(open.objects.removeLast())) : .array(open.arrays.removeLast())
+        }
+        return value
     }
 
     /// Parses `"key" :` and the whitespace after it; `index` is at the place the key should start.

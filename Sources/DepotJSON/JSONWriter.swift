@@ -40,6 +40,7 @@ public enum JSONWriter {
 
     /// Writes `value` into `bytes`, calling `flush` whenever `bytes` holds at least `flushAt` bytes.
     /// `indent` nil means compact; otherwise one element per line, indented by that many spaces per level.
+    /// Open containers live on an explicit stack, so nesting costs no recursion.
     static func emit(
         _ value: JSONValue,
         into bytes: inout [UInt8],
@@ -48,70 +49,82 @@ public enum JSONWriter {
         flush: (inout [UInt8]) -> Void
     ) {
         var stack: [Frame] = []
-        var current = value
-        nextValue: while true {
-            switch current {
-            case .null:
-                appendASCII("null", to: &bytes)
-            case .bool(let flag):
-                appendASCII(flag ? "true" : "false", to: &bytes)
-            case .number(let number):
-                bytes.append(contentsOf: number.literal.utf8)
-            case .string(let string):
-                writeString(string, to: &bytes)
-            case .array(let elements):
-                if elements.isEmpty {
-                    appendASCII("[]", to: &bytes)
-                } else {
-                    bytes.append(ASCII.openBracket)
-                    stack.append(.array(elements, next: 1))
-                    newline(indent, depth: stack.count, to: &bytes)
-                    current = elements[0]
-                    continue nextValue
+        var current: JSONValue? = value
+        while let value = current {
+            current = begin(value, &stack, into: &bytes, indent: indent)
+            if current == nil {
+                if bytes.count >= threshold {
+                    flush(&bytes)
                 }
-            case .object(let object):
-                if object.isEmpty {
-                    appendASCII("{}", to: &bytes)
-                } else {
-                    bytes.append(ASCII.openBrace)
-                    stack.append(.object(object, next: 1))
-                    newline(indent, depth: stack.count, to: &bytes)
-                    writeKey(object[0].key, indent: indent, to: &bytes)
-                    current = object[0].value
-                    continue nextValue
-                }
+                current = next(&stack, into: &bytes, indent: indent)
             }
-            if bytes.count >= threshold {
-                flush(&bytes)
-            }
-            // The value is done: move on to the next element of the innermost unfinished container.
-            while let frame = stack.popLast() {
-                switch frame {
-                case .array(let elements, let next):
-                    if next < elements.count {
-                        bytes.append(ASCII.comma)
-                        stack.append(.array(elements, next: next + 1))
-                        newline(indent, depth: stack.count, to: &bytes)
-                        current = elements[next]
-                        continue nextValue
-                    }
-                    newline(indent, depth: stack.count, to: &bytes)
-                    bytes.append(ASCII.closeBracket)
-                case .object(let object, let next):
-                    if next < object.count {
-                        bytes.append(ASCII.comma)
-                        stack.append(.object(object, next: next + 1))
-                        newline(indent, depth: stack.count, to: &bytes)
-                        writeKey(object[next].key, indent: indent, to: &bytes)
-                        current = object[next].value
-                        continue nextValue
-                    }
-                    newline(indent, depth: stack.count, to: &bytes)
-                    bytes.append(ASCII.closeBrace)
-                }
-            }
-            return
         }
+    }
+
+    /// Writes a scalar or an empty container and returns nil; or opens a non-empty container (and, for an
+    /// object, writes its first key) and returns its first element, to be written next.
+    @inline(__always)
+    private static func begin(_ value: JSONValue, _ stack: inout [Frame], into bytes: inout [UInt8], indent: Int?) -> JSONValue? {
+        switch value {
+        case .null:
+            appendASCII("null", to: &bytes)
+        case .bool(let flag):
+            appendASCII(flag ? "true" : "false", to: &bytes)
+        case .number(let number):
+            bytes.append(contentsOf: number.literal.utf8)
+        case .string(let string):
+            writeString(string, to: &bytes)
+        case .array(let elements):
+            guard !elements.isEmpty else {
+                appendASCII("[]", to: &bytes)
+                return nil
+            }
+            bytes.append(ASCII.openBracket)
+            stack.append(.array(elements, next: 1))
+            newline(indent, depth: stack.count, to: &bytes)
+            return elements[0]
+        case .object(let object):
+            guard !object.isEmpty else {
+                appendASCII("{}", to: &bytes)
+                return nil
+            }
+            bytes.append(ASCII.openBrace)
+            stack.append(.object(object, next: 1))
+            newline(indent, depth: stack.count, to: &bytes)
+            writeKey(object[0].key, indent: indent, to: &bytes)
+            return object[0].value
+        }
+        return nil
+    }
+
+    /// A value is done: the next element of the innermost unfinished container (its separator and key written),
+    /// closing the containers that have none left; nil when the outermost is closed.
+    @inline(__always)
+    private static func next(_ stack: inout [Frame], into bytes: inout [UInt8], indent: Int?) -> JSONValue? {
+        while let frame = stack.popLast() {
+            switch frame {
+            case .array(let elements, let next):
+                if next < elements.count {
+                    bytes.append(ASCII.comma)
+                    stack.append(.array(elements, next: next + 1))
+                    newline(indent, depth: stack.count, to: &bytes)
+                    return elements[next]
+                }
+                newline(indent, depth: stack.count, to: &bytes)
+                bytes.append(ASCII.closeBracket)
+            case .object(let object, let next):
+                if next < object.count {
+                    bytes.append(ASCII.comma)
+                    stack.append(.object(object, next: next + 1))
+                    newline(indent, depth: stack.count, to: &bytes)
+                    writeKey(object[next].key, indent: indent, to: &bytes)
+                    return object[next].value
+                }
+                newline(indent, depth: stack.count, to: &bytes)
+                bytes.append(ASCII.closeBrace)
+            }
+        }
+        return nil
     }
 
     @inline(__always)

@@ -1,0 +1,63 @@
+import DepotJSON
+
+/// A config file's members read by type; an error names the file, the key and what it holds instead. Values
+/// are taken as given (`DaemonSettings` checks them), except integers too large to hold, out of any range.
+struct ConfigurationMembers {
+    let object: JSONObject
+    /// The config file, for messages.
+    let path: String
+
+    func string(_ key: String) throws(ConfigurationError) -> String? {
+        guard let member = object[key] else { return nil }
+        guard case .string(let text) = member else {
+            throw ConfigurationError("config file \(path): \"\(key)\" must be a string, not \(member.typeName)")
+        }
+        return text
+    }
+
+    func integer(_ key: String, _ setting: IntegerSetting) throws(ConfigurationError) -> Int? {
+        guard let member = object[key] else { return nil }
+        guard let number = member.numberValue, number.isInteger else {
+            throw ConfigurationError("config file \(path): \"\(key)\" must be an integer, not \(member.jsonText)")
+        }
+        guard let integer = number.intValue else {
+            throw setting.outOfRange(number.literal, from: .configFile(path: path, key: key))
+        }
+        return integer
+    }
+
+    func seconds(_ key: String) throws(ConfigurationError) -> Double? {
+        guard let member = object[key] else { return nil }
+        guard let number = member.numberValue else {
+            throw ConfigurationError("config file \(path): \"\(key)\" must be a number of seconds, such as 2.5, not \(member.jsonText)")
+        }
+        return number.doubleValue
+    }
+
+    func flag(_ key: String) throws(ConfigurationError) -> Bool? {
+        guard let member = object[key] else { return nil }
+        guard case .bool(let flag) = member else {
+            throw ConfigurationError("config file \(path): \"\(key)\" must be true or false, not \(member.jsonText)")
+        }
+        return flag
+    }
+
+    /// An object of header names and string values, in order.
+    func namedStrings(_ key: String) throws(ConfigurationError) -> [ConfigurationFile.NamedString] {
+        guard let member = object[key] else { return [] }
+        guard case .object(let members) = member else {
+            throw ConfigurationError(
+                "config file \(path): \"\(key)\" must be an object of header names and strings, such as {\"Accept\": \"application/json\"}, not \(member.typeName)"
+            )
+        }
+        var named: [ConfigurationFile.NamedString] = []
+        for entry in members {
+            // Not the value: under "headers" it may be a secret someone put there anyway.
+            guard case .string(let text) = entry.value else {
+                throw ConfigurationError("config file \(path): \"\(key)\": \"\(entry.key)\" must be a string, not \(entry.value.typeName)")
+            }
+            named.append(ConfigurationFile.NamedString(name: entry.key, value: text))
+        }
+        return named
+    }
+}

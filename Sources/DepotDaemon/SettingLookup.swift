@@ -1,0 +1,122 @@
+import DepotCore
+import DepotHTTPSource
+import DepotPlatform
+import DepotSources
+import Logging
+
+/// Where each setting comes from, in order: a flag, then the environment (where there is a variable for it),
+/// then the config file, then the default. Every value is kept with its origin (`Sourced`), so an error about
+/// it names what to change.
+struct SettingLookup {
+    let options: DaemonOptions
+    let file: ConfigurationFile
+    /// The config file the values came from; nil when there is none.
+    let configPath: String?
+    let environment: [String: String]
+
+    /// The config file: --config (relative to `workingDirectory`), else depotd.json in $CONFIGURATION_DIRECTORY
+    /// when that file exists, else none.
+    static func configPath(options: DaemonOptions, paths: RuntimePaths, workingDirectory: String) throws(ConfigurationError) -> String? {
+        if let path = options.config {
+            guard !path.isEmpty else { throw ConfigurationError("--config is empty; give the path of a JSON config file") }
+            return absolute(path, in: workingDirectory)
+        }
+        guard let directory = paths.configurationDirectory else { return nil }
+        let candidate = absolute(DaemonSettings.defaultConfigFileName, in: directory)
+        return Directories.exists(candidate) ? candidate : nil
+    }
+
+    func flag<Value>(_ value: Value?, _ name: String) -> Sourced<Value>? {
+        value.map { Sourced(value: $0, origin: .flag(name)) }
+    }
+
+    func environment(_ name: String) -> Sourced<String>? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return Sourced(value: value, origin: .environment(name))
+    }
+
+    func file<Value>(_ value: Value?, _ key: String) -> Sourced<Value>? {
+        guard let configPath else { return nil }
+        return value.map { Sourced(value: $0, origin: .configFile(path: configPath, key: key)) }
+    }
+
+    // MARK: Settings
+
+    /// The socket's path, when a flag, DEPOT_SOCKET or the config file names one.
+    func socket() throws(ConfigurationError) -> String? {
+        guard let socket = flag(options.socket, "--socket") ?? environment("DEPOT_SOCKET") ?? file(file.socket, "socket") else { return nil }
+        guard !socket.value.isEmpty else {
+            throw ConfigurationError("\(socket.origin.subject) is empty; give the socket's path, such as /run/depot/depotd.sock")
+        }
+        return socket.value
+    }
+
+    /// The source, when one is named. A config file names its collection relative to itself; flags and the
+    /// environment, relative to where depotd runs.
+    func source(workingDirectory: String) throws(ConfigurationError) -> SourceLocation? {
+        guard let uri = flag(options.source, "--source") ?? environment("DEPOT_SOURCE") ?? file(file.source, "source") else { return nil }
+        var base = workingDirectory
+        if case .configFile(let path, _) = uri.origin {
+            base = Directories.parent(of: path)
+        }
+        do {
+            return try SourceLocation(parsing: uri.value, workingDirectory: base)
+        } catch {
+            let subject = error.uri.isEmpty ? uri.origin.subject : uri.origin.quoting(error.uri)
+            throw ConfigurationError("\(subject) \(error.problem)")
+        }
+    }
+
+    func idField() throws(ConfigurationError) -> String {
+        guard let idField = flag(options.idField, "--id-field") ?? file(file.idField, "idField") else { return Repository.defaultIDField }
+        guard !idField.value.isEmpty else {
+            throw ConfigurationError("\(idField.origin.subject) is empty; give the member that holds each item's id, such as id")
+        }
+        return idField.value
+    }
+
+    /// An integer setting from its flag or config key, checked against its range; its default otherwise.
+    func integer(
+        _ setting: IntegerSetting, flag flagValue: Int?, _ flagName: String, file fileValue: Int?, _ key: String
+    ) throws(ConfigurationError) -> Int {
+        guard let value = flag(flagValue, flagName) ?? file(fileValue, key) else { return setting.defaultValue }
+        return try setting.checked(value)
+    }
+
+    /// The socket file's mode: an octal permission such as `0660`.
+    func socketMode(default defaultMode: UInt32) throws(ConfigurationError) -> UInt32 {
+        guard let text = flag(options.socketMode, "--socket-mode") ?? file(file.socketMode, "socketMode") else { return defaultMode }
+        let isOctal =
+            (1...4).contains(text.value.utf8.count)
+            && text.value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }
+        guard isOctal, let mode = UInt32(text.value, radix: 8), mode <= 0o777 else {
+            throw ConfigurationError("\(text.origin.quoting(text.value)) is not an octal permission between 0000 and 0777, such as 0660")
+        }
+        return mode
+    }
+
+    func logLevel() throws(ConfigurationError) -> Logger.Level {
+        guard let level = flag(options.logLevel, "--log-level") ?? file(file.logLevel, "logLevel") else { return .info }
+        guard let parsed = Logger.Level(rawValue: level.value.lowercased()) else {
+            let levels = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ConfigurationError("\(level.origin.quoting(level.value)) is not one of \(levels)")
+        }
+        return parsed
+    }
+
+    func startupStrategy() throws(ConfigurationError) -> RetrievalStrategy {
+        guard let strategy = flag(options.startupStrategy, "--startup-strategy") ?? file(file.startupStrategy, "startupStrategy") else {
+            return .defaultAtStartUp
+        }
+        guard let parsed = RetrievalStrategy(rawValue: strategy.value) else {
+            let strategies = RetrievalStrategy.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ConfigurationError("\(strategy.origin.quoting(strategy.value)) is not one of \(strategies)")
+        }
+        return parsed
+    }
+
+    static func absolute(_ path: String, in directory: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
+    }
+}
