@@ -1,6 +1,7 @@
 public import DepotClient
 import DepotJSON
 import DepotSchema
+import DepotWire
 import Synchronization
 
 /// A tap on one connection that checks each message depotd sends against the protocol's document: an answer
@@ -67,7 +68,8 @@ public final class ProtocolChecker: ConnectionTap {
         let document = ProtocolLedger.document
         if message["method"] != nil {
             let violations = document.validateNotification(message)
-            return violations.isEmpty ? [] : [report(violations, line: line, as: "a notification")]
+            guard violations.isEmpty else { return [report(violations, line: line, as: "a notification")] }
+            return decodingProblems(message["params"]?[StateNotification.Param.state], as: "a notification's State", line: line)
         }
         let candidates = message["id"].map { id in requests.withLock { $0.methodsByID[id.jsonText] ?? [] } } ?? []
         // Ids may repeat (a batch with duplicate ids): the answer must fit one of the methods sent with its id.
@@ -76,7 +78,7 @@ public final class ProtocolChecker: ConnectionTap {
             let violations = document.validateResponse(message, toMethod: method)
             if violations.isEmpty {
                 forget(method, id: message["id"])
-                return []
+                return decodingProblems(ofAnswer: message, to: method, line: line)
             }
             firstViolations = firstViolations ?? violations
         }
@@ -85,6 +87,32 @@ public final class ProtocolChecker: ConnectionTap {
         }
         let violations = document.validateResponse(message, toMethod: "")
         return violations.isEmpty ? [] : [report(violations, line: line, as: "an answer to no request it was sent")]
+    }
+
+    /// DepotWire's decoders must read what depotd sends, as the document does: a result through its request
+    /// type, and a State carried as an error's data.
+    private func decodingProblems(ofAnswer message: JSONValue, to method: String, line: [UInt8]) -> [String] {
+        if let result = message["result"], let request = DepotRequests.all.first(where: { $0.method == method }) {
+            do {
+                _ = try request.decodeResult(result)
+            } catch {
+                return [report("cannot be decoded as the answer to \(method): \(error)", line: line)]
+            }
+        }
+        if let data = message["error"]?["data"], data[StateMember.status] != nil {
+            return decodingProblems(data, as: "an error's State", line: line)
+        }
+        return []
+    }
+
+    private func decodingProblems(_ state: JSONValue?, as what: String, line: [UInt8]) -> [String] {
+        guard let state else { return [] }
+        do {
+            _ = try WireState(decoding: state)
+            return []
+        } catch {
+            return [report("has \(what) that WireState cannot decode: \(error)", line: line)]
+        }
     }
 
     private func forget(_ method: String, id: JSONValue?) {
