@@ -8,8 +8,10 @@ import Testing
 /// it must come back exactly, as one valid JSON string with no raw control character in it.
 @Suite("Writer escaping, fuzzed")
 struct WriterEscapingFuzzTests {
-    /// Seeds are fixed, so a failure replays; `DEPOT_FUZZ_ROUNDS` raises the rounds for a longer run.
+    /// Seeds are fixed, so a failure replays; `DEPOT_FUZZ_ROUNDS` raises the rounds for a longer run, and
+    /// `DEPOT_FUZZ_SEED` explores from another seed (a failure's message names the round to replay).
     static let rounds = ProcessInfo.environmentInteger("DEPOT_FUZZ_ROUNDS") ?? 20_000
+    static let seed = UInt64(ProcessInfo.environmentInteger("DEPOT_FUZZ_SEED") ?? 0x5EED_0000)
 
     /// Characters the escaping must get right, drawn more often than chance would.
     static let tricky: [Unicode.Scalar] = [
@@ -37,7 +39,7 @@ struct WriterEscapingFuzzTests {
 
     @Test("random Unicode strings come back exactly")
     func randomStrings() throws {
-        var random = SplitMix64(seed: 0x5EED_0001)
+        var random = SplitMix64(seed: Self.seed &+ 1)
         for round in 0..<Self.rounds {
             var scalars = String.UnicodeScalarView()
             for _ in 0..<(random.next() % 40) { scalars.append(Self.randomScalar(&random)) }
@@ -52,7 +54,7 @@ struct WriterEscapingFuzzTests {
 
     @Test("strings made from random bytes (invalid UTF-8 becomes U+FFFD) come back exactly")
     func randomBytes() throws {
-        var random = SplitMix64(seed: 0x5EED_0002)
+        var random = SplitMix64(seed: Self.seed &+ 2)
         for round in 0..<Self.rounds {
             let bytes = (0..<(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             let string = String(decoding: bytes, as: UTF8.self)
