@@ -6,7 +6,7 @@ public enum LineFrame: Sendable {
     case tooLong(limit: Int)
 }
 
-/// Depot's framing, one JSON-RPC message per line: splits input into lines at `\n`. A line longer than `maxLineBytes` is reported once as `.tooLong` and
+/// Line framing, one JSON-RPC message per line: splits input into lines at `\n`. A line longer than `maxLineBytes` is reported once as `.tooLong` and
 /// nothing after it is decoded, because the connection is about to be closed; the oversized bytes are not
 /// kept. At end of input, a last line without its newline is still delivered.
 public struct LineFrameDecoder: ByteToMessageDecoder {
