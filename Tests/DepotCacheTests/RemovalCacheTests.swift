@@ -36,7 +36,7 @@ final class CountingCache: CollectionCache {
     func clear() async throws { try await cache.clear() }
 }
 
-@Suite("A removal keeps the on-disk cache in step with one row, not a new list")
+@Suite("A removal keeps the on-disk cache in step with one row, not a new list", .timeLimit(.minutes(1)))
 struct RemovalCacheTests {
     static func withRepository(_ body: (TestSource, CountingCache, Repository) async throws -> Void) async throws {
         let directory = TemporaryDirectory()

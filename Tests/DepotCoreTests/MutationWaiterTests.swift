@@ -3,7 +3,7 @@ import DepotTestSupport
 import Synchronization
 import Testing
 
-@Suite("Mutation: callbacks when it finishes, withdrawn when no longer wanted")
+@Suite("Mutation: callbacks when it finishes, withdrawn when no longer wanted", .timeLimit(.minutes(1)))
 struct MutationWaiterTests {
     @Test("a callback registered before the end is called once, at the end; one registered after, at once")
     func callbacks() async throws {

@@ -4,7 +4,7 @@ import DepotTestSupport
 import Testing
 
 /// What the repository publishes after a delete, for each thing a source can say about what it holds then.
-@Suite("Repository: a removal publishes what the source said, reading it again only when it asks")
+@Suite("Repository: a removal publishes what the source said, reading it again only when it asks", .timeLimit(.minutes(1)))
 struct RepositoryDeletionAnswerTests {
     @Test("remaining: the list the source gave with its delete is published as the source's, with no second read")
     func remaining() async throws {

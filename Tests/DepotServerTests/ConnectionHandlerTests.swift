@@ -133,14 +133,14 @@ final class HalfClose: ChannelOutboundHandler, Sendable {
     }
 }
 
-@Suite("ConnectionHandler on a testing channel: the orderings a socket cannot pin down")
+@Suite("ConnectionHandler on a testing channel: the orderings a socket cannot pin down", .timeLimit(.minutes(1)))
 struct ConnectionHandlerTests {
     @Test("closed while an answer is pending: the answer is withdrawn, nothing is written, the load still publishes")
     func closeWhileAnswerPending() async throws {
         let bench = try await ChannelBench()
         let gate = bench.source.holdNextFetch()
         try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"load"}"# + "\n")
-        await bench.source.calls.wait { $0.fetchesStarted == 1 }
+        try await withTimeout { await bench.source.calls.wait { $0.fetchesStarted == 1 } }
         #expect(try await bench.phase == .answering)
         try await bench.channel.close()
         #expect(try await bench.phase == .closed)
@@ -191,7 +191,7 @@ struct ConnectionHandlerTests {
         let bench = try await ChannelBench()
         let gate = bench.source.holdNextFetch()
         try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"load"}"# + "\n")
-        await bench.source.calls.wait { $0.fetchesStarted == 1 }
+        try await withTimeout { await bench.source.calls.wait { $0.fetchesStarted == 1 } }
         bench.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         await bench.run()
         #expect(try await bench.phase == .quiescing)
@@ -212,7 +212,7 @@ struct ConnectionHandlerTests {
         let bench = try await ChannelBench()
         let gate = bench.source.holdNextFetch()
         try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"load"}"# + "\n")
-        await bench.source.calls.wait { $0.fetchesStarted == 1 }
+        try await withTimeout { await bench.source.calls.wait { $0.fetchesStarted == 1 } }
         bench.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         await bench.loop.advanceTime(by: ChannelBench.shutdownTimeout - .milliseconds(1))
         #expect(try await bench.phase == .quiescing, "not before the deadline")

@@ -75,7 +75,7 @@ struct MethodBench {
     }
 }
 
-@Suite("Methods through the session seam: no socket, no event loop")
+@Suite("Methods through the session seam: no socket, no event loop", .timeLimit(.minutes(1)))
 struct MethodTests {
     @Test("state answers at once with the bytes the fan-out encoded, shared, not copied")
     func stateIsAReadAnsweredNow() throws {
@@ -139,7 +139,8 @@ struct MethodTests {
         }
         let delivered = Mutex(0)
         let withdraw = pending.whenReady { _ in delivered.withLock { $0 += 1 } }
-        await bench.source.calls.wait { $0.fetchesStarted == 1 }
+        let source = bench.source
+        try await withTimeout { await source.calls.wait { $0.fetchesStarted == 1 } }
         withdraw()
         let recorder = StateRecorder()
         bench.repository.addObserver(recorder)
