@@ -19,6 +19,7 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var idField: String?
     public var maxMessageBytes: Int?
     public var subscriberQueue: Int?
+    public var subscriberQueueBytes: Int?
     public var maxBatchRequests: Int?
     public var socketMode: String?
     public var logLevel: String?
@@ -46,7 +47,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     }
 
     public static let keys = [
-        "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "socketMode", "logLevel", "initialLoad",
+        "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "subscriberQueueBytes", "socketMode", "logLevel",
+        "initialLoad",
         "startupStrategy", "cache",
         "itemsPath", "deleteURL", "headers", "headerFiles", "headerCredentials", "connectTimeout", "requestTimeout", "maxResponseBytes",
         "maxRedirects",
@@ -92,6 +94,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         idField = try members.string("idField")
         maxMessageBytes = try members.integer("maxMessageBytes", .maxMessageBytes)
         subscriberQueue = try members.integer("subscriberQueue", .subscriberQueue)
+        subscriberQueueBytes = try members.integer("subscriberQueueBytes", .subscriberQueueBytes)
         maxBatchRequests = try members.integer("maxBatchRequests", .maxBatchRequests)
         socketMode = try members.string("socketMode")
         logLevel = try members.string("logLevel")

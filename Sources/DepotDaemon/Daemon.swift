@@ -81,6 +81,7 @@ public struct Daemon: Sendable {
                 limits: ConnectionLimits(
                     maxMessageBytes: settings.maxMessageBytes,
                     subscriberQueueLimit: settings.subscriberQueue,
+                    subscriberQueueBytes: settings.subscriberQueueBytes,
                     maxBatchRequests: settings.maxBatchRequests
                 )
             ),

@@ -18,6 +18,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var idField: String
     public var maxMessageBytes: Int
     public var subscriberQueue: Int
+    public var subscriberQueueBytes: Int
     public var maxBatchRequests: Int
     public var socketMode: UInt32
     public var logLevel: Logger.Level
@@ -64,6 +65,9 @@ public struct DaemonSettings: Sendable, Equatable {
                 .maxMessageBytes, flag: options.maxMessageBytes, "--max-message-bytes", file: file.maxMessageBytes, "maxMessageBytes"),
             subscriberQueue: try lookup.integer(
                 .subscriberQueue, flag: options.subscriberQueue, "--subscriber-queue", file: file.subscriberQueue, "subscriberQueue"),
+            subscriberQueueBytes: try lookup.integer(
+                .subscriberQueueBytes, flag: options.subscriberQueueBytes, "--subscriber-queue-bytes", file: file.subscriberQueueBytes,
+                "subscriberQueueBytes"),
             maxBatchRequests: try lookup.integer(
                 .maxBatchRequests, flag: options.maxBatchRequests, "--max-batch-requests", file: file.maxBatchRequests, "maxBatchRequests"),
             socketMode: try lookup.socketMode(default: ServerConfiguration.defaultSocketMode),

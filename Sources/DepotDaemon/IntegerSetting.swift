@@ -13,6 +13,8 @@ struct IntegerSetting: Sendable {
     static let maxMessageBytes = IntegerSetting(range: 64...1_073_741_824, defaultValue: ConnectionLimits.defaultMaxMessageBytes)
     /// States a subscriber may fall behind by: at least one, at most 1 Mi.
     static let subscriberQueue = IntegerSetting(range: 1...1_048_576, defaultValue: ConnectionLimits.defaultSubscriberQueueLimit)
+    /// The bytes a subscriber may fall behind by: at least 1 KiB, at most 1 TiB.
+    static let subscriberQueueBytes = IntegerSetting(range: 1024...(1 << 40), defaultValue: ConnectionLimits.defaultSubscriberQueueBytes)
     /// Requests in one batch: at least one, at most 64 Ki.
     static let maxBatchRequests = IntegerSetting(range: 1...65_536, defaultValue: IncomingMessage.defaultMaxBatchRequests)
 

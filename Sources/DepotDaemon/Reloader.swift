@@ -84,6 +84,7 @@ final class Reloader: Service {
         var limits = server.currentLimits
         limits.maxMessageBytes = new.maxMessageBytes
         limits.subscriberQueueLimit = new.subscriberQueue
+        limits.subscriberQueueBytes = new.subscriberQueueBytes
         limits.maxBatchRequests = new.maxBatchRequests
         server.updateLimits(limits)
         if new.socketPath != old.socketPath || new.socketMode != old.socketMode {

@@ -98,12 +98,12 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         }
         // Read after joining the group: any state published from here on reaches this loop after this task.
         let current = fanout.current
-        let queueLimit = limits.subscriberQueueLimit
+        let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
         var started = 0
         for id in ids {
             guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { continue }
             subscriptions[index].isActive = true
-            subscriptions[index].enqueue(current, limit: queueLimit)
+            subscriptions[index].enqueue(current, limit: queueLimit, byteLimit: byteLimit)
             fanout.subscriptionStarted()
             started += 1
         }
@@ -116,11 +116,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// delivered before, and are ignored); writes what the socket takes, in one flush.
     func deliver(_ states: [EncodedState]) {
         guard context != nil, machine.deliversNotifications else { return }
-        let queueLimit = limits.subscriberQueueLimit
+        let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
         // Older states than the newest `queueLimit` would only be dropped from a full queue.
         for state in states.suffix(queueLimit) {
             for index in subscriptions.indices where subscriptions[index].isActive {
-                subscriptions[index].enqueue(state, limit: queueLimit)
+                subscriptions[index].enqueue(state, limit: queueLimit, byteLimit: byteLimit)
             }
         }
         drainQueues()

@@ -6,6 +6,10 @@ public struct ConnectionLimits: Sendable {
     public var maxMessageBytes: Int
     /// States a subscription may have waiting; beyond it the oldest are dropped and `skipped` says how many.
     public var subscriberQueueLimit: Int
+    /// Bytes of states a subscription may have waiting, counted as each state's encoded size; beyond it the
+    /// oldest are dropped as for the count. The newest state is always kept, so one state larger than this is
+    /// still sent, alone.
+    public var subscriberQueueBytes: Int
     /// Requests of one connection waiting for a mutation; beyond it the connection is not read until one finishes.
     public var maxPendingRequests: Int
     /// Subscriptions one connection may hold at once.
@@ -15,16 +19,20 @@ public struct ConnectionLimits: Sendable {
 
     public static let defaultMaxMessageBytes = 1 << 20
     public static let defaultSubscriberQueueLimit = 256
+    /// 8 MiB: 32 states of 256 KiB, or one of a 100,000-item collection.
+    public static let defaultSubscriberQueueBytes = 8 << 20
 
     public init(
         maxMessageBytes: Int = defaultMaxMessageBytes,
         subscriberQueueLimit: Int = defaultSubscriberQueueLimit,
+        subscriberQueueBytes: Int = defaultSubscriberQueueBytes,
         maxPendingRequests: Int = 64,
         maxSubscriptions: Int = 64,
         maxBatchRequests: Int = IncomingMessage.defaultMaxBatchRequests
     ) {
         self.maxMessageBytes = maxMessageBytes
         self.subscriberQueueLimit = subscriberQueueLimit
+        self.subscriberQueueBytes = subscriberQueueBytes
         self.maxPendingRequests = maxPendingRequests
         self.maxSubscriptions = maxSubscriptions
         self.maxBatchRequests = maxBatchRequests

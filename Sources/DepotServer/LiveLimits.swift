@@ -6,6 +6,7 @@ import Synchronization
 final class LiveLimits: Sendable {
     private let maxMessageBytesValue: Atomic<Int>
     private let subscriberQueueLimitValue: Atomic<Int>
+    private let subscriberQueueBytesValue: Atomic<Int>
     private let maxPendingRequestsValue: Atomic<Int>
     private let maxSubscriptionsValue: Atomic<Int>
     private let maxBatchRequestsValue: Atomic<Int>
@@ -13,6 +14,7 @@ final class LiveLimits: Sendable {
     init(_ limits: ConnectionLimits) {
         maxMessageBytesValue = Atomic(limits.maxMessageBytes)
         subscriberQueueLimitValue = Atomic(limits.subscriberQueueLimit)
+        subscriberQueueBytesValue = Atomic(limits.subscriberQueueBytes)
         maxPendingRequestsValue = Atomic(limits.maxPendingRequests)
         maxSubscriptionsValue = Atomic(limits.maxSubscriptions)
         maxBatchRequestsValue = Atomic(limits.maxBatchRequests)
@@ -20,6 +22,7 @@ final class LiveLimits: Sendable {
 
     var maxMessageBytes: Int { maxMessageBytesValue.load(ordering: .relaxed) }
     var subscriberQueueLimit: Int { subscriberQueueLimitValue.load(ordering: .relaxed) }
+    var subscriberQueueBytes: Int { subscriberQueueBytesValue.load(ordering: .relaxed) }
     var maxPendingRequests: Int { maxPendingRequestsValue.load(ordering: .relaxed) }
     var maxSubscriptions: Int { maxSubscriptionsValue.load(ordering: .relaxed) }
     var maxBatchRequests: Int { maxBatchRequestsValue.load(ordering: .relaxed) }
@@ -28,6 +31,7 @@ final class LiveLimits: Sendable {
         ConnectionLimits(
             maxMessageBytes: maxMessageBytes,
             subscriberQueueLimit: subscriberQueueLimit,
+            subscriberQueueBytes: subscriberQueueBytes,
             maxPendingRequests: maxPendingRequests,
             maxSubscriptions: maxSubscriptions,
             maxBatchRequests: maxBatchRequests
@@ -37,6 +41,7 @@ final class LiveLimits: Sendable {
     func update(_ limits: ConnectionLimits) {
         maxMessageBytesValue.store(limits.maxMessageBytes, ordering: .relaxed)
         subscriberQueueLimitValue.store(limits.subscriberQueueLimit, ordering: .relaxed)
+        subscriberQueueBytesValue.store(limits.subscriberQueueBytes, ordering: .relaxed)
         maxPendingRequestsValue.store(limits.maxPendingRequests, ordering: .relaxed)
         maxSubscriptionsValue.store(limits.maxSubscriptions, ordering: .relaxed)
         maxBatchRequestsValue.store(limits.maxBatchRequests, ordering: .relaxed)

@@ -17,6 +17,7 @@ struct DaemonSettingsTests {
         #expect(settings.idField == "id")
         #expect(settings.maxMessageBytes == 1_048_576)
         #expect(settings.subscriberQueue == 256)
+        #expect(settings.subscriberQueueBytes == 8_388_608)
         #expect(settings.socketMode == 0o660)
         #expect(settings.logLevel == .info)
         #expect(settings.initialLoad)
@@ -112,7 +113,7 @@ struct DaemonSettingsTests {
             "depot.json",
             """
             {"socket": "/s.sock", "source": "file:items.json", "idField": "sku", "maxMessageBytes": 4096,
-             "subscriberQueue": 8, "socketMode": "0600", "logLevel": "debug", "initialLoad": false}
+             "subscriberQueue": 8, "subscriberQueueBytes": 65536, "socketMode": "0600", "logLevel": "debug", "initialLoad": false}
             """)
 
         let settings = try resolve(["--config", config], workingDirectory: "/srv/depot")
@@ -122,6 +123,7 @@ struct DaemonSettingsTests {
         #expect(settings.idField == "sku")
         #expect(settings.maxMessageBytes == 4096)
         #expect(settings.subscriberQueue == 8)
+        #expect(settings.subscriberQueueBytes == 65536)
         #expect(settings.socketMode == 0o600)
         #expect(settings.logLevel == .debug)
         #expect(!settings.initialLoad)
@@ -135,13 +137,13 @@ struct DaemonSettingsTests {
             "depot.json",
             """
             {"socket": "/s.sock", "source": "file:/f.json", "idField": "sku", "maxMessageBytes": 4096,
-             "subscriberQueue": 8, "socketMode": "0600", "logLevel": "debug", "initialLoad": true}
+             "subscriberQueue": 8, "subscriberQueueBytes": 65536, "socketMode": "0600", "logLevel": "debug", "initialLoad": true}
             """)
 
         let settings = try resolve([
             "--config", config, "--socket", "/flag.sock", "--source", "file:///flag.json", "--id-field", "key",
-            "--max-message-bytes", "64", "--subscriber-queue", "1", "--socket-mode", "640", "--log-level", "ERROR",
-            "--no-initial-load",
+            "--max-message-bytes", "64", "--subscriber-queue", "1", "--subscriber-queue-bytes", "2048", "--socket-mode", "640",
+            "--log-level", "ERROR", "--no-initial-load",
         ])
 
         #expect(settings.socketPath == "/flag.sock")
@@ -149,6 +151,7 @@ struct DaemonSettingsTests {
         #expect(settings.idField == "key")
         #expect(settings.maxMessageBytes == 64)
         #expect(settings.subscriberQueue == 1)
+        #expect(settings.subscriberQueueBytes == 2048)
         #expect(settings.socketMode == 0o640)
         #expect(settings.logLevel == .error)
         #expect(!settings.initialLoad)
@@ -242,12 +245,22 @@ struct DaemonSettingsTests {
 
     @Test("the smallest and the largest accepted limits")
     func limitBounds() throws {
-        let smallest = try resolve(["--max-message-bytes", "64", "--subscriber-queue", "1"])
+        let smallest = try resolve(["--max-message-bytes", "64", "--subscriber-queue", "1", "--subscriber-queue-bytes", "1024"])
         #expect(smallest.maxMessageBytes == 64)
         #expect(smallest.subscriberQueue == 1)
-        let largest = try resolve(["--max-message-bytes", "1073741824", "--subscriber-queue", "1048576"])
+        #expect(smallest.subscriberQueueBytes == 1024)
+        let largest = try resolve([
+            "--max-message-bytes", "1073741824", "--subscriber-queue", "1048576", "--subscriber-queue-bytes", "1099511627776",
+        ])
         #expect(largest.maxMessageBytes == 1_073_741_824)
         #expect(largest.subscriberQueue == 1_048_576)
+        #expect(largest.subscriberQueueBytes == 1_099_511_627_776)
+        #expect(
+            throws: ConfigurationError(
+                "--subscriber-queue-bytes 1023 must be an integer between 1024 and 1099511627776 (default 8388608)")
+        ) {
+            try resolve(["--subscriber-queue-bytes", "1023"])
+        }
     }
 
     static func invalidModeMessage(_ text: String, from subject: String = "--socket-mode") -> String {
@@ -384,7 +397,7 @@ struct DaemonSettingsTests {
         #expect(
             configurationError(["--config", typo, "--socket", "/flag.sock"])
                 == ConfigurationError(
-                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"#
+                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, subscriberQueueBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"#
                 ))
     }
 

@@ -142,7 +142,9 @@ struct LifecycleTests {
         let result = try await CommandResult.run(Binaries.depotd, ["--help"], environment: ["PATH": "/usr/bin:/bin"])
         #expect(result.status == 0)
         for option in [
-            "--socket", "--source", "--id-field", "--config", "--max-message-bytes", "--subscriber-queue", "--socket-mode", "--log-level",
+            "--socket", "--source", "--id-field", "--config", "--max-message-bytes", "--subscriber-queue", "--subscriber-queue-bytes",
+            "--socket-mode",
+            "--log-level",
             "--no-initial-load", "DEPOT_SOCKET", "DEPOT_SOURCE",
         ] {
             #expect(result.standardOutput.contains(option), "\(option) is documented")

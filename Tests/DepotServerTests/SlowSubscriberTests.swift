@@ -79,4 +79,33 @@ struct SlowSubscriberTests {
             #expect(last == 40)
         }
     }
+
+    @Test("the queue's byte bound holds a stalled subscriber to fewer states than its count bound would")
+    func byteBound() async throws {
+        // Success states are about 66 KiB: a bound of 200 KiB keeps at most three of them queued.
+        let limits = ConnectionLimits(subscriberQueueLimit: 256, subscriberQueueBytes: 200 * 1024)
+        try await withServer(source: Self.bulkySource(), limits: limits) { server in
+            let stalled = try server.rawSocket(receiveBufferBytes: 4096)
+            try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
+            _ = try await stalled.readMessage()
+            _ = try await stalled.readMessage()
+            let control = try await server.connect()
+            let cycles = 60
+            for _ in 0..<cycles {
+                _ = try await control.call("load")
+            }
+            let lastSeq = 2 * cycles
+            var received = 0
+            var skippedTotal = 0
+            var last = 0
+            while last != lastSeq {
+                let params = try #require(try await stalled.readMessage()["params"])
+                last = try #require(params["state"]?["seq"]?.numberValue?.intValue)
+                skippedTotal += params["skipped"]?.numberValue?.intValue ?? 0
+                received += 1
+            }
+            #expect(received + skippedTotal == lastSeq, "every state after the first is received or counted as skipped")
+            #expect(received < 40, "received \(received) of \(lastSeq): the socket's buffers, then at most about 200 KiB of queue")
+        }
+    }
 }
