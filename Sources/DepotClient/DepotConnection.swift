@@ -45,7 +45,8 @@ public final class DepotConnection: Sendable {
     public func subscribe() async throws(DepotClientError) -> DepotSubscription {
         let (changes, continuation) = AsyncStream<StateChange>.makeStream()
         let result = try await call(SubscribeRequest.method, params: nil, subscription: continuation).get()
-        return DepotSubscription(id: try Self.decode(result, as: SubscribeRequest.self), changes: changes)
+        let subscribed = try Self.decode(result, as: SubscribeRequest.self)
+        return DepotSubscription(id: subscribed.subscription, subscribed: subscribed, changes: changes)
     }
 
     /// Ends a subscription, and its sequence; false when the daemon did not know it.
@@ -153,7 +154,7 @@ private final class AnswerRouter: Sendable {
                 guard let call = routes.pending.removeValue(forKey: id) else { return nil }
                 // Route the subscription before its answer is handed over: its first state may be the next line.
                 if let subscription = call.subscription {
-                    if case .success(let value) = result, let name = value[SubscribeRequest.subscriptionMember]?.stringValue {
+                    if case .success(let value) = result, let name = value[Subscribed.Member.subscription]?.stringValue {
                         routes.subscriptions[name] = subscription
                     } else {
                         subscription.finish()

@@ -35,6 +35,9 @@ public final class Repository: Sendable {
     private let version = Mutex<SourceVersion?>(nil)
     private let cache: (any CollectionCache)?
     private let now: @Sendable () -> Date
+    /// Names this repository's run of seqs: seqs start again at 0 with every repository (every daemon run), so
+    /// a seq means something only with its epoch. Opaque; new for every repository unless given.
+    public let epoch: String
 
     /// `cache`, when given, keeps the source's lists on disk; `now` tells the time lists are fetched at.
     public init(
@@ -42,14 +45,24 @@ public final class Repository: Sendable {
         idField: String = Repository.defaultIDField,
         cache: (any CollectionCache)? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
+        epoch: String = Repository.newEpoch(),
         logger: Logger
     ) {
+        self.epoch = epoch
         self.binding = Mutex((source, idField))
         self.cache = cache
         self.now = now
         self.logger = logger
         self.publication = Mutex([])
         self.latest = Mutex(PublishedState(seq: 0, state: .idle))
+    }
+
+    /// A new epoch: 16 random hexadecimal digits.
+    public static func newEpoch() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next()
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     // MARK: Reads

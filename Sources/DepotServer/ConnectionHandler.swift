@@ -63,18 +63,28 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     // MARK: Subscriptions, for the subscribe and unsubscribe methods
 
-    /// Creates a subscription; it starts receiving states once the answer to the current message is written.
-    func subscribe() throws(RPCError) -> String {
+    /// Creates a subscription, starting from the current state, which it is sent first, then every later one.
+    /// States queue from now on; they are written once the answer to the current message is.
+    func subscribe() throws(RPCError) -> SubscriptionStart {
         guard subscriptions.count < limits.maxSubscriptions else {
             throw .limitExceeded(
                 "this connection already holds \(limits.maxSubscriptions) subscriptions, the most one connection may; unsubscribe one or open another connection"
             )
         }
+        guard let context else { throw .internalError("the connection is closing") }
+        if !isInSubscriberGroup {
+            fanout.group(for: context.eventLoop).add(self)
+            isInSubscriberGroup = true
+        }
+        // Read after joining the group: any state published from here on reaches this loop after this task.
+        let current = fanout.current
         let id = fanout.makeSubscriptionID()
-        subscriptions.append(Subscription(id: id))
+        var subscription = Subscription(id: id)
+        subscription.enqueue(current, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+        subscriptions.append(subscription)
         subscriptionsAwaitingAnswer.append(id)
         logger.info("subscribed", metadata: ["subscription": "\(id)"])
-        return id
+        return SubscriptionStart(id: id, epoch: fanout.epoch, seq: current.seq)
     }
 
     /// Ends the connection's subscription `id`; false when this connection has none by that id.
@@ -89,21 +99,13 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         return true
     }
 
-    /// Starts subscriptions: each receives the current state first, then every later one.
+    /// Starts writing the states of subscriptions whose answer has been written.
     private func activate(_ ids: [String]) {
-        guard !ids.isEmpty, let context, machine.deliversNotifications else { return }
-        if !isInSubscriberGroup {
-            fanout.group(for: context.eventLoop).add(self)
-            isInSubscriberGroup = true
-        }
-        // Read after joining the group: any state published from here on reaches this loop after this task.
-        let current = fanout.current
-        let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
+        guard !ids.isEmpty, machine.deliversNotifications else { return }
         var started = 0
         for id in ids {
             guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { continue }
             subscriptions[index].isActive = true
-            subscriptions[index].enqueue(current, limit: queueLimit, byteLimit: byteLimit)
             fanout.subscriptionStarted()
             started += 1
         }
@@ -117,9 +119,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     func deliver(_ states: [EncodedState]) {
         guard context != nil, machine.deliversNotifications else { return }
         let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
-        // Older states than the newest `queueLimit` would only be dropped from a full queue.
+        // Older states than the newest `queueLimit` would only be dropped from a full queue. Subscriptions whose
+        // answer is not written yet queue them too, so they miss nothing between their start and the answer.
         for state in states.suffix(queueLimit) {
-            for index in subscriptions.indices where subscriptions[index].isActive {
+            for index in subscriptions.indices {
                 subscriptions[index].enqueue(state, limit: queueLimit, byteLimit: byteLimit)
             }
         }
@@ -127,7 +130,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     }
 
     private func leaveSubscriberGroupIfIdle() {
-        guard isInSubscriberGroup, let context, !subscriptions.contains(where: \.isActive) else { return }
+        guard isInSubscriberGroup, let context, subscriptions.isEmpty else { return }
         fanout.group(for: context.eventLoop).remove(self)
         isInSubscriberGroup = false
     }
@@ -143,6 +146,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             wrote = false
             var index = 0
             while index < subscriptions.count, context.channel.isWritable {
+                guard subscriptions[index].isActive else {
+                    index += 1
+                    continue
+                }
                 if let (prefix, state) = subscriptions[index].nextNotification() {
                     context.write(wrapOutboundOut(prefix), promise: nil)
                     context.write(wrapOutboundOut(state), promise: nil)
@@ -157,7 +164,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                 needsFlush = false
                 context.flush()
             }
-        } while wrote && self.context != nil && context.channel.isWritable && subscriptions.contains(where: \.hasQueuedStates)
+        } while wrote && self.context != nil && context.channel.isWritable
+            && subscriptions.contains(where: { $0.isActive && $0.hasQueuedStates })
     }
 
     private func leaveAllSubscriptions() {

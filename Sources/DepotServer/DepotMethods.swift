@@ -57,7 +57,8 @@ enum DepotMethods {
                 return answer(repository.wipe())
             },
             .handling(SubscribeRequest.self) { _, connection throws(RPCError) in
-                .result(.value(SubscribeRequest.result(subscription: try connection.subscribe())))
+                let start = try connection.subscribe()
+                return .result(.value(Subscribed(subscription: start.id, epoch: start.epoch, seq: start.seq, resumed: false).json))
             },
             .handling(UnsubscribeRequest.self) { request, connection throws(RPCError) in
                 .result(.value(.bool(connection.unsubscribe(request.subscription))))

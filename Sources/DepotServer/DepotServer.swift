@@ -38,7 +38,8 @@ public final class DepotServer: Service {
         self.logger = logger
         self.onListening = onListening
         self.limits = LiveLimits(configuration.limits)
-        self.fanout = StateFanout(eventLoops: Array(eventLoopGroup.makeIterator()), onSubscribersChanged: onSubscribersChanged)
+        self.fanout = StateFanout(
+            eventLoops: Array(eventLoopGroup.makeIterator()), epoch: repository.epoch, onSubscribersChanged: onSubscribersChanged)
         self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
         repository.addObserver(fanout)
     }

@@ -9,15 +9,22 @@ protocol DepotSession: AnyObject {
     /// The process on the other end of the socket, from SO_PEERCRED; nil when the transport has none.
     var peer: PeerCredentials? { get }
 
-    /// Creates a subscription; it starts receiving states once the answer to the current message is written.
-    /// Throws limitExceeded when the connection holds the most it may.
-    func subscribe() throws(RPCError) -> String
+    /// Creates a subscription starting from the current state; its states are written once the answer to the
+    /// current message is. Throws limitExceeded when the connection holds the most it may.
+    func subscribe() throws(RPCError) -> SubscriptionStart
 
     /// Ends the subscription `id`; false when this connection has none by that id.
     func unsubscribe(_ id: String) -> Bool
 
     /// Logs a request that changes state, naming the method and the client.
     func noteMutation(_ method: String, _ detail: String)
+}
+
+/// Where a new subscription starts: its id, and the run and seq of the first state it is sent.
+struct SubscriptionStart: Equatable {
+    let id: String
+    let epoch: String
+    let seq: Int
 }
 
 extension DepotSession {

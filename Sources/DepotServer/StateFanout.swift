@@ -20,6 +20,8 @@ public final class StateFanout: StateObserver {
     }
 
     private let snapshot = Mutex(Snapshot())
+    /// The run the states' seqs belong to, written into every State.
+    let epoch: String
     private let groups: [SubscriberGroup]
     private let allocator = ByteBufferAllocator()
     private let nextSubscriptionNumber = Atomic<Int>(1)
@@ -31,8 +33,9 @@ public final class StateFanout: StateObserver {
     /// - Parameters:
     ///   - eventLoops: every loop connections may live on.
     ///   - onSubscribersChanged: called with the new number of active subscriptions whenever it changes.
-    public init(eventLoops: [any EventLoop], onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }) {
+    public init(eventLoops: [any EventLoop], epoch: String, onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.groups = eventLoops.map(SubscriberGroup.init(eventLoop:))
+        self.epoch = epoch
         self.onSubscribersChanged = onSubscribersChanged
     }
 
@@ -89,7 +92,7 @@ public final class StateFanout: StateObserver {
 
     private func encode(_ state: PublishedState) -> ByteBuffer {
         encodings.add(1, ordering: .relaxed)
-        return StateEncoder.encode(state, allocator: allocator)
+        return StateEncoder.encode(state, epoch: epoch, allocator: allocator)
     }
 
     /// The subscriber group of `eventLoop`.

@@ -14,8 +14,8 @@ public struct EncodedState: Sendable {
         self.bytes = bytes
     }
 
-    /// Encodes `published` (see `StateEncoder`).
-    public init(encoding published: PublishedState, allocator: ByteBufferAllocator = ByteBufferAllocator()) {
-        self.init(published, bytes: StateEncoder.encode(published, allocator: allocator))
+    /// Encodes `published`, of the run `epoch` (see `StateEncoder`).
+    public init(encoding published: PublishedState, epoch: String, allocator: ByteBufferAllocator = ByteBufferAllocator()) {
+        self.init(published, bytes: StateEncoder.encode(published, epoch: epoch, allocator: allocator))
     }
 }

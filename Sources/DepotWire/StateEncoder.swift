@@ -3,19 +3,22 @@ import DepotJSON
 public import NIOCore
 
 /// The wire form of a published state:
-/// `{"seq":N,"status":"idle"|"loading"|"success"|"failure", …}`; a success adds
+/// `{"seq":N,"epoch":"…","status":"idle"|"loading"|"success"|"failure", …}`; a success adds
 /// `"origin":"source"|"cache"|"memory","fetchedAt":"<RFC 3339>","stale":false,"items":[…]` (the short members
 /// first, so a reader sees them before a long list), a failure adds `"error":{"code":…,"message":…}`.
 ///
 /// Items are already compact JSON, so encoding a success state is one pass of copies into one buffer.
 /// `WireState` reads it back; the tests hold both to rpc-schema/openrpc.json.
 public enum StateEncoder {
-    public static func encode(_ published: PublishedState, allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
+    /// `epoch` names the run `published.seq` belongs to (`Repository.epoch`).
+    public static func encode(_ published: PublishedState, epoch: String, allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
         let itemBytes = published.state.items?.items.reduce(0) { $0 + $1.json.count + 1 } ?? 0
         var buffer = allocator.buffer(capacity: 160 + itemBytes)
         buffer.writeStaticString("{")
         writeKey(StateMember.seq, first: true, to: &buffer)
         buffer.writeString(String(published.seq))
+        writeKey(StateMember.epoch, to: &buffer)
+        JSONWriter.writeString(epoch, to: &buffer)
         writeKey(StateMember.status, to: &buffer)
         writeQuoted(published.state.status.rawValue, to: &buffer)
         switch published.state {

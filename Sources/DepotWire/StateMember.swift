@@ -2,6 +2,8 @@
 /// the encoder, the decoder and the clients that read states.
 public enum StateMember {
     public static let seq = "seq"
+    /// The daemon run the seq belongs to (see `Repository.epoch`).
+    public static let epoch = "epoch"
     public static let status = "status"
     /// Success only: where the items come from.
     public static let origin = "origin"

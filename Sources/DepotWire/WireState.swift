@@ -14,10 +14,13 @@ public struct WireState: Sendable, Equatable {
     }
 
     public let seq: Int
+    /// The daemon run `seq` belongs to.
+    public let epoch: String
     public let content: Content
 
-    public init(seq: Int, content: Content) {
+    public init(seq: Int, epoch: String, content: Content) {
         self.seq = seq
+        self.epoch = epoch
         self.content = content
     }
 
@@ -55,6 +58,7 @@ public struct WireState: Sendable, Equatable {
         }
         let members = Members(object: object, of: "the State")
         seq = try members.nonNegativeInteger(StateMember.seq)
+        epoch = try members.string(StateMember.epoch)
         let status = try members.choice(StateMember.status, of: LoadingState.Status.self)
         switch status {
         case .idle:

@@ -98,7 +98,7 @@ struct ProtocolContractTests {
         let ledger = ProtocolLedger()
         let checker = ledger.checker()
         checker.sent(Array(#"{"jsonrpc":"2.0","id":1,"method":"state"}"#.utf8) + [10])
-        checker.received(Array(#"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"success"}}"#.utf8))
+        checker.received(Array(#"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"success"}}"#.utf8))
         checker.received(Array(#"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":"1","status":"idle"}}}"#.utf8))
         checker.received(Array("not json".utf8))
         checker.received(Array(#"{"jsonrpc":"2.0","id":9,"result":true}"#.utf8))

@@ -56,7 +56,8 @@ struct OpenRPCDocumentTests {
 
     // MARK: What the checks catch
 
-    static let loaded = #"{"seq":2,"status":"success","origin":"cache","fetchedAt":"2026-11-21T20:41:49.123Z","stale":true,"items":[{"id":1}]}"#
+    static let loaded =
+        #"{"seq":2,"epoch":"e1","status":"success","origin":"cache","fetchedAt":"2026-11-21T20:41:49.123Z","stale":true,"items":[{"id":1}]}"#
 
     struct Wrong: Sendable, CustomTestStringConvertible {
         let method: String
@@ -67,10 +68,10 @@ struct OpenRPCDocumentTests {
 
     static let wrongResponses: [Wrong] = [
         Wrong(
-            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":-1,"status":"idle"}}"#,
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":-1,"epoch":"e1","status":"idle"}}"#,
             expected: ["/result/seq: must be at least 0, found -1"]),
         Wrong(
-            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"success"}}"#,
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"success"}}"#,
             expected: [
                 #"/result: missing required member "items" (status is "success")"#,
                 #"/result: missing required member "origin" (status is "success")"#,
@@ -80,25 +81,25 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "state",
             message:
-                #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"success","origin":"disk","fetchedAt":"2026-11-21T20:41:49.123Z","stale":"no","items":[]}}"#,
+                #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"success","origin":"disk","fetchedAt":"2026-11-21T20:41:49.123Z","stale":"no","items":[]}}"#,
             expected: [
                 #"/result/origin: is not one of "source", "cache", "memory" (found "disk")"#,
                 #"/result/stale: must be a boolean, found string "no""#,
             ]),
         Wrong(
-            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","items":[]}}"#,
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"idle","items":[]}}"#,
             expected: [
                 #"/result: must not have member "items" (status is "idle")"#
             ]),
         Wrong(
-            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","origin":"cache"}}"#,
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"idle","origin":"cache"}}"#,
             expected: [
                 #"/result: must not have member "origin" (status is "idle")"#
             ]),
         Wrong(
-            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"status":"idle","etag":"x"}}"#,
+            method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"idle","etag":"x"}}"#,
             expected: [
-                #"/result: must not have member "etag" (it may have "seq", "status", "origin", "fetchedAt", "stale", "items" and "error")"#
+                #"/result: must not have member "etag" (it may have "seq", "epoch", "status", "origin", "fetchedAt", "stale", "items" and "error")"#
             ]),
         Wrong(method: "state", message: #"{"jsonrpc":"1.0","id":1,"result":\#(loaded)}"#, expected: [#"/jsonrpc: must be "2.0", found "1.0""#]),
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","result":\#(loaded)}"#, expected: [#"missing required member "id""#]),
@@ -119,7 +120,7 @@ struct OpenRPCDocumentTests {
                 "/error/code: must be one of load's errors (-32001) or JSON-RPC's own (-32700, -32600, -32601, -32602, -32603), found -32002"
             ]),
         Wrong(
-            method: "subscribe", message: #"{"jsonrpc":"2.0","id":1,"result":{"subscription":7}}"#,
+            method: "subscribe", message: #"{"jsonrpc":"2.0","id":1,"result":{"subscription":7,"epoch":"e1","seq":0,"resumed":false}}"#,
             expected: ["/result/subscription: must be a string, found number 7"]),
         Wrong(
             method: "nosuch", message: #"{"jsonrpc":"2.0","id":1,"result":true}"#,
@@ -142,7 +143,7 @@ struct OpenRPCDocumentTests {
             ("state", #"{"jsonrpc":"2.0","id":"a","result":\#(Self.loaded)}"#),
             (
                 "load",
-                #"{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"x","data":{"seq":3,"status":"failure","error":{"code":-32001,"message":"x"}}}}"#
+                #"{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"x","data":{"seq":3,"epoch":"e1","status":"failure","error":{"code":-32001,"message":"x"}}}}"#
             ),
             ("get", #"{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"Invalid params"}}"#),
             ("nosuch", #"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#),
@@ -157,28 +158,31 @@ struct OpenRPCDocumentTests {
     func wrongNotifications() throws {
         let document = try depotDocument()
         let cases: [(String, [String])] = [
-            (#"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"status":"loading"}}}"#, []),
-            (#"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","skipped":2,"state":{"seq":1,"status":"loading"}}}"#, []),
+            (#"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"epoch":"e1","status":"loading"}}}"#, []),
             (
-                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","skipped":0,"state":{"seq":1,"status":"loading"}}}"#,
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","skipped":2,"state":{"seq":1,"epoch":"e1","status":"loading"}}}"#,
+                []
+            ),
+            (
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","skipped":0,"state":{"seq":1,"epoch":"e1","status":"loading"}}}"#,
                 [
                     "/params/skipped: must be at least 1, found 0"
                 ]
             ),
             (
-                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"state":{"seq":1,"status":"loading"}}}"#,
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"state":{"seq":1,"epoch":"e1","status":"loading"}}}"#,
                 [
                     #"/params: missing required param "subscription""#
                 ]
             ),
             (
-                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"status":"loading"},"extra":true}}"#,
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"epoch":"e1","status":"loading"},"extra":true}}"#,
                 [
                     "/params/extra: is not a param of stateChanged (it takes subscription, skipped, state)"
                 ]
             ),
             (
-                #"{"jsonrpc":"2.0","id":1,"method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"status":"loading"}}}"#,
+                #"{"jsonrpc":"2.0","id":1,"method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"epoch":"e1","status":"loading"}}}"#,
                 [
                     #"must not have member "id": a notification has none"#
                 ]

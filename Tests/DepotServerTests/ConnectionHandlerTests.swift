@@ -29,7 +29,7 @@ struct ChannelBench {
         loop = NIOAsyncTestingEventLoop()
         channel = NIOAsyncTestingChannel(loop: loop)
         repository = Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        fanout = StateFanout(eventLoops: [loop])
+        fanout = StateFanout(eventLoops: [loop], epoch: "e1")
         repository.addObserver(fanout)
         let dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
         let maxLineBytes = limits.maxMessageBytes

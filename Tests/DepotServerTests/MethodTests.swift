@@ -16,11 +16,11 @@ final class RecordingSession: DepotSession {
     var maxSubscriptions = 2
     var notes: [String] = []
 
-    func subscribe() throws(RPCError) -> String {
+    func subscribe() throws(RPCError) -> SubscriptionStart {
         guard subscriptions.count < maxSubscriptions else { throw .limitExceeded("no more than \(maxSubscriptions)") }
         let id = "m\(subscriptions.count + 1)"
         subscriptions.append(id)
-        return id
+        return SubscriptionStart(id: id, epoch: "e1", seq: 7)
     }
 
     func unsubscribe(_ id: String) -> Bool {
@@ -38,7 +38,7 @@ final class RecordingSession: DepotSession {
 struct MethodBench {
     let source: TestSource
     let repository: Repository
-    let fanout = StateFanout(eventLoops: [])
+    let fanout = StateFanout(eventLoops: [], epoch: "e1")
     let dispatcher: RPCDispatcher<any DepotSession>
     let session = RecordingSession()
 
@@ -84,7 +84,9 @@ struct MethodTests {
             Issue.record("state is answered now")
             return
         }
-        #expect(String(decoding: message.lineBytes(), as: UTF8.self) == #"{"jsonrpc":"2.0","id":1,"result":{"seq":0,"status":"idle"}}"# + "\n")
+        #expect(
+            String(decoding: message.lineBytes(), as: UTF8.self) == #"{"jsonrpc":"2.0","id":1,"result":{"seq":0,"epoch":"e1","status":"idle"}}"#
+                + "\n")
         #expect(bench.session.notes.isEmpty, "a read is not a mutation")
     }
 
@@ -120,8 +122,11 @@ struct MethodTests {
     @Test("subscribe and unsubscribe go to the session; its limit is the answer's error")
     func subscriptions() {
         let bench = MethodBench()
-        #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)?["result"] == ["subscription": "m1"])
-        #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":2,"method":"subscribe"}"#)?["result"] == ["subscription": "m2"])
+        #expect(
+            bench.answerNow(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)?["result"] == [
+                "subscription": "m1", "epoch": "e1", "seq": 7, "resumed": false,
+            ])
+        #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":2,"method":"subscribe"}"#)?["result"]?["subscription"] == "m2")
         let refused = bench.answerNow(#"{"jsonrpc":"2.0","id":3,"method":"subscribe"}"#)
         #expect(refused?["error"]?["code"] == .number(JSONNumber(DepotErrorCode.limitExceeded)))
         #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":4,"method":"unsubscribe","params":{"subscription":"m1"}}"#)?["result"] == true)

@@ -63,7 +63,11 @@ struct RequestTests {
             let remote = try #require(Self.remote(error))
             #expect(remote.code == -32001)
             #expect(remote.message == "the test source is unplugged")
-            #expect(remote.data == ["seq": 2, "status": "failure", "error": ["code": -32001, "message": "the test source is unplugged"]])
+            #expect(
+                remote.data == [
+                    "seq": 2, "epoch": .string(server.repository.epoch), "status": "failure",
+                    "error": ["code": -32001, "message": "the test source is unplugged"],
+                ])
         }
     }
 
@@ -104,8 +108,9 @@ struct RequestTests {
             let removed = try await connection.call("remove", params: ["id": "3", "optimistic": true])
             #expect(removed["seq"] == 4)
             #expect(removed["items"]?.arrayValue?.count == 2)
-            #expect(try await connection.call("wipe") == ["seq": 5, "status": "idle"])
-            #expect(try await connection.call("state") == ["seq": 5, "status": "idle"])
+            let idle: JSONValue = ["seq": 5, "epoch": .string(server.repository.epoch), "status": "idle"]
+            #expect(try await connection.call("wipe") == idle)
+            #expect(try await connection.call("state") == idle)
         }
     }
 

@@ -41,7 +41,7 @@ struct ErrorCodeTests {
         let state = PublishedState(seq: 9, state: .idle)
         let error = RPCError.mutationFailed(
             RepositoryError(.removeFailed, message: "refused", state: state),
-            encodedState: StateEncoder.encode(state)
+            encodedState: StateEncoder.encode(state, epoch: "e1")
         )
         #expect(error.code == -32002)
         #expect(error.message == "refused")
@@ -49,6 +49,6 @@ struct ErrorCodeTests {
             Issue.record("the data is the encoded state")
             return
         }
-        #expect(String(buffer: data) == #"{"seq":9,"status":"idle"}"#)
+        #expect(String(buffer: data) == #"{"seq":9,"epoch":"e1","status":"idle"}"#)
     }
 }

@@ -10,7 +10,7 @@ struct NotificationHeadTests {
     static func line(subscription: String, skipped: Int, seq: Int, items: Int) -> [UInt8] {
         let collection = try! ItemCollection(
             values: (0..<items).map { ["id": .number(.init($0)), "pad": .string(String(repeating: "x", count: 100))] }, idField: "id")
-        let state = StateEncoder.encode(PublishedState(seq: seq, state: .success(collection, .source(at: .now))))
+        let state = StateEncoder.encode(PublishedState(seq: seq, state: .success(collection, .source(at: .now))), epoch: "e1")
         return Array(StateNotification.prefix(subscription: subscription, skipped: skipped).readableBytesView)
             + Array(state.readableBytesView) + Array(StateNotification.suffix.readableBytesView)
     }

@@ -9,6 +9,7 @@ public import Testing
 
 @Suite("State encoding: StateEncoder, WireState and the document agree")
 struct StateEncodingTests {
+    static let epoch = "9f2c4e1a7b3d5860"
     static let fetchedAt = Date(timeIntervalSince1970: 1_795_120_909.123)
     static let items = try! ItemCollection(
         values: [
@@ -30,20 +31,21 @@ struct StateEncodingTests {
 
     @Test("the encoding of every shape of state is valid against components/schemas/State", arguments: states)
     func encodingFitsTheDocument(published: PublishedState) throws {
-        let json = try JSONParser.parse(Array(StateEncoder.encode(published).readableBytesView))
+        let json = try JSONParser.parse(Array(StateEncoder.encode(published, epoch: Self.epoch).readableBytesView))
         let method = try #require(ProtocolLedger.document.method(named: StateRequest.method))
         #expect(method.validateResult(json).isEmpty, "\(method.validateResult(json))")
     }
 
     @Test("WireState decodes exactly what StateEncoder wrote", arguments: states)
     func roundTrip(published: PublishedState) throws {
-        let json = try JSONParser.parse(Array(StateEncoder.encode(published).readableBytesView))
+        let json = try JSONParser.parse(Array(StateEncoder.encode(published, epoch: Self.epoch).readableBytesView))
         let decoded = try WireState(decoding: json)
         #expect(decoded.seq == published.seq)
+        #expect(decoded.epoch == Self.epoch)
         #expect(decoded.status == published.state.status)
         switch published.state {
-        case .idle: #expect(decoded.content == .idle)
-        case .loading: #expect(decoded.content == .loading)
+        case .idle: #expect(decoded.content == WireState.Content.idle)
+        case .loading: #expect(decoded.content == WireState.Content.loading)
         case .success(let items, let provenance):
             #expect(decoded.items == items.items.map { try! $0.value }, "items keep their members in order and their number literals")
             #expect(
@@ -56,13 +58,13 @@ struct StateEncodingTests {
 
     @Test("the exact bytes of a success and a failure: short members first, items as the source gave them")
     func exactBytes() {
-        let success = StateEncoder.encode(Self.states[2])
+        let success = StateEncoder.encode(Self.states[2], epoch: Self.epoch)
         #expect(
             String(buffer: success)
-                == #"{"seq":2,"status":"success","origin":"source","fetchedAt":"2026-11-19T20:41:49.123Z","stale":false,"items":[{"id":25,"name":"Pikachu","stats":{"hp":35,"speed":90.0}},{"name":"Mew \"151\"\n","id":"mew"}]}"#
+                == #"{"seq":2,"epoch":"9f2c4e1a7b3d5860","status":"success","origin":"source","fetchedAt":"2026-11-19T20:41:49.123Z","stale":false,"items":[{"id":25,"name":"Pikachu","stats":{"hp":35,"speed":90.0}},{"name":"Mew \"151\"\n","id":"mew"}]}"#
         )
-        let failure = StateEncoder.encode(Self.states[6])
-        #expect(String(buffer: failure) == #"{"seq":6,"status":"failure","error":{"code":-32002,"message":"refused"}}"#)
+        let failure = StateEncoder.encode(Self.states[6], epoch: Self.epoch)
+        #expect(String(buffer: failure) == #"{"seq":6,"epoch":"9f2c4e1a7b3d5860","status":"failure","error":{"code":-32002,"message":"refused"}}"#)
     }
 
     @Test("every example State in the document decodes")
@@ -81,8 +83,8 @@ struct StateEncodingTests {
 
     @Test("members the document does not list are ignored, as it asks of clients")
     func unknownMembersAreIgnored() throws {
-        let state = try WireState(decoding: try JSONParser.parse(#"{"seq":3,"status":"loading","progress":0.5,"hint":{"a":1}}"#))
-        #expect(state == WireState(seq: 3, content: .loading))
+        let state = try WireState(decoding: try JSONParser.parse(#"{"seq":3,"epoch":"e1","status":"loading","progress":0.5,"hint":{"a":1}}"#))
+        #expect(state == WireState(seq: 3, epoch: "e1", content: .loading))
     }
 
     @Test(
@@ -90,24 +92,32 @@ struct StateEncodingTests {
         arguments: [
             (#"[]"#, "a State must be an object, not array"),
             (#"{"status":"idle"}"#, #"the State has no "seq""#),
-            (#"{"seq":-1,"status":"idle"}"#, #"the State's "seq" must be at least 0, not -1"#),
-            (#"{"seq":1.5,"status":"idle"}"#, #"the State's "seq" must be an integer, not 1.5"#),
-            (#"{"seq":1,"status":"paused"}"#, #"the State's "status" must be one of "idle", "loading", "success", "failure", not "paused""#),
-            (#"{"seq":1,"status":"success","origin":"source","fetchedAt":"2026-11-21T20:41:49.123Z","stale":false}"#, #"the State has no "items""#),
+            (#"{"seq":1,"status":"idle"}"#, #"the State has no "epoch""#),
+            (#"{"seq":1,"epoch":7,"status":"idle"}"#, #"the State's "epoch" must be a string, not 7"#),
+            (#"{"seq":-1,"epoch":"e1","status":"idle"}"#, #"the State's "seq" must be at least 0, not -1"#),
+            (#"{"seq":1.5,"epoch":"e1","status":"idle"}"#, #"the State's "seq" must be an integer, not 1.5"#),
             (
-                #"{"seq":1,"status":"success","origin":"disk","fetchedAt":"x","stale":false,"items":[]}"#,
+                #"{"seq":1,"epoch":"e1","status":"paused"}"#,
+                #"the State's "status" must be one of "idle", "loading", "success", "failure", not "paused""#
+            ),
+            (
+                #"{"seq":1,"epoch":"e1","status":"success","origin":"source","fetchedAt":"2026-11-21T20:41:49.123Z","stale":false}"#,
+                #"the State has no "items""#
+            ),
+            (
+                #"{"seq":1,"epoch":"e1","status":"success","origin":"disk","fetchedAt":"x","stale":false,"items":[]}"#,
                 #"the State's "origin" must be one of "source", "cache", "memory", not "disk""#
             ),
             (
-                #"{"seq":1,"status":"success","origin":"cache","fetchedAt":"x","stale":"no","items":[]}"#,
+                #"{"seq":1,"epoch":"e1","status":"success","origin":"cache","fetchedAt":"x","stale":"no","items":[]}"#,
                 #"the State's "stale" must be true or false, not "no""#
             ),
             (
-                #"{"seq":1,"status":"success","origin":"cache","fetchedAt":"x","stale":true,"items":[1]}"#,
+                #"{"seq":1,"epoch":"e1","status":"success","origin":"cache","fetchedAt":"x","stale":true,"items":[1]}"#,
                 #"the State's "items" must be an array of objects, not 1"#
             ),
-            (#"{"seq":1,"status":"failure"}"#, #"a failure State needs an "error" object"#),
-            (#"{"seq":1,"status":"failure","error":{"code":-32001}}"#, #"a failure's "error" has no "message""#),
+            (#"{"seq":1,"epoch":"e1","status":"failure"}"#, #"a failure State needs an "error" object"#),
+            (#"{"seq":1,"epoch":"e1","status":"failure","error":{"code":-32001}}"#, #"a failure's "error" has no "message""#),
         ])
     func invalidStates(json: String, message: String) throws {
         let value = try JSONParser.parse(json)
