@@ -145,6 +145,7 @@ let package = Package(
         .target(
             name: "DepotClient",
             dependencies: [
+                "DepotCore",
                 "DepotJSON",
                 "DepotRPC",
                 "DepotWire",

@@ -41,10 +41,11 @@ public final class DepotConnection: Sendable {
         try Self.decode(try await call(Request.method, params: request.params), as: Request.self)
     }
 
-    /// Subscribes; the returned sequence yields the current state first, then every later one.
-    public func subscribe() async throws(DepotClientError) -> DepotSubscription {
+    /// Subscribes as `request` says (by default: snapshot mode, from the current state); the returned sequence
+    /// yields the first state, then every later one, and heartbeats when the request asked for them.
+    public func subscribe(_ request: SubscribeRequest = SubscribeRequest()) async throws(DepotClientError) -> DepotSubscription {
         let (changes, continuation) = AsyncStream<StateChange>.makeStream()
-        let result = try await call(SubscribeRequest.method, params: nil, subscription: continuation).get()
+        let result = try await call(SubscribeRequest.method, params: request.params, subscription: continuation).get()
         let subscribed = try Self.decode(result, as: SubscribeRequest.self)
         return DepotSubscription(id: subscribed.subscription, subscribed: subscribed, changes: changes)
     }
@@ -129,8 +130,8 @@ private final class AnswerRouter: Sendable {
 
     func route(_ line: [UInt8]) {
         guard let message = try? JSONParser.parse(line), case .object(let object) = message else { return }
-        if object["method"]?.stringValue == StateNotification.method {
-            deliver(object["params"])
+        if let method = object["method"]?.stringValue, method == StateNotification.method || method == Heartbeat.method {
+            deliver(object["params"], heartbeat: method == Heartbeat.method)
             return
         }
         guard let id = object["id"]?.numberValue?.intValue else { return }
@@ -185,10 +186,19 @@ private final class AnswerRouter: Sendable {
         }
     }
 
-    private func deliver(_ params: JSONValue?) {
+    private func deliver(_ params: JSONValue?, heartbeat: Bool) {
         typealias Param = StateNotification.Param
-        guard let params, let name = params[Param.subscription]?.stringValue, let state = params[Param.state] else { return }
-        let change = StateChange(subscription: name, skipped: params[Param.skipped]?.numberValue?.intValue ?? 0, state: state)
+        guard let params, let name = params[Param.subscription]?.stringValue else { return }
+        let change: StateChange
+        if heartbeat {
+            guard let beat = try? Heartbeat(decoding: params) else { return }
+            change = StateChange(heartbeat: beat)
+        } else {
+            guard let state = params[Param.state] else { return }
+            change = StateChange(
+                subscription: name, skipped: params[Param.skipped]?.numberValue?.intValue ?? 0, state: state, delta: params[Param.delta],
+                resync: params[Param.resync] == .bool(true))
+        }
         let subscription = routes.withLock { $0.subscriptions[name] }
         subscription?.yield(change)
     }

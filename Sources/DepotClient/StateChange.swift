@@ -1,18 +1,37 @@
 public import DepotJSON
 public import DepotWire
 
-/// One `stateChanged` notification: the subscription it is for, how many states it skipped because the
-/// subscriber fell behind, and the state itself, as sent.
+/// One notification of a subscription: a `stateChanged` — the state, how many states it skipped because the
+/// subscriber fell behind, in delta mode the delta, and whether it starts over after a resume that was not
+/// possible — or a `heartbeat`, which carries no state.
 public struct StateChange: Sendable, Equatable {
     public let subscription: String
     public let skipped: Int
-    /// The State exactly as depotd sent it (for printing it as it came).
+    /// The State exactly as depotd sent it (for printing it as it came); for a heartbeat, its params.
     public let state: JSONValue
+    /// Delta mode: how the state's items follow from the last success state sent; nil when it carries its items.
+    public let delta: JSONValue?
+    /// True on the first state of a subscription that asked to resume and could not: it replaces what the client holds.
+    public let resync: Bool
+    /// The heartbeat, when this is one.
+    public let heartbeat: Heartbeat?
 
-    public init(subscription: String, skipped: Int, state: JSONValue) {
+    public init(subscription: String, skipped: Int, state: JSONValue, delta: JSONValue? = nil, resync: Bool = false) {
         self.subscription = subscription
         self.skipped = skipped
         self.state = state
+        self.delta = delta
+        self.resync = resync
+        self.heartbeat = nil
+    }
+
+    init(heartbeat: Heartbeat) {
+        self.subscription = heartbeat.subscription
+        self.skipped = 0
+        self.state = [Heartbeat.Param.epoch: .string(heartbeat.epoch), Heartbeat.Param.seq: .number(JSONNumber(heartbeat.seq))]
+        self.delta = nil
+        self.resync = false
+        self.heartbeat = heartbeat
     }
 
     /// The State decoded; throws when it is not what the protocol describes.
@@ -20,9 +39,30 @@ public struct StateChange: Sendable, Equatable {
         try WireState(decoding: state)
     }
 
-    /// The state's seq.
+    /// The delta decoded; nil when there is none; throws when it is not what the protocol describes.
+    public func decodedDelta() throws(WireDecodingError) -> WireDelta? {
+        try delta.map { value throws(WireDecodingError) in try WireDelta(decoding: value) }
+    }
+
+    /// The state's seq (a heartbeat's: the last state sent).
     public var seq: Int? { state[StateMember.seq]?.numberValue?.intValue }
 
-    /// The state's status: idle, loading, success or failure.
+    /// The state's status: idle, loading, success or failure; nil for a heartbeat.
     public var status: String? { state[StateMember.status]?.stringValue }
+
+    /// The notification's params as depotd sent them (a heartbeat's included), for printing.
+    public var params: JSONValue {
+        if let heartbeat {
+            return [
+                Heartbeat.Param.subscription: .string(subscription), Heartbeat.Param.epoch: .string(heartbeat.epoch),
+                Heartbeat.Param.seq: .number(JSONNumber(heartbeat.seq)),
+            ]
+        }
+        var params: JSONObject = [StateNotification.Param.subscription: .string(subscription)]
+        if skipped > 0 { params[StateNotification.Param.skipped] = .number(JSONNumber(skipped)) }
+        if resync { params[StateNotification.Param.resync] = true }
+        params[StateNotification.Param.state] = state
+        if let delta { params[StateNotification.Param.delta] = delta }
+        return .object(params)
+    }
 }

@@ -20,6 +20,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var maxMessageBytes: Int?
     public var subscriberQueue: Int?
     public var subscriberQueueBytes: Int?
+    public var replayStates: Int?
+    public var replayBytes: Int?
     public var maxBatchRequests: Int?
     public var socketMode: String?
     public var logLevel: String?
@@ -47,7 +49,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     }
 
     public static let keys = [
-        "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "subscriberQueueBytes", "socketMode", "logLevel",
+        "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "subscriberQueueBytes", "replayStates",
+        "replayBytes", "socketMode", "logLevel",
         "initialLoad",
         "startupStrategy", "cache",
         "itemsPath", "deleteURL", "headers", "headerFiles", "headerCredentials", "connectTimeout", "requestTimeout", "maxResponseBytes",
@@ -95,6 +98,8 @@ public struct ConfigurationFile: Sendable, Equatable {
         maxMessageBytes = try members.integer("maxMessageBytes", .maxMessageBytes)
         subscriberQueue = try members.integer("subscriberQueue", .subscriberQueue)
         subscriberQueueBytes = try members.integer("subscriberQueueBytes", .subscriberQueueBytes)
+        replayStates = try members.integer("replayStates", .replayStates)
+        replayBytes = try members.integer("replayBytes", .replayBytes)
         maxBatchRequests = try members.integer("maxBatchRequests", .maxBatchRequests)
         socketMode = try members.string("socketMode")
         logLevel = try members.string("logLevel")

@@ -82,6 +82,8 @@ public struct Daemon: Sendable {
                     maxMessageBytes: settings.maxMessageBytes,
                     subscriberQueueLimit: settings.subscriberQueue,
                     subscriberQueueBytes: settings.subscriberQueueBytes,
+                    replayStates: settings.replayStates,
+                    replayBytes: settings.replayBytes,
                     maxBatchRequests: settings.maxBatchRequests
                 )
             ),

@@ -27,7 +27,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, subscriberQueueBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials.",
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials.",
             discussion:
                 "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
             valueName: "file"
@@ -61,6 +61,20 @@ public struct DaemonOptions: ParsableArguments, Sendable {
             "Bytes of states a subscriber may fall behind by, 1024 to 1099511627776; beyond it the oldest are dropped as for --subscriber-queue (the newest is always sent, however large). Default: 8388608 (8 MiB).",
             valueName: "bytes"))
     public var subscriberQueueBytes: Int?
+
+    @Option(
+        name: .customLong("replay-states"),
+        help: ArgumentHelp(
+            "Recent states kept so a subscriber can resume after a reconnect (subscribe with since), 1 to 1048576. Default: 1024.",
+            valueName: "states"))
+    public var replayStates: Int?
+
+    @Option(
+        name: .customLong("replay-bytes"),
+        help: ArgumentHelp(
+            "Bytes of recent states kept for resuming subscribers, 0 to 1099511627776; past it or --replay-states the oldest go, and a subscriber that resumes from before them starts again from the current state. Default: 67108864 (64 MiB).",
+            valueName: "bytes"))
+    public var replayBytes: Int?
 
     @Option(
         name: .customLong("socket-mode"),

@@ -19,6 +19,9 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxMessageBytes: Int
     public var subscriberQueue: Int
     public var subscriberQueueBytes: Int
+    /// The replay ring's bounds (states, bytes), for subscriptions that resume.
+    public var replayStates: Int
+    public var replayBytes: Int
     public var maxBatchRequests: Int
     public var socketMode: UInt32
     public var logLevel: Logger.Level
@@ -68,6 +71,8 @@ public struct DaemonSettings: Sendable, Equatable {
             subscriberQueueBytes: try lookup.integer(
                 .subscriberQueueBytes, flag: options.subscriberQueueBytes, "--subscriber-queue-bytes", file: file.subscriberQueueBytes,
                 "subscriberQueueBytes"),
+            replayStates: try lookup.integer(.replayStates, flag: options.replayStates, "--replay-states", file: file.replayStates, "replayStates"),
+            replayBytes: try lookup.integer(.replayBytes, flag: options.replayBytes, "--replay-bytes", file: file.replayBytes, "replayBytes"),
             maxBatchRequests: try lookup.integer(
                 .maxBatchRequests, flag: options.maxBatchRequests, "--max-batch-requests", file: file.maxBatchRequests, "maxBatchRequests"),
             socketMode: try lookup.socketMode(default: ServerConfiguration.defaultSocketMode),

@@ -15,6 +15,10 @@ struct IntegerSetting: Sendable {
     static let subscriberQueue = IntegerSetting(range: 1...1_048_576, defaultValue: ConnectionLimits.defaultSubscriberQueueLimit)
     /// The bytes a subscriber may fall behind by: at least 1 KiB, at most 1 TiB.
     static let subscriberQueueBytes = IntegerSetting(range: 1024...(1 << 40), defaultValue: ConnectionLimits.defaultSubscriberQueueBytes)
+    /// States the replay ring keeps: at least one, at most 1 Mi.
+    static let replayStates = IntegerSetting(range: 1...1_048_576, defaultValue: ConnectionLimits.defaultReplayStates)
+    /// Bytes the replay ring keeps: none (resume only when nothing was missed) to 1 TiB.
+    static let replayBytes = IntegerSetting(range: 0...(1 << 40), defaultValue: ConnectionLimits.defaultReplayBytes)
     /// Requests in one batch: at least one, at most 64 Ki.
     static let maxBatchRequests = IntegerSetting(range: 1...65_536, defaultValue: IncomingMessage.defaultMaxBatchRequests)
 

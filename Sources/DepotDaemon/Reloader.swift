@@ -85,6 +85,8 @@ final class Reloader: Service {
         limits.maxMessageBytes = new.maxMessageBytes
         limits.subscriberQueueLimit = new.subscriberQueue
         limits.subscriberQueueBytes = new.subscriberQueueBytes
+        limits.replayStates = new.replayStates
+        limits.replayBytes = new.replayBytes
         limits.maxBatchRequests = new.maxBatchRequests
         server.updateLimits(limits)
         if new.socketPath != old.socketPath || new.socketMode != old.socketMode {

@@ -38,6 +38,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private var nextAnswerNumber = 0
     private var needsFlush = false
     private var isDrainingQueues = false
+    /// The next heartbeat due, while a subscription asked for them.
+    private var heartbeatTimer: Scheduled<Void>?
     /// The shutdown deadline, or the discard limit, while one is armed.
     private var closeTimer: Scheduled<Void>?
 
@@ -63,9 +65,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     // MARK: Subscriptions, for the subscribe and unsubscribe methods
 
-    /// Creates a subscription, starting from the current state, which it is sent first, then every later one.
+    /// Creates a subscription as `request` asks. Without `since` it starts from the current state, sent first, then
+    /// every later one. With `since`, it resumes after that state when the replay ring holds every state since
+    /// and they fit the subscription's queue; otherwise it starts from the current state, marked as a resync.
     /// States queue from now on; they are written once the answer to the current message is.
-    func subscribe() throws(RPCError) -> SubscriptionStart {
+    func subscribe(_ request: SubscribeRequest) throws(RPCError) -> SubscriptionStart {
         guard subscriptions.count < limits.maxSubscriptions else {
             throw .limitExceeded(
                 "this connection already holds \(limits.maxSubscriptions) subscriptions, the most one connection may; unsubscribe one or open another connection"
@@ -77,14 +81,39 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             isInSubscriberGroup = true
         }
         // Read after joining the group: any state published from here on reaches this loop after this task.
-        let current = fanout.current
         let id = fanout.makeSubscriptionID()
-        var subscription = Subscription(id: id)
-        subscription.enqueue(current, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+        var subscription = Subscription(id: id, mode: request.mode, heartbeat: request.heartbeat.map(Self.timeAmount(seconds:)))
+        let current: StateFrame
+        var resumed = false
+        if let since = request.since {
+            let resumption = fanout.resumption(after: since)
+            current = resumption.current
+            if let replay = resumption.replay {
+                resumed = subscription.resume(
+                    after: since.seq, heldSuccess: resumption.heldSuccess, replay: replay, current: current,
+                    limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+            }
+            if !resumed {
+                subscription.start(from: current, resync: true)
+            }
+        } else {
+            current = fanout.current
+            subscription.start(from: current, resync: false)
+        }
         subscriptions.append(subscription)
         subscriptionsAwaitingAnswer.append(id)
-        logger.info("subscribed", metadata: ["subscription": "\(id)"])
-        return SubscriptionStart(id: id, epoch: fanout.epoch, seq: current.seq)
+        logger.info(
+            "subscribed",
+            metadata: [
+                "subscription": "\(id)", "mode": "\(request.mode.rawValue)",
+                "since": "\(request.since.map { "\($0.epoch):\($0.seq)" } ?? "-")", "resumed": "\(resumed)",
+            ])
+        scheduleHeartbeats()
+        return SubscriptionStart(id: id, epoch: fanout.epoch, seq: current.seq, resumed: resumed)
+    }
+
+    private static func timeAmount(seconds: Double) -> TimeAmount {
+        .nanoseconds(Int64((seconds * 1_000_000_000).rounded()))
     }
 
     /// Ends the connection's subscription `id`; false when this connection has none by that id.
@@ -116,7 +145,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     /// Called by the subscriber group, on this loop, with published states in seq order (some may have been
     /// delivered before, and are ignored); writes what the socket takes, in one flush.
-    func deliver(_ states: [EncodedState]) {
+    func deliver(_ states: [StateFrame]) {
         guard context != nil, machine.deliversNotifications else { return }
         let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
         // Older states than the newest `queueLimit` would only be dropped from a full queue. Subscriptions whose
@@ -150,9 +179,12 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                     index += 1
                     continue
                 }
-                if let (prefix, state) = subscriptions[index].nextNotification() {
+                if let (prefix, state, delta) = subscriptions[index].nextNotification() {
                     context.write(wrapOutboundOut(prefix), promise: nil)
                     context.write(wrapOutboundOut(state), promise: nil)
+                    if let delta {
+                        context.write(wrapOutboundOut(delta), promise: nil)
+                    }
                     context.write(wrapOutboundOut(StateNotification.suffix), promise: nil)
                     wrote = true
                 }
@@ -168,9 +200,47 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             && subscriptions.contains(where: { $0.isActive && $0.hasQueuedStates })
     }
 
+    /// Arms the heartbeat timer for the subscription due soonest, replacing the one armed.
+    private func scheduleHeartbeats() {
+        heartbeatTimer?.cancel()
+        heartbeatTimer = nil
+        guard let context else { return }
+        let due = subscriptions.compactMap { subscription in subscription.heartbeat.map { subscription.lastSentAt + $0 } }.min()
+        guard let due else { return }
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        heartbeatTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+            connection.value.sendDueHeartbeats()
+        }
+    }
+
+    /// Writes a heartbeat for every active subscription idle for its interval, then arms the timer for the next.
+    /// A subscription with states waiting is not idle: its reader is behind, and the states will tell it more.
+    private func sendDueHeartbeats() {
+        heartbeatTimer = nil
+        guard let context, machine.deliversNotifications else { return }
+        let now = NIODeadline.now()
+        var wrote = false
+        for index in subscriptions.indices {
+            let subscription = subscriptions[index]
+            guard let interval = subscription.heartbeat, subscription.lastSentAt + interval <= now else { continue }
+            subscriptions[index].lastSentAt = now
+            guard subscription.isActive, !subscription.hasQueuedStates, let seq = subscription.lastWrittenSeq, context.channel.isWritable
+            else { continue }
+            let heartbeat = Heartbeat(subscription: subscription.id, epoch: fanout.epoch, seq: seq)
+            context.write(wrapOutboundOut(heartbeat.line(allocator: context.channel.allocator)), promise: nil)
+            wrote = true
+        }
+        if wrote {
+            context.flush()
+        }
+        scheduleHeartbeats()
+    }
+
     private func leaveAllSubscriptions() {
         let active = subscriptions.filter(\.isActive).count
         subscriptions.removeAll()
+        heartbeatTimer?.cancel()
+        heartbeatTimer = nil
         if active > 0 {
             fanout.subscriptionsEnded(active)
         }

@@ -10,6 +10,11 @@ public struct ConnectionLimits: Sendable {
     /// oldest are dropped as for the count. The newest state is always kept, so one state larger than this is
     /// still sent, alone.
     public var subscriberQueueBytes: Int
+    /// States the replay ring keeps for subscriptions that resume (`subscribe` with `since`).
+    public var replayStates: Int
+    /// Bytes of encodings the replay ring keeps; past either bound its oldest states go, and a resume from
+    /// before them starts again from the current state.
+    public var replayBytes: Int
     /// Requests of one connection waiting for a mutation; beyond it the connection is not read until one finishes.
     public var maxPendingRequests: Int
     /// Subscriptions one connection may hold at once.
@@ -21,11 +26,17 @@ public struct ConnectionLimits: Sendable {
     public static let defaultSubscriberQueueLimit = 256
     /// 8 MiB: 32 states of 256 KiB, or one of a 100,000-item collection.
     public static let defaultSubscriberQueueBytes = 8 << 20
+    /// 1024 states: a client away for a few minutes of frequent changes still resumes.
+    public static let defaultReplayStates = 1024
+    /// 64 MiB: thousands of small states or deltas, or a few snapshots of a large collection.
+    public static let defaultReplayBytes = 64 << 20
 
     public init(
         maxMessageBytes: Int = defaultMaxMessageBytes,
         subscriberQueueLimit: Int = defaultSubscriberQueueLimit,
         subscriberQueueBytes: Int = defaultSubscriberQueueBytes,
+        replayStates: Int = defaultReplayStates,
+        replayBytes: Int = defaultReplayBytes,
         maxPendingRequests: Int = 64,
         maxSubscriptions: Int = 64,
         maxBatchRequests: Int = IncomingMessage.defaultMaxBatchRequests
@@ -33,6 +44,8 @@ public struct ConnectionLimits: Sendable {
         self.maxMessageBytes = maxMessageBytes
         self.subscriberQueueLimit = subscriberQueueLimit
         self.subscriberQueueBytes = subscriberQueueBytes
+        self.replayStates = replayStates
+        self.replayBytes = replayBytes
         self.maxPendingRequests = maxPendingRequests
         self.maxSubscriptions = maxSubscriptions
         self.maxBatchRequests = maxBatchRequests

@@ -31,7 +31,7 @@ enum DepotMethods {
 
         return RPCDispatcher(methods: [
             .handling(StateRequest.self) { _, _ throws(RPCError) in
-                .result(.encoded(fanout.current.bytes))
+                .result(.encoded(fanout.current.snapshot))
             },
             .handling(GetRequest.self) { request, _ throws(RPCError) in
                 let current = fanout.current.published
@@ -56,9 +56,9 @@ enum DepotMethods {
                 connection.noteMutation(WipeRequest.method)
                 return answer(repository.wipe())
             },
-            .handling(SubscribeRequest.self) { _, connection throws(RPCError) in
-                let start = try connection.subscribe()
-                return .result(.value(Subscribed(subscription: start.id, epoch: start.epoch, seq: start.seq, resumed: false).json))
+            .handling(SubscribeRequest.self) { request, connection throws(RPCError) in
+                let start = try connection.subscribe(request)
+                return .result(.value(Subscribed(subscription: start.id, epoch: start.epoch, seq: start.seq, resumed: start.resumed).json))
             },
             .handling(UnsubscribeRequest.self) { request, connection throws(RPCError) in
                 .result(.value(.bool(connection.unsubscribe(request.subscription))))

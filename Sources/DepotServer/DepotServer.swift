@@ -39,7 +39,8 @@ public final class DepotServer: Service {
         self.onListening = onListening
         self.limits = LiveLimits(configuration.limits)
         self.fanout = StateFanout(
-            eventLoops: Array(eventLoopGroup.makeIterator()), epoch: repository.epoch, onSubscribersChanged: onSubscribersChanged)
+            eventLoops: Array(eventLoopGroup.makeIterator()), epoch: repository.epoch, limits: limits,
+            idField: { [repository] in repository.idField }, onSubscribersChanged: onSubscribersChanged)
         self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
         repository.addObserver(fanout)
     }

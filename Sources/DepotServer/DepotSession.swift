@@ -1,4 +1,5 @@
 import DepotRPC
+import DepotWire
 
 /// What Depot's methods may ask of the connection a call came on: who the peer is, and its subscriptions.
 ///
@@ -9,9 +10,9 @@ protocol DepotSession: AnyObject {
     /// The process on the other end of the socket, from SO_PEERCRED; nil when the transport has none.
     var peer: PeerCredentials? { get }
 
-    /// Creates a subscription starting from the current state; its states are written once the answer to the
-    /// current message is. Throws limitExceeded when the connection holds the most it may.
-    func subscribe() throws(RPCError) -> SubscriptionStart
+    /// Creates a subscription as `request` asks: from the current state, or resuming after `since`; its states are
+    /// written once the answer to the current message is. Throws limitExceeded when the connection holds the most it may.
+    func subscribe(_ request: SubscribeRequest) throws(RPCError) -> SubscriptionStart
 
     /// Ends the subscription `id`; false when this connection has none by that id.
     func unsubscribe(_ id: String) -> Bool
@@ -20,11 +21,13 @@ protocol DepotSession: AnyObject {
     func noteMutation(_ method: String, _ detail: String)
 }
 
-/// Where a new subscription starts: its id, and the run and seq of the first state it is sent.
+/// Where a new subscription starts: its id, the run, the seq of the current state (the first it is sent, or the
+/// last of those it replays), and whether it resumed after the state the client named.
 struct SubscriptionStart: Equatable {
     let id: String
     let epoch: String
     let seq: Int
+    let resumed: Bool
 }
 
 extension DepotSession {

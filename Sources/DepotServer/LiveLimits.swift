@@ -1,12 +1,14 @@
 import Synchronization
 
 /// The connection limits in force, which a reload may change while the server runs: every subscription's
-/// queue and every connection's pending-request and subscription limits follow a change at once; the
+/// queue, the replay ring (at the next state), and every connection's pending-request and subscription limits follow a change at once; the
 /// message-size limit applies to connections opened after it (a connection's line decoder keeps its own).
 final class LiveLimits: Sendable {
     private let maxMessageBytesValue: Atomic<Int>
     private let subscriberQueueLimitValue: Atomic<Int>
     private let subscriberQueueBytesValue: Atomic<Int>
+    private let replayStatesValue: Atomic<Int>
+    private let replayBytesValue: Atomic<Int>
     private let maxPendingRequestsValue: Atomic<Int>
     private let maxSubscriptionsValue: Atomic<Int>
     private let maxBatchRequestsValue: Atomic<Int>
@@ -15,6 +17,8 @@ final class LiveLimits: Sendable {
         maxMessageBytesValue = Atomic(limits.maxMessageBytes)
         subscriberQueueLimitValue = Atomic(limits.subscriberQueueLimit)
         subscriberQueueBytesValue = Atomic(limits.subscriberQueueBytes)
+        replayStatesValue = Atomic(limits.replayStates)
+        replayBytesValue = Atomic(limits.replayBytes)
         maxPendingRequestsValue = Atomic(limits.maxPendingRequests)
         maxSubscriptionsValue = Atomic(limits.maxSubscriptions)
         maxBatchRequestsValue = Atomic(limits.maxBatchRequests)
@@ -23,6 +27,8 @@ final class LiveLimits: Sendable {
     var maxMessageBytes: Int { maxMessageBytesValue.load(ordering: .relaxed) }
     var subscriberQueueLimit: Int { subscriberQueueLimitValue.load(ordering: .relaxed) }
     var subscriberQueueBytes: Int { subscriberQueueBytesValue.load(ordering: .relaxed) }
+    var replayStates: Int { replayStatesValue.load(ordering: .relaxed) }
+    var replayBytes: Int { replayBytesValue.load(ordering: .relaxed) }
     var maxPendingRequests: Int { maxPendingRequestsValue.load(ordering: .relaxed) }
     var maxSubscriptions: Int { maxSubscriptionsValue.load(ordering: .relaxed) }
     var maxBatchRequests: Int { maxBatchRequestsValue.load(ordering: .relaxed) }
@@ -32,6 +38,8 @@ final class LiveLimits: Sendable {
             maxMessageBytes: maxMessageBytes,
             subscriberQueueLimit: subscriberQueueLimit,
             subscriberQueueBytes: subscriberQueueBytes,
+            replayStates: replayStates,
+            replayBytes: replayBytes,
             maxPendingRequests: maxPendingRequests,
             maxSubscriptions: maxSubscriptions,
             maxBatchRequests: maxBatchRequests
@@ -42,6 +50,8 @@ final class LiveLimits: Sendable {
         maxMessageBytesValue.store(limits.maxMessageBytes, ordering: .relaxed)
         subscriberQueueLimitValue.store(limits.subscriberQueueLimit, ordering: .relaxed)
         subscriberQueueBytesValue.store(limits.subscriberQueueBytes, ordering: .relaxed)
+        replayStatesValue.store(limits.replayStates, ordering: .relaxed)
+        replayBytesValue.store(limits.replayBytes, ordering: .relaxed)
         maxPendingRequestsValue.store(limits.maxPendingRequests, ordering: .relaxed)
         maxSubscriptionsValue.store(limits.maxSubscriptions, ordering: .relaxed)
         maxBatchRequestsValue.store(limits.maxBatchRequests, ordering: .relaxed)

@@ -1,46 +1,55 @@
-public import DepotCore
+import DepotCore
 import DepotRPC
 import DepotWire
-public import NIOCore
+import NIOCore
 import Synchronization
 
-/// Receives every state the repository publishes, encodes it once, and hands the bytes to the
-/// subscriber groups on each event loop. It also keeps the current state and its bytes for reads.
+/// Receives every state the repository publishes, makes it a `StateFrame` (its delta from the previous success
+/// computed once), and hands it to the subscriber groups on each event loop. It keeps the current state for reads,
+/// and the recent states' encodings in the replay ring, for subscriptions that resume.
 ///
 /// `stateDidChange` runs under the repository's publication lock, so states arrive here in seq order and
 /// are passed to each loop in that order.
-public final class StateFanout: StateObserver {
-    /// How many recent encodings are kept, so a mutation's response can reuse the bytes of the state it
-    /// published even when a later mutation has already published another.
-    private static let recentLimit = 4
-
-    private struct Snapshot {
-        var current: EncodedState?
-        var recent: [EncodedState] = []
+final class StateFanout: StateObserver {
+    private struct Published {
+        var current: StateFrame?
+        var ring = ReplayRing()
+        /// The last success state published, for the next one's delta.
+        var lastSuccess: (seq: Int, items: ItemCollection, idField: String)?
     }
 
-    private let snapshot = Mutex(Snapshot())
+    private let published = Mutex(Published())
     /// The run the states' seqs belong to, written into every State.
     let epoch: String
     private let groups: [SubscriberGroup]
-    private let allocator = ByteBufferAllocator()
+    private let limits: LiveLimits
+    /// The repository's id field now, named in every delta.
+    private let idField: @Sendable () -> String
     private let nextSubscriptionNumber = Atomic<Int>(1)
     private let activeSubscriptions = Atomic<Int>(0)
     private let onSubscribersChanged: @Sendable (Int) -> Void
-    /// How many times a state was encoded: once per published state, plus the rare re-encoding of an old one.
+    /// How many times a state was encoded in a form that holds its items (or in full when it has none).
     private let encodings = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - eventLoops: every loop connections may live on.
+    ///   - limits: the replay ring's bounds, read at every state.
+    ///   - idField: the repository's id field.
     ///   - onSubscribersChanged: called with the new number of active subscriptions whenever it changes.
-    public init(eventLoops: [any EventLoop], epoch: String, onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(
+        eventLoops: [any EventLoop], epoch: String, limits: LiveLimits = LiveLimits(ConnectionLimits()),
+        idField: @escaping @Sendable () -> String = { Repository.defaultIDField },
+        onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.groups = eventLoops.map(SubscriberGroup.init(eventLoop:))
         self.epoch = epoch
+        self.limits = limits
+        self.idField = idField
         self.onSubscribersChanged = onSubscribersChanged
     }
 
     /// Active subscriptions, across all connections.
-    public var subscriberCount: Int {
+    var subscriberCount: Int {
         activeSubscriptions.load(ordering: .relaxed)
     }
 
@@ -52,47 +61,88 @@ public final class StateFanout: StateObserver {
         onSubscribersChanged(activeSubscriptions.wrappingSubtract(count, ordering: .relaxed).newValue)
     }
 
-    public func stateDidChange(to state: PublishedState) {
-        let encoded = EncodedState(state, bytes: encode(state))
-        snapshot.withLock { snapshot in
-            snapshot.current = encoded
-            snapshot.recent.append(encoded)
-            if snapshot.recent.count > Self.recentLimit {
-                snapshot.recent.removeFirst()
+    func stateDidChange(to state: PublishedState) {
+        let idField = idField()
+        let (replayStates, replayBytes) = (limits.replayStates, limits.replayBytes)
+        let frame = published.withLock { published in
+            let frame = StateFrame(
+                state, epoch: epoch, delta: Self.delta(to: state, from: published.lastSuccess, idField: idField),
+                precedingSuccess: published.lastSuccess?.seq, onEncode: { [weak self] in self?.countEncoding() })
+            if let retired = published.current {
+                published.ring.append(ReplayRing.Entry(retiring: retired), limit: replayStates, byteLimit: replayBytes)
             }
+            published.current = frame
+            if let items = state.state.items {
+                published.lastSuccess = (state.seq, items, idField)
+            }
+            return frame
         }
         // Every loop gets every state, even one with no subscribers now: a connection subscribing there reads
         // `current` and then receives whatever is posted after, so nothing is lost between the two.
         for group in groups {
-            group.post(encoded)
+            group.post(frame)
         }
     }
 
-    /// The current state and its bytes. The repository publishes its first state when the fan-out is
-    /// added as an observer, so this is set before any connection can ask.
-    var current: EncodedState {
-        guard let current = snapshot.withLock({ $0.current }) else {
+    /// The delta from the last success to `state`, when it is a success with a delta no larger than its items.
+    private static func delta(
+        to state: PublishedState, from last: (seq: Int, items: ItemCollection, idField: String)?, idField: String
+    ) -> (base: Int, delta: ItemDelta, idField: String)? {
+        guard let items = state.state.items, let last, last.idField == idField,
+            let delta = ItemDelta(from: last.items, to: items),
+            delta.payloadBytes < items.items.reduce(0, { $0 + $1.json.count + 1 })
+        else { return nil }
+        return (last.seq, delta, idField)
+    }
+
+    /// The current state. The repository publishes its first state when the fan-out is added as an observer, so
+    /// this is set before any connection can ask.
+    var current: StateFrame {
+        guard let current = published.withLock({ $0.current }) else {
             preconditionFailure("StateFanout used before it was added to the repository as an observer")
         }
         return current
     }
 
-    /// The bytes of `state`, reusing its encoding when it is recent, encoding it again otherwise.
+    /// The snapshot of `state`: the current state's or a recent one's when it was encoded, encoded again otherwise.
     func encoded(_ state: PublishedState) -> ByteBuffer {
-        let cached = snapshot.withLock { snapshot in
-            snapshot.recent.last(where: { $0.seq == state.seq })?.bytes
+        let known = published.withLock { published -> ByteBuffer? in
+            if let current = published.current, current.seq == state.seq { return current.snapshot }
+            return published.ring.entry(state.seq)?.snapshot
         }
-        return cached ?? encode(state)
+        if let known { return known }
+        countEncoding()
+        return StateEncoder.encode(state, epoch: epoch)
+    }
+
+    /// Where a subscription that asked to resume after `since` starts: the current state, and when `since` is of
+    /// this run and not ahead of it, the states the ring holds after it and the success the client holds at
+    /// `since`. `replay` is nil when a resume is not possible.
+    func resumption(after since: ResumePoint) -> (current: StateFrame, replay: ArraySlice<ReplayRing.Entry>?, heldSuccess: Int?) {
+        published.withLock { published in
+            guard let current = published.current else {
+                preconditionFailure("StateFanout used before it was added to the repository as an observer")
+            }
+            guard since.epoch == epoch, since.seq <= current.seq else { return (current, nil, nil) }
+            if since.seq == current.seq { return (current, [], current.heldSuccess) }
+            guard let replay = published.ring.entries(after: since.seq, before: current.seq) else { return (current, nil, nil) }
+            let heldSuccess = replay.first?.precedingSuccess ?? current.precedingSuccess
+            return (current, replay, heldSuccess)
+        }
+    }
+
+    /// The replay ring's size now: states and bytes.
+    var replayRingSize: (states: Int, bytes: Int) {
+        published.withLock { ($0.ring.count, $0.ring.bytes) }
+    }
+
+    private func countEncoding() {
+        encodings.add(1, ordering: .relaxed)
     }
 
     /// The number of states encoded so far.
     var encodingCount: Int {
         encodings.load(ordering: .relaxed)
-    }
-
-    private func encode(_ state: PublishedState) -> ByteBuffer {
-        encodings.add(1, ordering: .relaxed)
-        return StateEncoder.encode(state, epoch: epoch, allocator: allocator)
     }
 
     /// The subscriber group of `eventLoop`.

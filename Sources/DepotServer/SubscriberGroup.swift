@@ -1,4 +1,3 @@
-import DepotWire
 import NIOCore
 import Synchronization
 
@@ -17,7 +16,7 @@ final class SubscriberGroup: Sendable {
     private let mailbox = Mutex(Mailbox())
 
     private struct Mailbox {
-        var states: [EncodedState] = []
+        var states: [StateFrame] = []
         /// True from the moment a delivery task is scheduled until it finds the mailbox empty.
         var isDeliveryScheduled = false
     }
@@ -36,7 +35,7 @@ final class SubscriberGroup: Sendable {
     }
 
     /// Queues `state` for this loop's connections; called in seq order, from any thread.
-    func post(_ state: EncodedState) {
+    func post(_ state: StateFrame) {
         let mustSchedule = mailbox.withLock { mailbox in
             mailbox.states.append(state)
             defer { mailbox.isDeliveryScheduled = true }
@@ -53,7 +52,7 @@ final class SubscriberGroup: Sendable {
         while !states.isEmpty {
             // States posted during this pass reach the connections not yet served in it at once, and the
             // ones already served in the next pass.
-            var postedDuringPass: [EncodedState] = []
+            var postedDuringPass: [StateFrame] = []
             for connection in connections.value.values {
                 let newer = takePosted(endingDeliveryIfEmpty: false)
                 states += newer
@@ -66,7 +65,7 @@ final class SubscriberGroup: Sendable {
 
     /// Empties the mailbox. When it is already empty and `endingDeliveryIfEmpty`, the delivery task ends: the
     /// next post schedules a new one.
-    private func takePosted(endingDeliveryIfEmpty: Bool) -> [EncodedState] {
+    private func takePosted(endingDeliveryIfEmpty: Bool) -> [StateFrame] {
         mailbox.withLock { mailbox in
             if mailbox.states.isEmpty {
                 if endingDeliveryIfEmpty { mailbox.isDeliveryScheduled = false }

@@ -2,29 +2,57 @@ import DepotRPC
 import DepotWire
 import NIOCore
 
-/// One subscription of a connection: its id and its bounded queue of states not yet written.
+/// One subscription of a connection: its id, its mode, and its bounded queue of notifications not yet written.
 ///
 /// States enter in seq order (anything not newer than the last one queued is ignored, which also drops the
 /// duplicate a subscriber can receive right after it subscribed). The queue is bounded by a count of states and
-/// by their bytes: past either, the oldest states are dropped, and the newest is always kept (so one state larger
-/// than the byte bound still goes out, alone); the next notification written says how many were skipped.
+/// by their bytes; the newest is always kept, so one state larger than the byte bound still goes out, alone.
+/// Past a bound, a snapshot-mode subscription drops its oldest states; a delta-mode one coalesces everything
+/// not yet written into what takes the client from its last success to the newest state (that success in full
+/// when its delta no longer applies). Either way the next notification written says how many were skipped, and
+/// what the client holds after applying everything it received is the newest state.
 struct Subscription {
+    /// One notification waiting: the State's bytes, and in delta mode the delta that goes with them.
+    struct Pending {
+        let seq: Int
+        let state: ByteBuffer
+        let delta: ByteBuffer?
+        /// The success state the client holds once this is written.
+        let heldSuccess: Int?
+
+        var bytes: Int { state.readableBytes + (delta?.readableBytes ?? 0) }
+    }
+
     let id: String
+    let mode: SubscriptionMode
+    /// Seconds without a notification after which a heartbeat is sent; nil for none.
+    let heartbeat: TimeAmount?
     /// The notification prefix for this subscription when nothing was skipped.
     private let prefix: ByteBuffer
-    /// False until the `subscribe` response has been written; until then no state is queued.
+    /// False until the `subscribe` response has been written; until then nothing is written.
     var isActive = false
+    /// The first notification written says `"resync": true`.
+    private var resyncPending = false
     private var lastQueuedSeq = -1
-    private var lastWrittenSeq: Int?
-    /// Only the wire bytes are queued, not the published state: a state the repository has moved past must
-    /// not keep its items alive in the queue of a subscriber that stopped reading, or such a subscriber would
-    /// hold twice its queue's bytes.
-    private var queue = CircularBuffer<(seq: Int, bytes: ByteBuffer)>(initialCapacity: 4)
-    /// The bytes of the queued states.
+    /// The seq of the last state written (or the one a resumed subscription started after).
+    private(set) var lastWrittenSeq: Int?
+    /// When a notification or heartbeat was last written (kept only when heartbeats are asked for).
+    var lastSentAt = NIODeadline.now()
+    private var queue = CircularBuffer<Pending>(initialCapacity: 4)
+    /// The bytes of the queued notifications.
     private(set) var queuedBytes = 0
+    /// Delta mode: the success state the client holds once everything queued is written: the base of the next delta.
+    private var queuedSuccess: Int?
+    /// Delta mode: the success state the client holds now.
+    private var writtenSuccess: Int?
+    /// Delta mode: the newest success state queued and not yet written, kept so that coalescing can send it in
+    /// full when the deltas that led to it are dropped.
+    private var unwrittenSuccess: StateFrame?
 
-    init(id: String) {
+    init(id: String, mode: SubscriptionMode = .snapshot, heartbeat: TimeAmount? = nil) {
         self.id = id
+        self.mode = mode
+        self.heartbeat = heartbeat
         self.prefix = StateNotification.prefix(subscription: id)
     }
 
@@ -32,25 +60,132 @@ struct Subscription {
 
     var queuedCount: Int { queue.count }
 
-    /// Queues `state` unless it is not newer than the last one; then drops the oldest states while more than
-    /// `limit` are queued or their bytes exceed `byteLimit`, keeping the newest whatever its size.
-    mutating func enqueue(_ state: EncodedState, limit: Int, byteLimit: Int = .max) {
-        guard state.seq > lastQueuedSeq else { return }
-        lastQueuedSeq = state.seq
-        queue.append((state.seq, state.bytes))
-        queuedBytes += state.bytes.readableBytes
-        while queue.count > 1, queue.count > limit || queuedBytes > byteLimit {
-            queuedBytes -= queue.removeFirst().bytes.readableBytes
+    /// Starts from `current`, sent in full; `resync` marks it as the start of a resume that was not possible.
+    mutating func start(from current: StateFrame, resync: Bool) {
+        resyncPending = resync
+        append(full(current, held: nil), seq: current.seq)
+    }
+
+    /// Starts after the state `since` the client holds (whose last success is `heldSuccess`): queues every state
+    /// the ring holds after it, then `current`. False, with nothing queued, when the ring lacks a form this mode
+    /// needs or the replay does not fit within `limit` states and `byteLimit` bytes.
+    mutating func resume(
+        after since: Int, heldSuccess: Int?, replay: ArraySlice<ReplayRing.Entry>, current: StateFrame, limit: Int, byteLimit: Int
+    ) -> Bool {
+        var pending: [Pending] = []
+        var held = heldSuccess
+        for entry in replay where entry.seq > since {
+            guard let next = replayed(entry, held: held) else {
+                unwrittenSuccess = nil
+                return false
+            }
+            pending.append(next)
+            held = next.heldSuccess
+        }
+        if current.seq > since {
+            pending.append(next(current, held: held))
+        }
+        guard pending.count <= max(limit, 1), pending.count <= 1 || pending.reduce(0, { $0 + $1.bytes }) <= byteLimit else {
+            unwrittenSuccess = nil
+            return false
+        }
+        lastWrittenSeq = since
+        writtenSuccess = heldSuccess
+        queuedSuccess = heldSuccess
+        lastQueuedSeq = since
+        for notification in pending {
+            append(notification, seq: notification.seq)
+        }
+        return true
+    }
+
+    /// Queues `frame` unless it is not newer than the last one; then holds the queue to `limit` states and
+    /// `byteLimit` bytes, as the type's description says.
+    mutating func enqueue(_ frame: StateFrame, limit: Int, byteLimit: Int = .max) {
+        guard frame.seq > lastQueuedSeq else { return }
+        append(next(frame, held: queuedSuccess), seq: frame.seq)
+        guard queue.count > 1, queue.count > limit || queuedBytes > byteLimit else { return }
+        switch mode {
+        case .snapshot:
+            while queue.count > 1, queue.count > limit || queuedBytes > byteLimit {
+                queuedBytes -= queue.removeFirst().bytes
+            }
+        case .delta:
+            coalesce(to: frame)
         }
     }
 
-    /// The next notification to write: its prefix (naming how many states were skipped) and the state's bytes.
-    mutating func nextNotification() -> (prefix: ByteBuffer, state: ByteBuffer)? {
-        guard let state = queue.popFirst() else { return nil }
-        queuedBytes -= state.bytes.readableBytes
-        let skipped = lastWrittenSeq.map { state.seq - $0 - 1 } ?? 0
-        lastWrittenSeq = state.seq
-        let prefix = skipped > 0 ? StateNotification.prefix(subscription: id, skipped: skipped) : self.prefix
-        return (prefix, state.bytes)
+    /// Delta mode, over a bound: replaces everything queued by what takes the client from the success it holds to
+    /// `newest` — `newest` itself (as a delta when its base is that success, else in full), preceded by the newest
+    /// unwritten success in full when `newest` is not a success.
+    private mutating func coalesce(to newest: StateFrame) {
+        queue.removeAll()
+        queuedBytes = 0
+        queuedSuccess = writtenSuccess
+        lastQueuedSeq = lastWrittenSeq ?? -1
+        if !newest.isSuccess, let success = unwrittenSuccess, success.seq > (writtenSuccess ?? -1) {
+            append(next(success, held: queuedSuccess), seq: success.seq)
+        }
+        append(next(newest, held: queuedSuccess), seq: newest.seq)
+    }
+
+    /// The next notification to write: its prefix (naming how many states were skipped, and a resync), the
+    /// State's bytes, and the delta that goes with them.
+    mutating func nextNotification() -> (prefix: ByteBuffer, state: ByteBuffer, delta: ByteBuffer?)? {
+        guard let next = queue.popFirst() else { return nil }
+        queuedBytes -= next.bytes
+        let skipped = lastWrittenSeq.map { next.seq - $0 - 1 } ?? 0
+        lastWrittenSeq = next.seq
+        writtenSuccess = next.heldSuccess
+        if let success = unwrittenSuccess, success.seq <= next.seq { unwrittenSuccess = nil }
+        let prefix =
+            skipped > 0 || resyncPending
+            ? StateNotification.prefix(subscription: id, skipped: skipped, resync: resyncPending) : self.prefix
+        resyncPending = false
+        if heartbeat != nil { lastSentAt = .now() }
+        return (prefix, next.state, next.delta)
+    }
+
+    private mutating func append(_ notification: Pending, seq: Int) {
+        lastQueuedSeq = seq
+        queue.append(notification)
+        queuedBytes += notification.bytes
+        queuedSuccess = notification.heldSuccess
+    }
+
+    /// `frame` in full, for this mode, to a client that holds the success `held` before it.
+    private func full(_ frame: StateFrame, held: Int?) -> Pending {
+        Pending(
+            seq: frame.seq, state: mode == .delta ? frame.countedItems : frame.snapshot, delta: nil,
+            heldSuccess: frame.isSuccess ? frame.seq : held)
+    }
+
+    /// `frame` for a client that holds the success `held`: as a delta when this is delta mode and the frame's delta
+    /// is based on `held`, else in full.
+    private mutating func next(_ frame: StateFrame, held: Int?) -> Pending {
+        if mode == .delta, frame.isSuccess {
+            unwrittenSuccess = frame
+            if let base = frame.delta?.base, base == held, let withDelta = frame.stateWithDelta {
+                return Pending(seq: frame.seq, state: withDelta.state, delta: withDelta.delta, heldSuccess: frame.seq)
+            }
+        }
+        return full(frame, held: held)
+    }
+
+    /// A state the ring holds, for a client that holds the success `held`; nil when the ring lacks what it takes.
+    private func replayed(_ entry: ReplayRing.Entry, held: Int?) -> Pending? {
+        let heldSuccess = entry.isSuccess ? entry.seq : held
+        switch mode {
+        case .snapshot:
+            return entry.snapshot.map { Pending(seq: entry.seq, state: $0, delta: nil, heldSuccess: heldSuccess) }
+        case .delta:
+            guard entry.isSuccess else {
+                return entry.snapshot.map { Pending(seq: entry.seq, state: $0, delta: nil, heldSuccess: heldSuccess) }
+            }
+            if let base = entry.deltaBase, base == held, let withDelta = entry.stateWithDelta {
+                return Pending(seq: entry.seq, state: withDelta.state, delta: withDelta.delta, heldSuccess: entry.seq)
+            }
+            return entry.countedItems.map { Pending(seq: entry.seq, state: $0, delta: nil, heldSuccess: entry.seq) }
+        }
     }
 }

@@ -69,7 +69,7 @@ public final class ProtocolChecker: ConnectionTap {
         if message["method"] != nil {
             let violations = document.validateNotification(message)
             guard violations.isEmpty else { return [report(violations, line: line, as: "a notification")] }
-            return decodingProblems(message["params"]?[StateNotification.Param.state], as: "a notification's State", line: line)
+            return notificationDecodingProblems(message, line: line)
         }
         let candidates = message["id"].map { id in requests.withLock { $0.methodsByID[id.jsonText] ?? [] } } ?? []
         // Ids may repeat (a batch with duplicate ids): the answer must fit one of the methods sent with its id.
@@ -103,6 +103,23 @@ public final class ProtocolChecker: ConnectionTap {
             return decodingProblems(data, as: "an error's State", line: line)
         }
         return []
+    }
+
+    /// DepotWire's decoders must read every notification: a heartbeat's params, a stateChanged's State and delta.
+    private func notificationDecodingProblems(_ message: JSONValue, line: [UInt8]) -> [String] {
+        let params = message["params"]
+        do {
+            if message["method"] == .string(Heartbeat.method) {
+                _ = try Heartbeat(decoding: params ?? .null)
+                return []
+            }
+            if let delta = params?[StateNotification.Param.delta] {
+                _ = try WireDelta(decoding: delta)
+            }
+        } catch {
+            return [report("has params DepotWire cannot decode: \(error)", line: line)]
+        }
+        return decodingProblems(params?[StateNotification.Param.state], as: "a notification's State", line: line)
     }
 
     private func decodingProblems(_ state: JSONValue?, as what: String, line: [UInt8]) -> [String] {

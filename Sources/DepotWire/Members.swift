@@ -67,4 +67,14 @@ struct Members {
         }
         return elements
     }
+
+    /// An array of strings.
+    func strings(_ name: String) throws(WireDecodingError) -> [String] {
+        let value = try required(name)
+        guard case .array(let elements) = value else { throw wrong(name, value, expected: "an array") }
+        return try elements.map { element throws(WireDecodingError) in
+            guard case .string(let string) = element else { throw wrong(name, element, expected: "an array of strings") }
+            return string
+        }
+    }
 }

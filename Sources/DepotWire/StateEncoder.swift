@@ -10,9 +10,21 @@ public import NIOCore
 /// Items are already compact JSON, so encoding a success state is one pass of copies into one buffer.
 /// `WireState` reads it back; the tests hold both to rpc-schema/openrpc.json.
 public enum StateEncoder {
+    /// How a success state carries its items; the other states are the same in every form.
+    public enum Form: Sendable {
+        /// `items` in full, as `state`, `get` and snapshot-mode subscriptions send it.
+        case snapshot
+        /// `count`, then `items` in full: a delta-mode subscription's success state when it sends no delta.
+        case countedItems
+        /// `count` and no `items`: a delta-mode subscription's success state that comes with a `delta`.
+        case countOnly
+    }
+
     /// `epoch` names the run `published.seq` belongs to (`Repository.epoch`).
-    public static func encode(_ published: PublishedState, epoch: String, allocator: ByteBufferAllocator = ByteBufferAllocator()) -> ByteBuffer {
-        let itemBytes = published.state.items?.items.reduce(0) { $0 + $1.json.count + 1 } ?? 0
+    public static func encode(
+        _ published: PublishedState, epoch: String, form: Form = .snapshot, allocator: ByteBufferAllocator = ByteBufferAllocator()
+    ) -> ByteBuffer {
+        let itemBytes = form == .countOnly ? 0 : published.state.items?.items.reduce(0) { $0 + $1.json.count + 1 } ?? 0
         var buffer = allocator.buffer(capacity: 160 + itemBytes)
         buffer.writeStaticString("{")
         writeKey(StateMember.seq, first: true, to: &buffer)
@@ -31,6 +43,11 @@ public enum StateEncoder {
             writeQuoted(RFC3339.string(from: provenance.fetchedAt), to: &buffer)
             writeKey(StateMember.stale, to: &buffer)
             buffer.writeStaticString(provenance.stale ? "true" : "false")
+            if form != .snapshot {
+                writeKey(StateMember.count, to: &buffer)
+                buffer.writeString(String(collection.count))
+            }
+            guard form != .countOnly else { break }
             writeKey(StateMember.items, to: &buffer)
             buffer.writeStaticString("[")
             for (index, item) in collection.items.enumerated() {
@@ -52,14 +69,14 @@ public enum StateEncoder {
     }
 
     /// `"name":`, after a comma unless it is the object's first member. Member names are plain ASCII.
-    private static func writeKey(_ name: String, first: Bool = false, to buffer: inout ByteBuffer) {
+    static func writeKey(_ name: String, first: Bool = false, to buffer: inout ByteBuffer) {
         if !first { buffer.writeInteger(UInt8(ascii: ",")) }
         writeQuoted(name, to: &buffer)
         buffer.writeInteger(UInt8(ascii: ":"))
     }
 
     /// A string that needs no escaping (a member name or an enum's raw value), in quotes.
-    private static func writeQuoted(_ text: String, to buffer: inout ByteBuffer) {
+    static func writeQuoted(_ text: String, to buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(ascii: "\""))
         buffer.writeString(text)
         buffer.writeInteger(UInt8(ascii: "\""))

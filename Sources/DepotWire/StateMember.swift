@@ -11,7 +11,9 @@ public enum StateMember {
     public static let fetchedAt = "fetchedAt"
     /// Success only: whether the items stand in for a source that failed.
     public static let stale = "stale"
-    /// Success only: the items, in order.
+    /// Success only, delta-mode subscriptions only: how many items the state has (after applying its delta).
+    public static let count = "count"
+    /// Success only: the items, in order. A delta-mode notification that carries a `delta` leaves it out.
     public static let items = "items"
     /// Failure only: `{"code", "message"}`.
     public static let error = "error"

@@ -9,7 +9,8 @@ public struct WireState: Sendable, Equatable {
     public enum Content: Sendable, Equatable {
         case idle
         case loading
-        case success(items: [JSONValue], provenance: WireProvenance)
+        /// `items` is nil in a delta-mode notification that carries a `delta` instead.
+        case success(items: [JSONValue]?, provenance: WireProvenance)
         case failure(WireFailure)
     }
 
@@ -17,11 +18,14 @@ public struct WireState: Sendable, Equatable {
     /// The daemon run `seq` belongs to.
     public let epoch: String
     public let content: Content
+    /// Success states of delta-mode subscriptions: how many items the state has; nil otherwise.
+    public let count: Int?
 
-    public init(seq: Int, epoch: String, content: Content) {
+    public init(seq: Int, epoch: String, content: Content, count: Int? = nil) {
         self.seq = seq
         self.epoch = epoch
         self.content = content
+        self.count = count
     }
 
     public var status: LoadingState.Status {
@@ -33,7 +37,7 @@ public struct WireState: Sendable, Equatable {
         }
     }
 
-    /// The items of a success state; nil otherwise.
+    /// The items of a success state; nil otherwise, and for a delta-mode state that came with a delta.
     public var items: [JSONValue]? {
         if case .success(let items, _) = content { return items }
         return nil
@@ -63,7 +67,9 @@ public struct WireState: Sendable, Equatable {
         switch status {
         case .idle:
             content = .idle
+            count = nil
         case .loading:
+            count = nil
             content = .loading
         case .success:
             let provenance = WireProvenance(
@@ -71,8 +77,15 @@ public struct WireState: Sendable, Equatable {
                 fetchedAt: try members.string(StateMember.fetchedAt),
                 stale: try members.bool(StateMember.stale)
             )
-            content = .success(items: try members.objects(StateMember.items), provenance: provenance)
+            // A delta-mode state gives `count`, and leaves `items` out when a delta comes with it.
+            count = object[StateMember.count] == nil ? nil : try members.nonNegativeInteger(StateMember.count)
+            let items = count != nil && object[StateMember.items] == nil ? nil : try members.objects(StateMember.items)
+            if let count, let items, items.count != count {
+                throw WireDecodingError("the State's \"count\" is \(count) but it has \(items.count) items")
+            }
+            content = .success(items: items, provenance: provenance)
         case .failure:
+            count = nil
             guard case .object(let error)? = object[StateMember.error] else {
                 throw WireDecodingError("a failure State needs an \"\(StateMember.error)\" object")
             }

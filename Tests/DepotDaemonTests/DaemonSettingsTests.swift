@@ -18,6 +18,8 @@ struct DaemonSettingsTests {
         #expect(settings.maxMessageBytes == 1_048_576)
         #expect(settings.subscriberQueue == 256)
         #expect(settings.subscriberQueueBytes == 8_388_608)
+        #expect(settings.replayStates == 1024)
+        #expect(settings.replayBytes == 67_108_864)
         #expect(settings.socketMode == 0o660)
         #expect(settings.logLevel == .info)
         #expect(settings.initialLoad)
@@ -113,7 +115,8 @@ struct DaemonSettingsTests {
             "depot.json",
             """
             {"socket": "/s.sock", "source": "file:items.json", "idField": "sku", "maxMessageBytes": 4096,
-             "subscriberQueue": 8, "subscriberQueueBytes": 65536, "socketMode": "0600", "logLevel": "debug", "initialLoad": false}
+             "subscriberQueue": 8, "subscriberQueueBytes": 65536, "replayStates": 16, "replayBytes": 0, "socketMode": "0600",
+             "logLevel": "debug", "initialLoad": false}
             """)
 
         let settings = try resolve(["--config", config], workingDirectory: "/srv/depot")
@@ -124,6 +127,8 @@ struct DaemonSettingsTests {
         #expect(settings.maxMessageBytes == 4096)
         #expect(settings.subscriberQueue == 8)
         #expect(settings.subscriberQueueBytes == 65536)
+        #expect(settings.replayStates == 16)
+        #expect(settings.replayBytes == 0)
         #expect(settings.socketMode == 0o600)
         #expect(settings.logLevel == .debug)
         #expect(!settings.initialLoad)
@@ -137,12 +142,14 @@ struct DaemonSettingsTests {
             "depot.json",
             """
             {"socket": "/s.sock", "source": "file:/f.json", "idField": "sku", "maxMessageBytes": 4096,
-             "subscriberQueue": 8, "subscriberQueueBytes": 65536, "socketMode": "0600", "logLevel": "debug", "initialLoad": true}
+             "subscriberQueue": 8, "subscriberQueueBytes": 65536, "replayStates": 16, "replayBytes": 0, "socketMode": "0600",
+             "logLevel": "debug", "initialLoad": true}
             """)
 
         let settings = try resolve([
             "--config", config, "--socket", "/flag.sock", "--source", "file:///flag.json", "--id-field", "key",
-            "--max-message-bytes", "64", "--subscriber-queue", "1", "--subscriber-queue-bytes", "2048", "--socket-mode", "640",
+            "--max-message-bytes", "64", "--subscriber-queue", "1", "--subscriber-queue-bytes", "2048", "--replay-states", "3",
+            "--replay-bytes", "4096", "--socket-mode", "640",
             "--log-level", "ERROR", "--no-initial-load",
         ])
 
@@ -152,6 +159,8 @@ struct DaemonSettingsTests {
         #expect(settings.maxMessageBytes == 64)
         #expect(settings.subscriberQueue == 1)
         #expect(settings.subscriberQueueBytes == 2048)
+        #expect(settings.replayStates == 3)
+        #expect(settings.replayBytes == 4096)
         #expect(settings.socketMode == 0o640)
         #expect(settings.logLevel == .error)
         #expect(!settings.initialLoad)
@@ -245,7 +254,11 @@ struct DaemonSettingsTests {
 
     @Test("the smallest and the largest accepted limits")
     func limitBounds() throws {
-        let smallest = try resolve(["--max-message-bytes", "64", "--subscriber-queue", "1", "--subscriber-queue-bytes", "1024"])
+        let smallest = try resolve([
+            "--max-message-bytes", "64", "--subscriber-queue", "1", "--subscriber-queue-bytes", "1024", "--replay-states", "1", "--replay-bytes", "0",
+        ])
+        #expect(smallest.replayStates == 1)
+        #expect(smallest.replayBytes == 0)
         #expect(smallest.maxMessageBytes == 64)
         #expect(smallest.subscriberQueue == 1)
         #expect(smallest.subscriberQueueBytes == 1024)
@@ -397,7 +410,7 @@ struct DaemonSettingsTests {
         #expect(
             configurationError(["--config", typo, "--socket", "/flag.sock"])
                 == ConfigurationError(
-                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, subscriberQueueBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"#
+                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects"#
                 ))
     }
 

@@ -10,7 +10,9 @@ struct BoundedMemoryTests {
         let directory = TemporaryDirectory()
         // 200 items of about 1 KiB: every success state is about 200 KiB on the wire.
         let source = Daemon.writeItems(200, in: directory, padding: 1000)
-        try await withDaemon(["--source", source, "--no-initial-load", "--subscriber-queue", "32"], directory: directory) { daemon in
+        try await withDaemon(
+            ["--source", source, "--no-initial-load", "--subscriber-queue", "32", "--replay-bytes", "1048576"], directory: directory
+        ) { daemon in
             let stalled = try daemon.rawSocket(receiveBufferBytes: 4096)
             try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
             #expect(try await stalled.readMessage()["id"] == 1)
@@ -49,7 +51,7 @@ struct BoundedMemoryTests {
             }
 
             let growthKiB = after - baseline
-            // Bounded: at most 32 queued states (6.4 MiB) plus socket buffers, not 30 MiB.
+            // Bounded: at most 32 queued states (6.4 MiB) plus socket buffers and the replay ring (1 MiB), not 30 MiB.
             #expect(growthKiB < 24 * 1024, "RSS grew by \(growthKiB) KiB while a subscriber stalled (baseline \(baseline) KiB)")
 
             var last = 0

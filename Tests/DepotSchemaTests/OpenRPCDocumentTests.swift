@@ -8,11 +8,11 @@ import Testing
 /// shown to catch what they are for.
 @Suite("rpc-schema/openrpc.json: readable, self-consistent, and its checks catch wrong messages")
 struct OpenRPCDocumentTests {
-    @Test("the document lists every method and the stateChanged notification, and every schema keyword in it is applied")
+    @Test("the document lists every method and the stateChanged and heartbeat notifications, and every schema keyword in it is applied")
     func methods() throws {
         let document = try depotDocument()
         #expect(document.calledMethodNames == ["state", "get", "load", "remove", "wipe", "subscribe", "unsubscribe", "rpc.discover"])
-        #expect(document.notificationNames == ["stateChanged"])
+        #expect(document.notificationNames == ["stateChanged", "heartbeat"])
         #expect(document.unsupportedKeywords.map(\.description) == [])
     }
 
@@ -73,10 +73,10 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"success"}}"#,
             expected: [
-                #"/result: missing required member "items" (status is "success")"#,
                 #"/result: missing required member "origin" (status is "success")"#,
                 #"/result: missing required member "fetchedAt" (status is "success")"#,
                 #"/result: missing required member "stale" (status is "success")"#,
+                #"/result: matches none of the "anyOf" schemas: anyOf/0: missing required member "items"; anyOf/1: missing required member "count" (status is "success")"#,
             ]),
         Wrong(
             method: "state",
@@ -99,7 +99,7 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"idle","etag":"x"}}"#,
             expected: [
-                #"/result: must not have member "etag" (it may have "seq", "epoch", "status", "origin", "fetchedAt", "stale", "items" and "error")"#
+                #"/result: must not have member "etag" (it may have "seq", "epoch", "status", "origin", "fetchedAt", "stale", "count", "items" and "error")"#
             ]),
         Wrong(method: "state", message: #"{"jsonrpc":"1.0","id":1,"result":\#(loaded)}"#, expected: [#"/jsonrpc: must be "2.0", found "1.0""#]),
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","result":\#(loaded)}"#, expected: [#"missing required member "id""#]),
@@ -178,7 +178,28 @@ struct OpenRPCDocumentTests {
             (
                 #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"epoch":"e1","status":"loading"},"extra":true}}"#,
                 [
-                    "/params/extra: is not a param of stateChanged (it takes subscription, skipped, state)"
+                    "/params/extra: is not a param of stateChanged (it takes subscription, skipped, resync, state, delta)"
+                ]
+            ),
+            (
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":4,"epoch":"e1","status":"success","origin":"memory","fetchedAt":"2026-11-21T20:41:49.123Z","stale":false,"count":1},"delta":{"base":3,"idField":"id","removed":["2"],"changed":[],"added":[]}}}"#,
+                []
+            ),
+            (
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"epoch":"e1","status":"loading"},"delta":{"base":0,"removed":[],"changed":[],"added":[{"index":-1,"item":{}}]}}}"#,
+                [
+                    #"/params/delta: missing required member "idField""#,
+                    "/params/delta/added/0/index: must be at least 0, found -1",
+                ]
+            ),
+            (
+                #"{"jsonrpc":"2.0","method":"heartbeat","params":{"subscription":"s1","epoch":"e1","seq":4}}"#,
+                []
+            ),
+            (
+                #"{"jsonrpc":"2.0","method":"heartbeat","params":{"subscription":"s1","seq":4}}"#,
+                [
+                    #"/params: missing required param "epoch""#
                 ]
             ),
             (
@@ -190,7 +211,7 @@ struct OpenRPCDocumentTests {
             (
                 #"{"jsonrpc":"2.0","method":"state"}"#,
                 [
-                    #"/method: must be a notification the server sends, found "state", a method clients call; the document's notifications are stateChanged"#
+                    #"/method: must be a notification the server sends, found "state", a method clients call; the document's notifications are stateChanged, heartbeat"#
                 ]
             ),
         ]

@@ -15,12 +15,15 @@ final class RecordingSession: DepotSession {
     var subscriptions: [String] = []
     var maxSubscriptions = 2
     var notes: [String] = []
+    /// The requests `subscribe` was given.
+    var subscribeRequests: [SubscribeRequest] = []
 
-    func subscribe() throws(RPCError) -> SubscriptionStart {
+    func subscribe(_ request: SubscribeRequest) throws(RPCError) -> SubscriptionStart {
         guard subscriptions.count < maxSubscriptions else { throw .limitExceeded("no more than \(maxSubscriptions)") }
         let id = "m\(subscriptions.count + 1)"
         subscriptions.append(id)
-        return SubscriptionStart(id: id, epoch: "e1", seq: 7)
+        subscribeRequests.append(request)
+        return SubscriptionStart(id: id, epoch: "e1", seq: 7, resumed: request.since?.epoch == "e1")
     }
 
     func unsubscribe(_ id: String) -> Bool {

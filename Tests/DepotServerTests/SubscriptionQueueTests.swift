@@ -7,9 +7,14 @@ import Testing
 
 @Suite("Subscription: a queue bounded in states and in bytes")
 struct SubscriptionQueueTests {
-    /// A state whose encoding is `bytes` bytes long (its content does not matter to the queue).
-    static func state(_ seq: Int, bytes: Int) -> EncodedState {
-        EncodedState(PublishedState(seq: seq, state: .idle), bytes: ByteBuffer(repeating: UInt8(ascii: "x"), count: bytes))
+    /// A state whose encoding is `bytes` bytes long (a failure whose message pads it; seqs below 10).
+    static func state(_ seq: Int, bytes: Int) -> StateFrame {
+        let bare = StateFrame(failure(seq, message: ""), epoch: "e").snapshot.readableBytes
+        return StateFrame(failure(seq, message: String(repeating: "x", count: bytes - bare)), epoch: "e")
+    }
+
+    static func failure(_ seq: Int, message: String) -> PublishedState {
+        PublishedState(seq: seq, state: .failure(StateError(.loadFailed, message: message)))
     }
 
     @Test("past the byte bound the oldest states go; the next one written says how many")
@@ -47,20 +52,20 @@ struct SubscriptionQueueTests {
     @Test("the count bound still applies, whichever bound is met first")
     func countBound() {
         var subscription = Subscription(id: "s1")
-        for seq in 1...10 {
-            subscription.enqueue(Self.state(seq, bytes: 10), limit: 3, byteLimit: 1 << 20)
+        for seq in 1...9 {
+            subscription.enqueue(Self.state(seq, bytes: 100), limit: 3, byteLimit: 1 << 20)
         }
         #expect(subscription.queuedCount == 3)
-        #expect(subscription.queuedBytes == 30)
+        #expect(subscription.queuedBytes == 300)
     }
 
     @Test("a state not newer than the last queued is ignored, and counts no bytes")
     func olderStateIgnored() {
         var subscription = Subscription(id: "s1")
-        subscription.enqueue(Self.state(5, bytes: 10), limit: 8, byteLimit: 100)
-        subscription.enqueue(Self.state(5, bytes: 10), limit: 8, byteLimit: 100)
-        subscription.enqueue(Self.state(4, bytes: 10), limit: 8, byteLimit: 100)
+        subscription.enqueue(Self.state(5, bytes: 100), limit: 8, byteLimit: 1000)
+        subscription.enqueue(Self.state(5, bytes: 100), limit: 8, byteLimit: 1000)
+        subscription.enqueue(Self.state(4, bytes: 100), limit: 8, byteLimit: 1000)
         #expect(subscription.queuedCount == 1)
-        #expect(subscription.queuedBytes == 10)
+        #expect(subscription.queuedBytes == 100)
     }
 }

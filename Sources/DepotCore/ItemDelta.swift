@@ -1,0 +1,92 @@
+/// How one success state's items become the next one's: the ids that went, the items that changed in place and
+/// the items that came, with their index in the new list.
+///
+/// Applying it to the old items — drop `removed`, replace each `changed` item (same id) where it stands, then
+/// insert each `added` item at its index, in ascending order — gives exactly the new items, in order. A new
+/// order that is not the old one minus removals plus insertions (the source reordered items) has no delta.
+public struct ItemDelta: Sendable, Equatable {
+    /// An item that came, and where it stands in the new list.
+    public struct Addition: Sendable, Equatable {
+        public let index: Int
+        public let item: Item
+
+        public init(index: Int, item: Item) {
+            self.index = index
+            self.item = item
+        }
+    }
+
+    /// Ids of the items that went, in their old order.
+    public var removed: [String]
+    /// Items whose JSON changed, in their new order.
+    public var changed: [Item]
+    /// Items that came, in ascending index.
+    public var added: [Addition]
+
+    public init(removed: [String] = [], changed: [Item] = [], added: [Addition] = []) {
+        self.removed = removed
+        self.changed = changed
+        self.added = added
+    }
+
+    /// True when the items did not change.
+    public var isEmpty: Bool { removed.isEmpty && changed.isEmpty && added.isEmpty }
+
+    /// The delta from `old` to `new`; nil when the items kept are not in the same relative order.
+    ///
+    /// One pass over both lists in step: where the ids agree, only the bytes are compared (items carried over
+    /// from the old collection share their storage, so that is a pointer check), and ids are looked up by index
+    /// only where the lists part. A removal from N items costs N comparisons and one lookup.
+    public init?(from old: ItemCollection, to new: ItemCollection) {
+        var delta = ItemDelta()
+        let (oldItems, newItems) = (old.items, new.items)
+        var (oldIndex, newIndex) = (0, 0)
+        while oldIndex < oldItems.count || newIndex < newItems.count {
+            if oldIndex < oldItems.count, newIndex < newItems.count, oldItems[oldIndex].id == newItems[newIndex].id {
+                if oldItems[oldIndex].json != newItems[newIndex].json {
+                    delta.changed.append(newItems[newIndex])
+                }
+                oldIndex += 1
+                newIndex += 1
+            } else if oldIndex < oldItems.count, !new.contains(id: oldItems[oldIndex].id) {
+                delta.removed.append(oldItems[oldIndex].id)
+                oldIndex += 1
+            } else if newIndex < newItems.count, !old.contains(id: newItems[newIndex].id) {
+                delta.added.append(Addition(index: newIndex, item: newItems[newIndex]))
+                newIndex += 1
+            } else {
+                // Both items are kept, but in another order.
+                return nil
+            }
+        }
+        self = delta
+    }
+
+    /// The items `base` becomes; nil when the delta does not fit it (an id to remove or change that it lacks,
+    /// an id to add that it has, an index past the end).
+    public func applied(to base: [Item]) -> [Item]? {
+        let removedIDs = Set(removed)
+        var items = base.filter { !removedIDs.contains($0.id) }
+        guard items.count == base.count - removedIDs.count else { return nil }
+        if !changed.isEmpty {
+            var positions: [String: Int] = [:]
+            for (index, item) in items.enumerated() { positions[item.id] = index }
+            for item in changed {
+                guard let position = positions[item.id] else { return nil }
+                items[position] = item
+            }
+        }
+        for addition in added {
+            guard addition.index <= items.count else { return nil }
+            items.insert(addition.item, at: addition.index)
+        }
+        return items
+    }
+
+    /// The bytes of the delta's items and ids, about what it costs on the wire; to choose between it and the
+    /// full list.
+    public var payloadBytes: Int {
+        removed.reduce(0) { $0 + $1.utf8.count + 3 } + changed.reduce(0) { $0 + $1.json.count + 1 }
+            + added.reduce(0) { $0 + $1.item.json.count + 20 }
+    }
+}
