@@ -1,6 +1,7 @@
 import ArgumentParser
 import DepotClient
 import DepotJSON
+import DepotWire
 
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,25 +11,57 @@ struct WatchCommand: AsyncParsableCommand {
             Prints a status line per state; with --json, each state as one line of JSON (NDJSON), so \
             `depotctl watch --json | jq .seq` works. When this watcher falls behind and states are skipped, \
             a note goes to stderr (and the status line says so).
+
+            With --delta, subscribes in delta mode and prints each notification's params as one line of JSON: \
+            the state (with count) and, instead of its items whenever smaller, the delta from the last success \
+            state printed. With --since EPOCH:SEQ (the epoch and seq of the last state a previous watch printed), \
+            resumes after it: stderr says whether it resumed or starts again from the current state.
             """
     )
 
     @OptionGroup var options: ConnectionOptions
 
+    @Flag(help: "Delta mode: print each notification's params (state, and delta when there is one) as NDJSON.")
+    var delta = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Resume after this state: its epoch and seq, as a State or heartbeat names them.", valueName: "epoch:seq"),
+        transform: WatchCommand.resumePoint(_:))
+    var since: ResumePoint?
+
+    static func resumePoint(_ text: String) throws -> ResumePoint {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, let seq = Int(parts[1]), seq >= 0 else {
+            throw ValidationError("--since must be EPOCH:SEQ, the epoch and seq of a state (e.g. 9f2c4e1a7b3d5860:42); found \"\(text)\"")
+        }
+        return ResumePoint(epoch: String(parts[0]), seq: seq)
+    }
+
     func run() async throws {
         let connection = try await options.connect()
         let subscription: DepotSubscription
         do {
-            subscription = try await connection.subscribe()
+            subscription = try await connection.subscribe(SubscribeRequest(mode: delta ? .delta : .snapshot, since: since))
         } catch {
             Output.error(error.description)
             throw ExitCode(ExitStatus.unavailable)
         }
+        if let since {
+            let subscribed = subscription.subscribed
+            Output.error(
+                subscribed.resumed
+                    ? "resumed after \(since.epoch):\(since.seq); the current state is seq \(subscribed.seq)"
+                    : "cannot resume after \(since.epoch):\(since.seq) (another daemon run, or states no longer kept); starting again from the current state, seq \(subscribed.seq)"
+            )
+        }
         for await change in subscription {
-            if options.json {
-                if change.skipped > 0 {
-                    Output.error("skipped \(change.skipped) states: this watcher fell behind")
-                }
+            if change.skipped > 0, options.json || delta {
+                Output.error("skipped \(change.skipped) states: this watcher fell behind")
+            }
+            if delta {
+                Output.line(change.params.jsonText)
+            } else if options.json {
                 Output.line(change.state.jsonText)
             } else {
                 Output.line(StateFormatter.statusLine(change.state, skipped: change.skipped))

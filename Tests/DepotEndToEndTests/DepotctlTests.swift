@@ -1,6 +1,7 @@
 import DepotClient
 import DepotJSON
 import DepotTestSupport
+import DepotWire
 import Foundation
 import Testing
 
@@ -144,6 +145,43 @@ struct DepotctlTests {
             #expect(second["seq"]?.numberValue?.intValue == (try JSONParser.parse(lines[0])["seq"]?.numberValue?.intValue ?? -1) + 1)
             watcher.signal(SIGINT)
             _ = try await watcher.waitForExit()
+        }
+    }
+
+    @Test("watch --delta prints each notification's params; a removal is one id; --since resumes after a state")
+    func watchDelta() async throws {
+        try await Self.withDemo { daemon in
+            let environment = Daemon.environment(in: daemon.directory)
+            let watcher = try ChildProcess(Binaries.depotctl, ["watch", "--delta", "--socket", daemon.socketPath], environment: environment)
+            let first = try JSONParser.parse(try await watcher.waitForOutputLines(1)[0])
+            #expect(first["state"]?["count"] == 151)
+            #expect(first["state"]?["items"]?.arrayValue?.count == 151, "the first state comes in full")
+            let removed = try await daemon.connect().call(RemoveRequest(id: "1", optimistic: true))
+            let lines = try await watcher.waitForOutputLines(3)
+            try #require(lines.count == 3)
+            let optimistic = try JSONParser.parse(lines[1])
+            #expect(optimistic["delta"]?["removed"] == ["1"])
+            #expect(optimistic["state"]?["count"] == 150)
+            #expect(optimistic["state"]?["items"] == nil)
+            watcher.signal(SIGINT)
+            _ = try await watcher.waitForExit()
+
+            let epoch = try #require(first["state"]?["epoch"]?.stringValue)
+            let seq = try #require(first["state"]?["seq"]?.numberValue?.intValue)
+            let resumer = try ChildProcess(
+                Binaries.depotctl, ["watch", "--delta", "--since", "\(epoch):\(seq)", "--socket", daemon.socketPath], environment: environment)
+            let replayed = try await resumer.waitForOutputLines(2)
+            try #require(replayed.count == 2)
+            let again = try JSONParser.parse(replayed[0])
+            #expect(again["state"] == optimistic["state"] && again["delta"] == optimistic["delta"], "the missed states again, exactly")
+            #expect(try JSONParser.parse(replayed[1])["state"]?["seq"]?.numberValue?.intValue == removed.seq)
+            #expect(resumer.standardError.value.contains("resumed after \(epoch):\(seq)"))
+            resumer.signal(SIGINT)
+            _ = try await resumer.waitForExit()
+
+            let wrong = try await daemon.depotctl(["watch", "--since", "nonsense"])
+            #expect(wrong.status == 64)
+            #expect(wrong.standardError.contains("--since must be EPOCH:SEQ"))
         }
     }
 

@@ -1,6 +1,7 @@
 import DepotClient
 import DepotJSON
 import DepotTestSupport
+import DepotWire
 import Foundation
 import Testing
 
@@ -55,6 +56,56 @@ struct ScriptingTests {
             let lines = watcher.standardOutput.value.split(separator: "\n")
             #expect(lines.count == 2)
             #expect(lines.last?.hasSuffix("· idle") == true)
+        }
+    }
+
+    @Test("examples/depot_mirror.py keeps the collection in delta mode, and starts again when the daemon restarts")
+    func pythonMirrorExample() async throws {
+        let python = try Self.require("python3")
+        let directory = TemporaryDirectory()
+        let source = Daemon.writeItems(50, in: directory)
+        var daemon = try await Daemon.start(["--source", source], directory: directory)
+        let mirror = try ChildProcess(
+            python, [RepositoryFiles.path("examples/depot_mirror.py"), daemon.socketPath, "--heartbeat", "0.5"],
+            environment: Daemon.environment(in: directory)
+        )
+        defer { mirror.signal(SIGKILL) }
+        /// Waits until the mirror logged `seq` of the run `epoch`, then has it print itself and returns what it printed.
+        func printed(atSeq seq: Int, of epoch: String, lines: Int) async throws -> JSONValue {
+            try await withTimeout(.seconds(60), "the mirror to apply seq \(seq)") {
+                await mirror.standardError.wait { log in
+                    guard let run = log.range(of: "subscribed: epoch \(epoch)") else { return log.contains("Traceback") }
+                    return log[run.upperBound...].contains("seq \(seq) · ")
+                }
+            }
+            mirror.signal(SIGUSR1)
+            let output = try await mirror.waitForOutputLines(lines)
+            return try JSONParser.parse(try #require(output.last))
+        }
+        do {
+            let control = try await daemon.connect()
+            let loaded = try await control.call(LoadRequest())
+            _ = try await printed(atSeq: loaded.seq, of: loaded.epoch, lines: 1)
+            _ = try await control.call(RemoveRequest(id: "7", optimistic: true))
+            let removed = try await control.call(RemoveRequest(id: "9"))
+            let copy = try await printed(atSeq: removed.seq, of: removed.epoch, lines: 2)
+            #expect(copy["items"]?.arrayValue == removed.items, "the mirror holds the daemon's items")
+            #expect(mirror.standardError.value.contains("· delta"), "removals came as deltas")
+
+            // A restart: another epoch, so the mirror reconnects and starts again from the current state.
+            try await daemon.kill()
+            daemon = try await Daemon.start(["--source", source], directory: directory)
+            let reloaded = try await daemon.connect().call(LoadRequest())
+            let again = try await printed(atSeq: reloaded.seq, of: reloaded.epoch, lines: 3)
+            #expect(again["epoch"]?.stringValue == reloaded.epoch)
+            #expect(again["items"]?.arrayValue == reloaded.items)
+            #expect(mirror.standardError.value.contains("resumed false"))
+            #expect(mirror.standardError.value.contains("resync"))
+            #expect(!mirror.standardError.value.contains("Traceback"), "\(mirror.standardError.value)")
+            await daemon.cleanUp()
+        } catch {
+            await daemon.cleanUp()
+            throw error
         }
     }
 }

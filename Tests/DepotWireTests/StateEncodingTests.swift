@@ -56,6 +56,29 @@ struct StateEncodingTests {
         }
     }
 
+    @Test(
+        "delta-mode forms: count with the items, count alone; valid against State and decoded with their count",
+        arguments: states, [StateEncoder.Form.countedItems, .countOnly])
+    func deltaModeForms(published: PublishedState, form: StateEncoder.Form) throws {
+        let json = try JSONParser.parse(Array(StateEncoder.encode(published, epoch: Self.epoch, form: form).readableBytesView))
+        let method = try #require(ProtocolLedger.document.method(named: StateRequest.method))
+        #expect(method.validateResult(json).isEmpty, "\(method.validateResult(json))")
+        let decoded = try WireState(decoding: json)
+        #expect(decoded.count == published.state.items?.count)
+        if published.state.status == .success {
+            #expect(decoded.items == (form == .countOnly ? nil : published.state.items?.items.map { try! $0.value }))
+        } else {
+            #expect(json == (try JSONParser.parse(Array(StateEncoder.encode(published, epoch: Self.epoch).readableBytesView))))
+        }
+    }
+
+    @Test("a count that does not match the items is refused")
+    func countMismatch() throws {
+        let json = try JSONParser.parse(
+            #"{"seq":2,"epoch":"e","status":"success","origin":"source","fetchedAt":"2026-11-19T20:41:49.123Z","stale":false,"count":3,"items":[]}"#)
+        #expect(throws: WireDecodingError.self) { try WireState(decoding: json) }
+    }
+
     @Test("the exact bytes of a success and a failure: short members first, items as the source gave them")
     func exactBytes() {
         let success = StateEncoder.encode(Self.states[2], epoch: Self.epoch)
