@@ -5,8 +5,8 @@ import NIOCore
 ///
 /// Bounded by a number of states and by bytes (the buffers it holds, counted once each). Only encodings are
 /// kept, never a state's items: a success state is replayable to delta-mode subscriptions through its delta
-/// (always kept when it has one) or in full when it is small, and to snapshot-mode ones when it is small or its
-/// snapshot had been encoded by the time it stopped being current. A resume that needs a form the ring lacks, or a state it no longer holds, is a resync.
+/// (always kept when it has one) or in full when it is small, and to snapshot-mode ones when it is small. A
+/// resume that needs a form the ring lacks, or a state it no longer holds, is a resync.
 struct ReplayRing {
     /// One state no longer current.
     struct Entry {
@@ -20,9 +20,10 @@ struct ReplayRing {
         let countedItems: ByteBuffer?
         let stateWithDelta: (state: ByteBuffer, delta: ByteBuffer)?
 
-        /// Takes what `frame` has encoded. A state that is not a success, the delta of one that has it, and the
-        /// full forms of a success whose items are at most `eagerLimit` bytes are small, and encoded now if they
-        /// were not yet; a larger success keeps its full forms only if someone needed them.
+        /// Takes the forms of `frame` a resume may need, encoding the small ones now if they were not yet: a state
+        /// that is not a success, the delta of one that has it, and the full forms of a success whose items are at
+        /// most `eagerLimit` bytes. A larger success keeps only its delta: one of its snapshots would crowd out
+        /// thousands of deltas, and a client that needs it in full is as well served by the current state (a resync).
         init(retiring frame: StateFrame, eagerLimit: Int = ReplayRing.eagerEncodingLimit) {
             seq = frame.seq
             isSuccess = frame.isSuccess
@@ -30,9 +31,8 @@ struct ReplayRing {
             precedingSuccess = frame.precedingSuccess
             if frame.isSuccess {
                 let isSmall = frame.itemBytes <= eagerLimit
-                let forms = frame.encodedForms
-                snapshot = isSmall ? frame.snapshot : forms.snapshot
-                countedItems = isSmall ? frame.countedItems : forms.countedItems
+                snapshot = isSmall ? frame.snapshot : nil
+                countedItems = isSmall ? frame.countedItems : nil
                 stateWithDelta = frame.stateWithDelta
             } else {
                 snapshot = frame.snapshot

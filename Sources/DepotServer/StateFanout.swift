@@ -90,7 +90,7 @@ final class StateFanout: StateObserver {
     ) -> (base: Int, delta: ItemDelta, idField: String)? {
         guard let items = state.state.items, let last, last.idField == idField,
             let delta = ItemDelta(from: last.items, to: items),
-            delta.payloadBytes < items.items.reduce(0, { $0 + $1.json.count + 1 })
+            delta.payloadBytes < items.jsonByteCount + items.count
         else { return nil }
         return (last.seq, delta, idField)
     }

@@ -49,7 +49,7 @@ final class StateFrame: Sendable {
 
     /// The bytes of a success state's items (0 for other states): about the size of its full forms.
     var itemBytes: Int {
-        published.state.items?.items.reduce(0) { $0 + $1.json.count + 1 } ?? 0
+        published.state.items.map { $0.jsonByteCount + $0.count } ?? 0
     }
 
     /// The last success state a client holds once it has this one: this one, or the one before it.
@@ -75,14 +75,6 @@ final class StateFrame: Sendable {
             }
             guard let state = encodings.countOnly, let bytes = encodings.delta else { return nil }
             return (state, bytes)
-        }
-    }
-
-    /// The forms encoded so far, for the replay ring to keep once this state is no longer current.
-    var encodedForms: (snapshot: ByteBuffer?, countedItems: ByteBuffer?, stateWithDelta: (state: ByteBuffer, delta: ByteBuffer)?) {
-        encodings.withLock { encodings in
-            let withDelta = encodings.countOnly.flatMap { state in encodings.delta.map { (state, $0) } }
-            return (encodings.snapshot, encodings.countedItems, withDelta)
         }
     }
 

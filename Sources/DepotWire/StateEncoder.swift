@@ -24,7 +24,7 @@ public enum StateEncoder {
     public static func encode(
         _ published: PublishedState, epoch: String, form: Form = .snapshot, allocator: ByteBufferAllocator = ByteBufferAllocator()
     ) -> ByteBuffer {
-        let itemBytes = form == .countOnly ? 0 : published.state.items?.items.reduce(0) { $0 + $1.json.count + 1 } ?? 0
+        let itemBytes = form == .countOnly ? 0 : published.state.items.map { $0.jsonByteCount + $0.count } ?? 0
         var buffer = allocator.buffer(capacity: 160 + itemBytes)
         buffer.writeStaticString("{")
         writeKey(StateMember.seq, first: true, to: &buffer)

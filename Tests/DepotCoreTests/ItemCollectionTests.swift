@@ -19,4 +19,25 @@ struct ItemCollectionTests {
             try ItemCollection(items: [item, Item(id: "8", json: Array(#"{"id":8}"#.utf8)), item])
         }
     }
+
+    @Test("removals one after another keep the index and the byte count right, as a collection built anew has them")
+    func successiveRemovals() throws {
+        var random = SystemRandomNumberGenerator()
+        let items = (0..<200).map { Item(id: "\($0)", json: Array(#"{"id":"\#($0)","n":"\#(String(repeating: "x", count: $0 % 7))"}"#.utf8)) }
+        var collection = try ItemCollection(items: items)
+        var remaining = items
+        while !remaining.isEmpty {
+            let victim = remaining.remove(at: Int.random(in: 0..<remaining.count, using: &random))
+            collection = collection.removing(id: victim.id)
+            let rebuilt = try ItemCollection(items: remaining)
+            #expect(collection == rebuilt)
+            #expect(!collection.contains(id: victim.id))
+            #expect(collection.jsonByteCount == rebuilt.jsonByteCount)
+            #expect(collection.jsonByteCount == remaining.reduce(0) { $0 + $1.json.count })
+            for item in remaining where collection.item(id: item.id) != item {
+                Issue.record("\(item.id) is not found where it stands after removing \(victim.id)")
+            }
+        }
+        #expect(collection.removing(id: "nothing").isEmpty)
+    }
 }

@@ -4,16 +4,19 @@ import Foundation
 /// wire forms the references send in depotd's place, built from the same items so the byte counts match.
 public struct BenchCollection: Sendable {
     public static let itemBytes = 1024
+    /// The item size of the subscription scenarios (issue 13): about 200 bytes, as the issue sets them.
+    public static let smallItemBytes = 200
     public let items: [[UInt8]]
 
-    public init(count: Int) {
-        items = (0..<count).map { Self.item(id: $0 + 1) }
+    /// `count` items of `itemBytes` bytes each.
+    public init(count: Int, itemBytes: Int = Self.itemBytes) {
+        items = (0..<count).map { Self.item(id: $0 + 1, bytes: itemBytes) }
     }
 
-    /// `{"id":7,"name":"item 7","types":["normal"],"note":"xxx…"}`, padded to exactly `itemBytes`.
-    static func item(id: Int) -> [UInt8] {
+    /// `{"id":7,"name":"item 7","types":["normal"],"note":"xxx…"}`, padded to exactly `bytes`.
+    static func item(id: Int, bytes: Int = itemBytes) -> [UInt8] {
         let start = #"{"id":\#(id),"name":"item \#(id)","types":["normal"],"note":""#
-        let padding = max(0, itemBytes - start.utf8.count - 2)
+        let padding = max(0, bytes - start.utf8.count - 2)
         return Array(start.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: padding) + Array(#""}"#.utf8)
     }
 
@@ -45,6 +48,15 @@ public struct BenchCollection: Sendable {
     /// The length of depotd's `stateChanged` line for a state of `stateBytes` bytes (subscription "s1").
     public static func notificationBytes(stateBytes: Int) -> Int {
         #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":"#.utf8.count + stateBytes + 3
+    }
+
+    /// The length of depotd's delta-mode `stateChanged` line for the optimistic removal of `id` from `count + 1`
+    /// items (subscription "s1"): the state's short members with `count`, and a delta of one id.
+    public static func deltaNotificationBytes(seq: Int, count: Int, id: Int) -> Int {
+        let state =
+            #"{"seq":\#(seq),"epoch":"0123456789abcdef","status":"success","origin":"memory","fetchedAt":"2026-11-24T05:00:00.000Z","stale":false,"count":\#(count)}"#
+        let delta = #","delta":{"base":\#(seq - 1),"idField":"id","removed":["\#(id)"],"changed":[],"added":[]}"#
+        return notificationBytes(stateBytes: state.utf8.count) + delta.utf8.count
     }
 
     /// The length of depotd's answer line carrying a result of `resultBytes` bytes (id 1).

@@ -24,6 +24,18 @@ public struct BenchmarkPlan: Sendable {
     /// Item counts of the removal scenario, and the removals timed at each.
     public var removalItems: [Int]
     public var removals: Int
+    /// Issue 13: item counts, each with the subscriber counts its optimistic-removal fan-out is measured at, in
+    /// delta mode (and against the floor at the delta's size) and in snapshot mode where `snapshotBytesPerRound`
+    /// allows.
+    public var removalFanout: [(items: Int, subscribers: [Int])]
+    public var removalFanoutRounds: Int
+    /// The most bytes one snapshot-mode round may deliver (N × K × 200 B); larger cases are left out.
+    public var snapshotBytesPerRound: Int
+    public var stalledLargeItems: Int
+    public var stalledLargeSubscribers: Int
+    public var stalledLargeRemovals: Int
+    public var resumeItems: Int
+    public var resumeRemovals: Int
 
     /// The issue's scenarios: N ∈ {100, 1000} at K ∈ {1, 64, 1024}, N = 10,000 at K ∈ {1, 64}; C ∈ {1, 16, 64}.
     public static let full = BenchmarkPlan(
@@ -45,7 +57,15 @@ public struct BenchmarkPlan: Sendable {
         startupRuns: 3,
         queueLimit: 256,
         removalItems: [10_000, 100_000],
-        removals: 10
+        removals: 10,
+        removalFanout: [(1000, [64, 1024]), (10_000, [64, 1024]), (100_000, [64, 1024])],
+        removalFanoutRounds: 40,
+        snapshotBytesPerRound: 2100 << 20,
+        stalledLargeItems: 100_000,
+        stalledLargeSubscribers: 1000,
+        stalledLargeRemovals: 100,
+        resumeItems: 100_000,
+        resumeRemovals: 100
     )
 
     /// A few seconds, even with debug binaries: proves every scenario runs, measures nothing worth keeping.
@@ -68,11 +88,26 @@ public struct BenchmarkPlan: Sendable {
         startupRuns: 1,
         queueLimit: 256,
         removalItems: [1000],
-        removals: 3
+        removals: 3,
+        removalFanout: [(100, [2])],
+        removalFanoutRounds: 3,
+        snapshotBytesPerRound: 1 << 20,
+        stalledLargeItems: 1000,
+        stalledLargeSubscribers: 4,
+        stalledLargeRemovals: 3,
+        resumeItems: 1000,
+        resumeRemovals: 5
     )
 
     func rounds(items: Int, subscribers: Int) -> Int {
         min(100, max(minimumRounds, bytesPerFanoutCase / max(1, items * subscribers * BenchCollection.itemBytes)))
+    }
+
+    /// Snapshot-mode rounds of an optimistic-removal case: as many as delta mode's when small, fewer (at least
+    /// 5) when each round delivers gigabytes.
+    func snapshotRounds(items: Int, subscribers: Int) -> Int {
+        let roundBytes = max(1, items * subscribers * BenchCollection.smallItemBytes)
+        return min(removalFanoutRounds, max(quick ? 1 : 5, (8 << 30) / roundBytes))
     }
 
     var fanoutCaseCount: Int { fanout.reduce(0) { $0 + $1.subscribers.count } }

@@ -8,8 +8,33 @@ public struct BenchmarkResults: Codable, Sendable {
     public var stalledSubscriber: [StalledSubscriberFigures] = []
     public var startup: [StartupFigures] = []
     public var removal: [RemovalFigures] = []
+    /// Issue 13: optimistic removals fanned out in snapshot and delta mode (and the floor at the delta's size).
+    public var removalFanout: [FanoutFigures] = []
+    public var stalledLarge: [StalledLargeFigures] = []
+    public var resume: [ResumeFigures] = []
     /// Systems that could not be measured, and why.
     public var notes: [String] = []
+
+    enum CodingKeys: String, CodingKey {
+        case machine, quick, fanout, rpc, idleMemory, stalledSubscriber, startup, removal, removalFanout, stalledLarge, resume, notes
+    }
+
+    /// Reads results of any earlier version: members added since are empty when absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        machine = try container.decode(MachineDescription.self, forKey: .machine)
+        quick = try container.decode(Bool.self, forKey: .quick)
+        fanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .fanout) ?? []
+        rpc = try container.decodeIfPresent([RPCFigures].self, forKey: .rpc) ?? []
+        idleMemory = try container.decodeIfPresent([IdleMemoryFigures].self, forKey: .idleMemory) ?? []
+        stalledSubscriber = try container.decodeIfPresent([StalledSubscriberFigures].self, forKey: .stalledSubscriber) ?? []
+        startup = try container.decodeIfPresent([StartupFigures].self, forKey: .startup) ?? []
+        removal = try container.decodeIfPresent([RemovalFigures].self, forKey: .removal) ?? []
+        removalFanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .removalFanout) ?? []
+        stalledLarge = try container.decodeIfPresent([StalledLargeFigures].self, forKey: .stalledLarge) ?? []
+        resume = try container.decodeIfPresent([ResumeFigures].self, forKey: .resume) ?? []
+        notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
+    }
 
     public init(machine: MachineDescription, quick: Bool) {
         self.machine = machine
@@ -98,4 +123,35 @@ public struct StartupFigures: Codable, Sendable {
     public var firstStateMilliseconds: Double?
     /// depotd started on its on-disk cache of `items` (its source gone), rather than loading them from a file.
     public var fromCache: Bool? = nil
+}
+
+/// Issue 13: a delta-mode reader's latency for optimistic removals of a large collection, alone and with
+/// `stalled` subscribers that never read, and depotd's memory growth meanwhile.
+public struct StalledLargeFigures: Codable, Sendable {
+    public var items: Int
+    public var itemBytes: Int
+    /// The bytes of the `state` answer: about one encoded collection.
+    public var encodedStateBytes: Int
+    public var stalled: Int
+    public var removals: Int
+    public var readerAlone: LatencySummary
+    public var readerWithStalled: LatencySummary
+    public var beforeKiB: Int
+    /// The highest resident memory sampled after each removal with the stalled subscribers connected.
+    public var peakKiB: Int
+    public var growthKiB: Int
+}
+
+/// Issue 13: a delta-mode client that missed `removals` removals, resuming against starting again.
+public struct ResumeFigures: Codable, Sendable {
+    public var items: Int
+    public var itemBytes: Int
+    public var removals: Int
+    public var missedStates: Int
+    public var resumed: Bool
+    public var resumeBytes: Int
+    public var resumeMilliseconds: Double
+    public var resumeMessages: Int
+    public var resyncBytes: Int
+    public var resyncMilliseconds: Double
 }

@@ -14,9 +14,10 @@ public struct BenchmarkRun {
     /// The scenarios to run; all by default.
     public var scenarios: Set<Scenario>
 
-    /// The scenarios: fan-out, RPC, memory and start-up (issue 6), and the cost of a removal (issue 12).
+    /// The scenarios: fan-out, RPC, memory and start-up (issue 6), the cost of a removal (issue 12), and
+    /// subscriptions that scale (issue 13: delta mode, stalled subscribers of a large collection, resume).
     public enum Scenario: String, CaseIterable, Sendable {
-        case fanout, rpc, memory, startup, removal
+        case fanout, rpc, memory, startup, removal, subscriptions
     }
 
     private let started = MonotonicClock.now()
@@ -65,8 +66,54 @@ public struct BenchmarkRun {
                 )
             }
         }
+        if scenarios.contains(.subscriptions) {
+            try runSubscriptions(pool: pool, into: &results)
+        }
         progress("done")
         return results
+    }
+
+    // MARK: Scenario 6 (issue 13)
+
+    private func runSubscriptions(pool: ReaderPool, into results: inout BenchmarkResults) throws {
+        let largest = max(plan.removalFanout.map(\.items).max() ?? 0, plan.stalledLargeItems, plan.resumeItems)
+        let collection = BenchCollection(count: largest, itemBytes: BenchCollection.smallItemBytes)
+        let delta = try RemovalFanoutUnderTest(binary: depotdBinary, directory: try subdirectory("delta"), collection: collection, mode: "delta")
+        let snapshot = try RemovalFanoutUnderTest(
+            binary: depotdBinary, directory: try subdirectory("snapshot"), collection: collection, mode: "snapshot")
+        let floor = try FloorUnderTest(binary: benchBinary, directory: try subdirectory("delta-floor"), name: "floor (delta size)") { seq, items in
+            BenchCollection.deltaNotificationBytes(seq: seq, count: items - 1, id: 1)
+        }
+        defer { ([delta, snapshot, floor] as [any SystemUnderTest]).forEach { $0.process.stop() } }
+        for (items, subscriberCounts) in plan.removalFanout {
+            for subscribers in subscriberCounts {
+                progress(
+                    "subscriptions: optimistic removal, N=\(items), K=\(subscribers): depotd delta and the floor, \(plan.removalFanoutRounds) rounds")
+                let deltaScenario = FanoutScenario(
+                    items: items, subscribers: subscribers, rounds: plan.removalFanoutRounds, warmUpRounds: plan.warmUpRounds)
+                results.removalFanout += try deltaScenario.run(on: [delta, floor], pool: pool)
+                guard items * subscribers * BenchCollection.smallItemBytes <= plan.snapshotBytesPerRound || plan.quick else {
+                    progress(
+                        "subscriptions: snapshot mode left out at N=\(items), K=\(subscribers) (\((items * subscribers * BenchCollection.smallItemBytes) >> 20) MiB a round)"
+                    )
+                    continue
+                }
+                let rounds = plan.snapshotRounds(items: items, subscribers: subscribers)
+                progress("subscriptions: optimistic removal, N=\(items), K=\(subscribers): depotd snapshot, \(rounds) rounds")
+                let snapshotScenario = FanoutScenario(items: items, subscribers: subscribers, rounds: rounds, warmUpRounds: 1)
+                results.removalFanout += try snapshotScenario.run(on: [snapshot], pool: pool)
+            }
+        }
+        progress(
+            "subscriptions: \(plan.stalledLargeSubscribers) stalled subscribers + 1 reader, \(plan.stalledLargeItems) items, \(plan.stalledLargeRemovals) removals twice"
+        )
+        results.stalledLarge.append(
+            try StalledLargeScenario(items: plan.stalledLargeItems, stalled: plan.stalledLargeSubscribers, removals: plan.stalledLargeRemovals)
+                .run(binary: depotdBinary, directory: try subdirectory("stalled-large"), collection: collection, pool: pool))
+        progress("subscriptions: resume after \(plan.resumeRemovals) removals of \(plan.resumeItems) items, against a resync")
+        results.resume.append(
+            try ResumeScenario(items: plan.resumeItems, removals: plan.resumeRemovals)
+                .run(binary: depotdBinary, directory: try subdirectory("resume"), collection: collection))
     }
 
     // MARK: Scenarios 1 and 2

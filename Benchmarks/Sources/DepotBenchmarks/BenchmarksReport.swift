@@ -31,6 +31,7 @@ public struct BenchmarksReport {
         out += memory
         out += startup
         out += removal
+        out += subscriptions
         if let history, !history.isEmpty {
             out += history.hasSuffix("\n") ? history : history + "\n"
         }
@@ -103,6 +104,7 @@ public struct BenchmarksReport {
                     "\(cost) KiB (\(stalled.growthKiB) KiB, less \(baseline) KiB without it) vs. \(stalled.queueBoundKiB) KiB",
                     cost <= stalled.queueBoundKiB))
         }
+        rows += subscriptionTargets
         guard !rows.isEmpty else { return "" }
         return "## Targets\n\n| Target | Measured | Met |\n|---|---|---|\n" + rows.joined() + "\n"
     }
@@ -284,6 +286,102 @@ public struct BenchmarksReport {
                 "\(bytes(figure.fileBytesRead)) | \(bytes(figure.fileBytesWritten)) | \(bytes(figure.storageBytesWritten)) | \(bytes(figure.answerBytes)) |\n"
         }
         return out + "\n"
+    }
+
+    /// Issue 13's targets: delta-mode removals at N = 100,000 against N = 1,000 and against the floor, and the
+    /// stalled subscribers' cost.
+    private var subscriptionTargets: [String] {
+        var rows: [String] = []
+        let items = results.removalFanout.map(\.items)
+        guard let smallest = items.min(), let largest = items.max(), largest > smallest else { return stalledTargets }
+        for subscribers in Set(results.removalFanout.map(\.subscribers)).sorted() {
+            guard let large = removalFigure("depotd delta", largest, subscribers) else { continue }
+            if let small = removalFigure("depotd delta", smallest, subscribers) {
+                rows.append(
+                    row(
+                        "Delta-mode removal, K=\(subscribers): p99 at N=\(largest) ≤ 1.5× at N=\(smallest)",
+                        "\(us(large.latency.p99)) vs. 1.5 × \(us(small.latency.p99))", large.latency.p99 <= 1.5 * small.latency.p99))
+            }
+            if let floor = removalFigure("floor (delta size)", largest, subscribers) {
+                rows.append(
+                    row(
+                        "Delta-mode removal, N=\(largest), K=\(subscribers): p99 ≤ 2× the floor's for a message of its size",
+                        "\(us(large.latency.p99)) vs. 2 × \(us(floor.latency.p99))", large.latency.p99 <= 2 * floor.latency.p99))
+            }
+        }
+        return rows + stalledTargets
+    }
+
+    private var stalledTargets: [String] {
+        guard let stalled = results.stalledLarge.first else { return [] }
+        let bound = 5 * stalled.encodedStateBytes / 1024
+        return [
+            row(
+                "\(stalled.stalled) stalled subscribers, \(bytes(stalled.encodedStateBytes)) collection: RSS growth ≤ 5× the encoded collection",
+                "\(stalled.growthKiB) KiB vs. \(bound) KiB", stalled.growthKiB <= bound),
+            row(
+                "…and the reading subscriber's p99 ≤ 2× its p99 without them",
+                "\(us(stalled.readerWithStalled.p99)) vs. 2 × \(us(stalled.readerAlone.p99))",
+                stalled.readerWithStalled.p99 <= 2 * stalled.readerAlone.p99),
+        ]
+    }
+
+    private var subscriptions: String {
+        guard !results.removalFanout.isEmpty || !results.stalledLarge.isEmpty || !results.resume.isEmpty else { return "" }
+        var out = """
+            ## 6. Subscriptions that scale (issue 13)
+
+            **Optimistic removal, snapshot mode against delta mode.** depotd on a file source of N items of \
+            \(BenchCollection.smallItemBytes) bytes, K subscribers in one mode; a round is one `remove` with `optimistic: true`, timed \
+            from sending it to each subscriber holding the whole notification of the optimistic state (the source's \
+            confirmation, published right after, ends the round). The floor sends each of the same K readers a line of \
+            the delta notification's size. Snapshot mode is left out where one round would deliver more than \
+            \(bytes(2100 << 20)) (N × K × 200 B), and runs fewer rounds where it delivers gigabytes.
+
+            | N | K | System | Rounds | p50 | p99 | Max | Message |
+            |---:|---:|---|---:|---:|---:|---:|---:|
+
+            """
+        for figure in results.removalFanout.sorted(by: { ($0.items, $0.subscribers, $0.system) < ($1.items, $1.subscribers, $1.system) }) {
+            out += "| \(figure.items) | \(figure.subscribers) | \(figure.system) | \(figure.rounds) | \(us(figure.latency.p50)) | "
+            out += "\(us(figure.latency.p99)) | \(us(figure.latency.max)) | \(bytes(figure.messageBytes)) |\n"
+        }
+        for stalled in results.stalledLarge {
+            out += """
+
+                **Stalled subscribers.** \(stalled.items) items of \(stalled.itemBytes) bytes (`state` answers \
+                \(bytes(stalled.encodedStateBytes))); a delta-mode reader times \(stalled.removals) optimistic removals alone, then \
+                \(stalled.removals) more with \(stalled.stalled) snapshot-mode subscribers connected that never read (4 KiB receive \
+                buffers), each of which is owed every \(bytes(stalled.encodedStateBytes)) state. depotd's RSS is sampled after each \
+                removal of the second phase.
+
+                | Reader | p50 | p99 | Max |
+                |---|---:|---:|---:|
+                | alone | \(us(stalled.readerAlone.p50)) | \(us(stalled.readerAlone.p99)) | \(us(stalled.readerAlone.max)) |
+                | with \(stalled.stalled) stalled | \(us(stalled.readerWithStalled.p50)) | \(us(stalled.readerWithStalled.p99)) | \(us(stalled.readerWithStalled.max)) |
+
+                RSS before the stalled subscribers: \(bytes(stalled.beforeKiB * 1024)); highest after: \(bytes(stalled.peakKiB * 1024)) \
+                (growth \(bytes(stalled.growthKiB * 1024)), \(String(format: "%.1f", Double(stalled.growthKiB * 1024) / Double(max(1, stalled.encodedStateBytes))))× the \
+                encoded collection).
+
+                """
+        }
+        for resume in results.resume {
+            out += """
+
+                **Resume.** A delta-mode client holding the loaded state of \(resume.items) items reconnects after \
+                \(resume.removals) optimistic removals (\(resume.missedStates) states). Resuming with `since` \
+                (resumed: \(resume.resumed)): \(bytes(resume.resumeBytes)) in \(resume.resumeMessages) notifications, \
+                \(ms(resume.resumeMilliseconds)); starting again (a resync, the current state in full): \
+                \(bytes(resume.resyncBytes)), \(ms(resume.resyncMilliseconds)) — \(String(format: "%.0f", Double(resume.resyncBytes) / Double(max(1, resume.resumeBytes))))× the bytes.
+
+                """
+        }
+        return out + "\n"
+    }
+
+    private func removalFigure(_ system: String, _ items: Int, _ subscribers: Int) -> FanoutFigures? {
+        results.removalFanout.first { $0.system == system && $0.items == items && $0.subscribers == subscribers }
     }
 
     // MARK: Formatting

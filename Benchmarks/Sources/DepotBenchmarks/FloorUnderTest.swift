@@ -1,6 +1,6 @@
 /// The floor (`depot-bench floor`), started from this same binary.
 public final class FloorUnderTest: SystemUnderTest {
-    public let name = "floor"
+    public let name: String
     public let process: ManagedProcess
     public let socketPath: String
     public let framing = Framing.lines
@@ -11,8 +11,20 @@ public final class FloorUnderTest: SystemUnderTest {
     private var seq = 0
     private var lineBytes = 0
     private var items = 0
+    /// The length of the line of a round (its seq, its items); by default that of depotd's snapshot notification.
+    private let messageBytes: (_ seq: Int, _ items: Int) -> Int
 
-    public init(binary: String, directory: String) throws {
+    /// - Parameters:
+    ///   - name: how the results name it.
+    ///   - messageBytes: the length of a round's line; by default that of depotd's snapshot notification.
+    public init(
+        binary: String, directory: String, name: String = "floor",
+        messageBytes: @escaping (_ seq: Int, _ items: Int) -> Int = {
+            BenchCollection.notificationBytes(stateBytes: FloorUnderTest.stateBytes(seq: $0, items: $1))
+        }
+    ) throws {
+        self.name = name
+        self.messageBytes = messageBytes
         socketPath = directory + "/floor.sock"
         process = try Self.launch(binary: binary, socketPath: socketPath)
         _ = try process.waitUntilAccepting(socketPath)
@@ -30,7 +42,7 @@ public final class FloorUnderTest: SystemUnderTest {
 
     public func prepareRound(items: Int, tracker: SubscriberTracker, subscribers: Int) throws -> (measured: Int, settled: Int) {
         seq += 1
-        lineBytes = BenchCollection.notificationBytes(stateBytes: Self.stateBytes(seq: seq, items: items))
+        lineBytes = messageBytes(seq, items)
         return (seq, seq)
     }
 
@@ -50,7 +62,7 @@ public final class FloorUnderTest: SystemUnderTest {
     }
 
     /// The length of depotd's encoding of a success state of `items` generated items.
-    static func stateBytes(seq: Int, items: Int) -> Int {
+    public static func stateBytes(seq: Int, items: Int) -> Int {
         #"{"seq":\#(seq),"status":"success","items":[]}"#.utf8.count + items * BenchCollection.itemBytes + max(0, items - 1)
     }
 }

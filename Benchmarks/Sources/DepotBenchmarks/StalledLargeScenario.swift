@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 13: many subscribers that never read, one that does, and a large collection. One depotd on a file
+/// source of `items` items of about 200 bytes: a delta-mode reader times `removals` optimistic removals (from
+/// `remove` sent to the reader holding the optimistic state), first alone, then with `stalled` snapshot-mode
+/// subscribers connected that never read (each with a small receive buffer), each of which the daemon must send
+/// every 20 MB state. depotd's resident memory is sampled after every removal of the second phase: its growth
+/// must stay within a few encoded collections, whatever the number of stalled subscribers.
+public struct StalledLargeScenario: Sendable {
+    public var items: Int
+    public var stalled: Int
+    public var removals: Int
+
+    public init(items: Int, stalled: Int, removals: Int) {
+        self.items = items
+        self.stalled = stalled
+        self.removals = removals
+    }
+
+    public func run(binary: String, directory: String, collection: BenchCollection, pool: ReaderPool) throws -> StalledLargeFigures {
+        let depotd = try RemovalFanoutUnderTest(binary: binary, directory: directory, collection: collection, mode: "delta")
+        defer { depotd.process.stop() }
+        try depotd.prepare(items: items)
+        let encodedStateBytes = try stateBytes(depotd.socketPath)
+
+        let tracker = SubscriberTracker()
+        tracker.arm(seq: depotd.subscribedSeq ?? 0, count: 1)
+        let readerFD = try UnixSocket.connect(to: depotd.socketPath)
+        pool.add(ClientConnection(fd: readerFD, index: 0, framing: .lines, sink: tracker))
+        try UnixSocket.writeAll(readerFD, depotd.subscribeMessage)
+        try tracker.wait(timeout: 120, what: "the reader's subscription")
+
+        let alone = try timeRemovals(depotd, tracker: tracker, sampling: nil)
+
+        let before = try depotd.process.residentKiB()
+        var stalledFDs: [Int32] = []
+        defer { stalledFDs.forEach { close($0) } }
+        let subscribe = Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#.utf8) + [0x0A]
+        for _ in 0..<stalled {
+            let fd = try UnixSocket.connect(to: depotd.socketPath, receiveBuffer: 4096)
+            try UnixSocket.writeAll(fd, subscribe)
+            stalledFDs.append(fd)
+        }
+        var peak = before
+        let withStalled = try timeRemovals(depotd, tracker: tracker) { peak = max(peak, (try? depotd.process.residentKiB()) ?? 0) }
+        return StalledLargeFigures(
+            items: items, itemBytes: BenchCollection.smallItemBytes, encodedStateBytes: encodedStateBytes, stalled: stalled, removals: removals,
+            readerAlone: LatencySummary(nanoseconds: alone), readerWithStalled: LatencySummary(nanoseconds: withStalled),
+            beforeKiB: before, peakKiB: peak, growthKiB: peak - before)
+    }
+
+    /// The time from each removal to the reader holding its optimistic state; `sampling` runs after each.
+    private func timeRemovals(_ depotd: RemovalFanoutUnderTest, tracker: SubscriberTracker, sampling: (() -> Void)?) throws -> [UInt64] {
+        var latencies: [UInt64] = []
+        for _ in 0..<removals {
+            let (measured, settled) = try depotd.prepareRound(items: items, tracker: tracker, subscribers: 1)
+            _ = tracker.takeArrivals()
+            tracker.arm(seq: settled, count: 1)
+            let start = MonotonicClock.now()
+            try depotd.trigger()
+            try tracker.wait(timeout: 300, what: "the reader to receive seq \(settled)")
+            try depotd.finishRound()
+            guard let arrival = tracker.takeArrivals().first(where: { $0.seq == measured }) else {
+                throw BenchError("the reader did not receive the optimistic state, seq \(measured)")
+            }
+            latencies.append(arrival.time - start)
+            sampling?()
+        }
+        return latencies
+    }
+
+    /// The bytes of the `state` answer, about the encoded collection.
+    private func stateBytes(_ socketPath: String) throws -> Int {
+        let control = try ControlConnection(path: socketPath, framing: .lines)
+        try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"state"}"#)
+        return try control.receive().message.bytes
+    }
+}
