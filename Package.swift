@@ -225,7 +225,9 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotSourcesTests",
-            dependencies: ["DepotSources", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "DepotSources", "DepotCore", "DepotJSON", "DepotPlatform", "DepotTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "DepotHTTPSourceTests",

@@ -4,20 +4,22 @@ public import DepotJSON
 /// Ids are unique: building a collection checks them and fails with the index or id at fault.
 public struct ItemCollection: Sendable {
     public let items: [Item]
-    private let positionByID: [String: Int]
+    private let index: ItemIndex
     /// The bytes of the items' JSON, summed: about the size of their encoding, known without a pass over them.
     public let jsonByteCount: Int
 
     /// An empty collection.
     public init() {
-        self.items = []
-        self.positionByID = [:]
-        self.jsonByteCount = 0
+        self.init(items: [], positionByID: [:], jsonByteCount: 0)
     }
 
     private init(items: [Item], positionByID: [String: Int], jsonByteCount: Int) {
+        self.init(items: items, index: ItemIndex(positionByID), jsonByteCount: jsonByteCount)
+    }
+
+    private init(items: [Item], index: ItemIndex, jsonByteCount: Int) {
         self.items = items
-        self.positionByID = positionByID
+        self.index = index
         self.jsonByteCount = jsonByteCount
     }
 
@@ -64,31 +66,36 @@ public struct ItemCollection: Sendable {
     public var isEmpty: Bool { items.isEmpty }
 
     public func contains(id: String) -> Bool {
-        positionByID[id] != nil
+        index[id] != nil
     }
 
     public func item(id: String) -> Item? {
-        positionByID[id].map { items[$0] }
+        index[id].map { items[$0] }
     }
 
     /// The collection without the item `id`; the same collection when it has no such item.
     ///
-    /// The index is not rebuilt: its positions past the removed one move down by one in a pass that keeps the
-    /// table's layout (no key is hashed again), and the one key goes. For 100,000 items that is about ten times
-    /// cheaper than hashing every id anew, and a removal is on the path to every subscriber.
+    /// The index is not rebuilt now but derived from this one's when first looked up (see `ItemIndex`): a
+    /// removal is on the path to every subscriber.
     public func removing(id: String) -> ItemCollection {
-        guard let position = positionByID[id] else { return self }
+        guard let position = index[id] else { return self }
         var remaining = items
         let removed = remaining.remove(at: position)
-        var positions = positionByID.mapValues { $0 > position ? $0 - 1 : $0 }
-        positions.removeValue(forKey: id)
-        return ItemCollection(items: remaining, positionByID: positions, jsonByteCount: jsonByteCount - removed.json.count)
+        return ItemCollection(
+            items: remaining, index: ItemIndex(removing: id, at: position, from: index), jsonByteCount: jsonByteCount - removed.json.count)
+    }
+
+    /// The id this collection lacks when it was made by `previous.removing(id:)`; nil otherwise. O(1): it compares
+    /// the indexes' tokens, never the items.
+    public func removedID(from previous: ItemCollection) -> String? {
+        guard let removal = index.removal, removal.baseToken == previous.index.token else { return nil }
+        return removal.id
     }
 
     /// Whether this collection is `previous` without the item `id`: the same other items, in the same order,
     /// byte for byte. Compares in one pass, without building the shorter collection.
     public func isRemoval(of id: String, from previous: ItemCollection) -> Bool {
-        guard let removed = previous.positionByID[id], items.count == previous.items.count - 1 else { return false }
+        guard let removed = previous.index[id], items.count == previous.items.count - 1 else { return false }
         return items[..<removed].elementsEqual(previous.items[..<removed])
             && items[removed...].elementsEqual(previous.items[(removed + 1)...])
     }

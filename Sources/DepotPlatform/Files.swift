@@ -44,7 +44,10 @@ public enum Files {
     /// When `path` is a symbolic link, the file it points to is replaced (the temporary file is written
     /// next to it), so the link stays a link. Errors name `path`; the temporary file is only a detail
     /// ("cannot write /x/items.json (via its temporary file /x/.items.json.123.4.tmp): No space left on device").
-    public static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(SystemError) {
+    /// Returns the stamp of the file written, taken from its descriptor before the rename, so that it is this
+    /// content's even if another process replaces the file right after.
+    @discardableResult
+    public static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(SystemError) -> FileStamp? {
         let target = realPath(of: path) ?? path
         let directory = Directories.parent(of: target)
         var mode: mode_t = 0o644
@@ -62,11 +65,13 @@ public enum Files {
         defer {
             if !succeeded { unlink(temporary) }
         }
+        let stamp: FileStamp?
         do {
             defer { close(fd) }
             _ = fchmod(fd, mode)
             guard writeAll(fd, bytes) else { throw failure() }
             guard fsync(fd) == 0 else { throw failure() }
+            stamp = FileStamp.of(descriptor: fd)
         }
         guard rename(temporary, target) == 0 else { throw failure() }
         succeeded = true
@@ -75,6 +80,7 @@ public enum Files {
             _ = fsync(directoryFD)
             close(directoryFD)
         }
+        return stamp
     }
 
     /// `path` with every symbolic link resolved, or nil when it cannot be resolved (it does not exist yet).

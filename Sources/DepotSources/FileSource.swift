@@ -5,12 +5,14 @@ import DepotPlatform
 /// A collection kept in a file as a JSON array of objects (`file:PATH`).
 ///
 /// `deleteItem` rewrites the file without the item, atomically (temporary file, fsync, rename), one item
-/// per line, and hands the repository the list it wrote, so a removal reads and parses the file once. Items
+/// per line, and hands the repository the list it wrote, so a removal reads and parses the file once — or not
+/// at all when the file is still what this source last wrote (`WrittenList`). Items
 /// are written back as they were read: members in order, numbers as written. A file that is read-only is
 /// refused rather than replaced, since the rename would otherwise succeed regardless.
 public struct FileSource: Source {
     public let path: String
     public let idField: String
+    private let written = WrittenList()
 
     public init(path: String, idField: String = Repository.defaultIDField) {
         self.path = path
@@ -26,10 +28,14 @@ public struct FileSource: Source {
     @discardableResult
     public func deleteItem(id: String) async throws -> SourceDeletion {
         let collection: ItemCollection
-        do {
-            collection = try ItemCollection(values: try parse(try await read()), idField: idField)
-        } catch let error as ItemCollectionError {
-            throw SourceError(.invalidData, "\(path): \(error)")
+        if let known = written.items(ifStill: await FileIO.stamp(of: path), idField: idField) {
+            collection = known
+        } else {
+            do {
+                collection = try ItemCollection(values: try parse(try await read()), idField: idField)
+            } catch let error as ItemCollectionError {
+                throw SourceError(.invalidData, "\(path): \(error)")
+            }
         }
         guard collection.contains(id: id) else {
             throw SourceError.notFound(id: id, in: description)
@@ -39,8 +45,9 @@ public struct FileSource: Source {
         }
         let remaining = collection.removing(id: id)
         do {
-            try await FileIO.replace(path, with: Self.fileBytes(of: remaining))
+            written.remember(remaining, stamp: try await FileIO.replace(path, with: Self.fileBytes(of: remaining)), idField: idField)
         } catch {
+            written.remember(remaining, stamp: nil, idField: idField)
             throw SourceError(.unavailable, error.description)
         }
         return .remaining(remaining)

@@ -40,4 +40,19 @@ struct ItemCollectionTests {
         }
         #expect(collection.removing(id: "nothing").isEmpty)
     }
+
+    @Test("a collection made by removing names the id it lacks, for exactly the collection it was made from")
+    func removedID() throws {
+        let items = (0..<5).map { Item(id: "\($0)", json: Array(#"{"id":"\#($0)"}"#.utf8)) }
+        let base = try ItemCollection(items: items)
+        let removed = base.removing(id: "2")
+        #expect(removed.removedID(from: base) == "2")
+        #expect(removed.removedID(from: try ItemCollection(items: items)) == nil, "an equal collection is not the one it was made from")
+        #expect(base.removedID(from: removed) == nil)
+        let twice = removed.removing(id: "4")
+        #expect(twice.removedID(from: removed) == "4")
+        #expect(twice.removedID(from: base) == nil)
+        #expect(twice.item(id: "3") == items[3], "the derived index of a derived index finds every item")
+        #expect(twice.items.map(\.id) == ["0", "1", "3"])
+    }
 }

@@ -134,6 +134,8 @@ public struct StalledLargeFigures: Codable, Sendable {
     public var encodedStateBytes: Int
     public var stalled: Int
     public var removals: Int
+    /// The reader's mode; the stalled subscribers are in snapshot mode.
+    public var readerMode: String
     public var readerAlone: LatencySummary
     public var readerWithStalled: LatencySummary
     public var beforeKiB: Int

@@ -105,11 +105,15 @@ public struct BenchmarkRun {
             }
         }
         progress(
-            "subscriptions: \(plan.stalledLargeSubscribers) stalled subscribers + 1 reader, \(plan.stalledLargeItems) items, \(plan.stalledLargeRemovals) removals twice"
+            "subscriptions: \(plan.stalledLargeSubscribers) stalled subscribers + 1 reader (snapshot, then delta mode), \(plan.stalledLargeItems) items, \(plan.stalledLargeRemovals) removals twice each"
         )
-        results.stalledLarge.append(
-            try StalledLargeScenario(items: plan.stalledLargeItems, stalled: plan.stalledLargeSubscribers, removals: plan.stalledLargeRemovals)
-                .run(binary: depotdBinary, directory: try subdirectory("stalled-large"), collection: collection, pool: pool))
+        for readerMode in ["snapshot", "delta"] {
+            results.stalledLarge.append(
+                try StalledLargeScenario(
+                    items: plan.stalledLargeItems, stalled: plan.stalledLargeSubscribers, removals: plan.stalledLargeRemovals, readerMode: readerMode
+                )
+                .run(binary: depotdBinary, directory: try subdirectory("stalled-large-\(readerMode)"), collection: collection, pool: pool))
+        }
         progress("subscriptions: resume after \(plan.resumeRemovals) removals of \(plan.resumeItems) items, against a resync")
         results.resume.append(
             try ResumeScenario(items: plan.resumeItems, removals: plan.resumeRemovals)

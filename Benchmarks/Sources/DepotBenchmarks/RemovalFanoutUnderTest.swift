@@ -16,7 +16,7 @@ public final class RemovalFanoutUnderTest: SystemUnderTest {
     private var nextID = 1
 
     /// Starts depotd on a file source; `mode` is the subscribers' `subscribe` mode.
-    public init(binary: String, directory: String, collection: BenchCollection, mode: String) throws {
+    public init(binary: String, directory: String, collection: BenchCollection, mode: String, environment: [String: String] = [:]) throws {
         name = "depotd \(mode)"
         self.collection = collection
         subscribeMessage = Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"\#(mode)"}}"#.utf8) + [0x0A]
@@ -26,7 +26,8 @@ public final class RemovalFanoutUnderTest: SystemUnderTest {
         process = try ManagedProcess.launch(
             "depotd",
             executable: binary,
-            arguments: ["--socket", socketPath, "--source", "file:" + itemsPath, "--no-initial-load", "--no-cache", "--log-level", "warning"]
+            arguments: ["--socket", socketPath, "--source", "file:" + itemsPath, "--no-initial-load", "--no-cache", "--log-level", "warning"],
+            environment: environment
         )
         _ = try process.waitUntilAccepting(socketPath)
         control = try ControlConnection(path: socketPath, framing: .lines)

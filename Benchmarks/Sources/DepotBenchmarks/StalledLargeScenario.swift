@@ -3,24 +3,31 @@ import Glibc
 #endif
 
 /// Issue 13: many subscribers that never read, one that does, and a large collection. One depotd on a file
-/// source of `items` items of about 200 bytes: a delta-mode reader times `removals` optimistic removals (from
+/// source of `items` items of about 200 bytes: a reader (in `readerMode`) times `removals` optimistic removals (from
 /// `remove` sent to the reader holding the optimistic state), first alone, then with `stalled` snapshot-mode
 /// subscribers connected that never read (each with a small receive buffer), each of which the daemon must send
 /// every 20 MB state. depotd's resident memory is sampled after every removal of the second phase: its growth
-/// must stay within a few encoded collections, whatever the number of stalled subscribers.
+/// must stay within a few encoded collections, whatever the number of stalled subscribers. depotd runs with
+/// `StalledSubscriberScenario.mallocTunables`, as in scenario 3b.
 public struct StalledLargeScenario: Sendable {
     public var items: Int
     public var stalled: Int
     public var removals: Int
+    /// The reader's mode: "snapshot" (it needs every 20 MB state, as the stalled ones do) or "delta".
+    public var readerMode: String
 
-    public init(items: Int, stalled: Int, removals: Int) {
+    public init(items: Int, stalled: Int, removals: Int, readerMode: String) {
         self.items = items
         self.stalled = stalled
         self.removals = removals
+        self.readerMode = readerMode
     }
 
     public func run(binary: String, directory: String, collection: BenchCollection, pool: ReaderPool) throws -> StalledLargeFigures {
-        let depotd = try RemovalFanoutUnderTest(binary: binary, directory: directory, collection: collection, mode: "delta")
+        // With the allocator settings of scenario 3b, so that RSS shows what depotd holds, not what glibc kept.
+        let depotd = try RemovalFanoutUnderTest(
+            binary: binary, directory: directory, collection: collection, mode: readerMode,
+            environment: ["GLIBC_TUNABLES": StalledSubscriberScenario.mallocTunables])
         defer { depotd.process.stop() }
         try depotd.prepare(items: items)
         let encodedStateBytes = try stateBytes(depotd.socketPath)
@@ -47,6 +54,7 @@ public struct StalledLargeScenario: Sendable {
         let withStalled = try timeRemovals(depotd, tracker: tracker) { peak = max(peak, (try? depotd.process.residentKiB()) ?? 0) }
         return StalledLargeFigures(
             items: items, itemBytes: BenchCollection.smallItemBytes, encodedStateBytes: encodedStateBytes, stalled: stalled, removals: removals,
+            readerMode: readerMode,
             readerAlone: LatencySummary(nanoseconds: alone), readerWithStalled: LatencySummary(nanoseconds: withStalled),
             beforeKiB: before, peakKiB: peak, growthKiB: peak - before)
     }
