@@ -116,6 +116,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         .nanoseconds(Int64((seconds * 1_000_000_000).rounded()))
     }
 
+    /// Whether a subscription of this connection is in snapshot mode: it needs each success state's full encoding.
+    var wantsSnapshots: Bool {
+        subscriptions.contains { $0.mode == .snapshot }
+    }
+
     /// Ends the connection's subscription `id`; false when this connection has none by that id.
     func unsubscribe(_ id: String) -> Bool {
         guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { return false }

@@ -53,7 +53,10 @@ final class SubscriberGroup: Sendable {
             // States posted during this pass reach the connections not yet served in it at once, and the
             // ones already served in the next pass.
             var postedDuringPass: [StateFrame] = []
-            for connection in connections.value.values {
+            // Connections whose subscriptions are all in delta mode first: a snapshot-mode one may have to wait
+            // for a large state to be encoded, and must not hold up those that need only a delta.
+            let all = connections.value.values
+            for connection in all.filter({ !$0.wantsSnapshots }) + all.filter(\.wantsSnapshots) {
                 let newer = takePosted(endingDeliveryIfEmpty: false)
                 states += newer
                 postedDuringPass += newer
