@@ -66,11 +66,11 @@ public struct ItemCollection: Sendable {
     public var isEmpty: Bool { items.isEmpty }
 
     public func contains(id: String) -> Bool {
-        index[id] != nil
+        index.position(of: id, in: items) != nil
     }
 
     public func item(id: String) -> Item? {
-        index[id].map { items[$0] }
+        index.position(of: id, in: items).map { items[$0] }
     }
 
     /// The collection without the item `id`; the same collection when it has no such item.
@@ -78,7 +78,9 @@ public struct ItemCollection: Sendable {
     /// The index is not rebuilt now but derived from this one's when first looked up (see `ItemIndex`): a
     /// removal is on the path to every subscriber.
     public func removing(id: String) -> ItemCollection {
-        guard let position = index[id] else { return self }
+        // An index not built yet is not built for this: one pass comparing ids is cheaper than hashing them all.
+        let position = index.isBuilt ? index.position(of: id, in: items) : items.firstIndex { $0.id == id }
+        guard let position else { return self }
         var remaining = items
         let removed = remaining.remove(at: position)
         return ItemCollection(
@@ -95,7 +97,7 @@ public struct ItemCollection: Sendable {
     /// Whether this collection is `previous` without the item `id`: the same other items, in the same order,
     /// byte for byte. Compares in one pass, without building the shorter collection.
     public func isRemoval(of id: String, from previous: ItemCollection) -> Bool {
-        guard let removed = previous.index[id], items.count == previous.items.count - 1 else { return false }
+        guard let removed = previous.index.position(of: id, in: previous.items), items.count == previous.items.count - 1 else { return false }
         return items[..<removed].elementsEqual(previous.items[..<removed])
             && items[removed...].elementsEqual(previous.items[(removed + 1)...])
     }

@@ -1,9 +1,10 @@
 import Synchronization
 
 /// A collection's index from id to position. Built when the collection is; for a collection made by removing
-/// one item from another, derived from that one's index only when first looked up, so that the removal, which
-/// is on the path to every subscriber, does not pay for it (at 100,000 items the derivation costs more than
-/// everything else a removal does before its state goes out).
+/// one item from another, built only when first looked up — from its base's positions when those are built
+/// (shifting them, without hashing an id again), else from its own items — so that a removal, which is on the
+/// path to every subscriber, does not pay for it: at 100,000 items the index costs more than everything else
+/// a removal does before its state goes out.
 ///
 /// Each index has a token, unique in the process, and a derived one remembers its base's token and the id
 /// removed: a fan-out can tell in O(1) that one collection is another minus one item, without holding the other.
@@ -34,28 +35,42 @@ final class ItemIndex: Sendable {
         positions = Mutex(.derived(base: base, id: id, position: position))
     }
 
-    subscript(id: String) -> Int? {
+    /// The position of `id` among `items` (the collection's own items, from which an index not yet built is built).
+    func position(of id: String, in items: [Item]) -> Int? {
         positions.withLock { positions in
-            switch positions {
-            case .built(let built):
-                return built[id]
-            case .derived(let base, let removedID, let position):
-                // The positions past the removed one move down by one; mapValues keeps the table's layout, so no
-                // id is hashed again.
-                var built = base.all.mapValues { $0 > position ? $0 - 1 : $0 }
-                built.removeValue(forKey: removedID)
-                positions = .built(built)
-                return built[id]
+            if case .derived(let base, let removedID, let position) = positions {
+                positions = .built(base.shifted(removing: removedID, at: position) ?? Self.build(items))
             }
+            guard case .built(let built) = positions else { return nil }
+            return built[id]
         }
     }
 
-    /// Every id's position, built if it was not.
-    private var all: [String: Int] {
-        _ = self[""]
-        return positions.withLock { positions in
-            guard case .built(let built) = positions else { preconditionFailure("an index looked up is built") }
-            return built
+    /// Whether the positions are built (a lookup would not build them).
+    var isBuilt: Bool {
+        positions.withLock { positions in
+            if case .built = positions { return true }
+            return false
         }
+    }
+
+    /// This index's positions without `id` (at `position`), when they are built; nil otherwise.
+    private func shifted(removing id: String, at position: Int) -> [String: Int]? {
+        positions.withLock { positions in
+            guard case .built(let built) = positions else { return nil }
+            // mapValues keeps the table's layout: no id is hashed again.
+            var shifted = built.mapValues { $0 > position ? $0 - 1 : $0 }
+            shifted.removeValue(forKey: id)
+            return shifted
+        }
+    }
+
+    private static func build(_ items: [Item]) -> [String: Int] {
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            positions[item.id] = index
+        }
+        return positions
     }
 }

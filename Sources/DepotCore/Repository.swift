@@ -146,8 +146,11 @@ public final class Repository: Sendable {
         queue.submit(joinable: false) { [self] in
             let before = current.state
             if optimistic {
-                if let items = before.items, let provenance = before.provenance, items.contains(id: id) {
-                    publish(.success(items.removing(id: id), provenance.derived))
+                if let items = before.items, let provenance = before.provenance {
+                    let remaining = items.removing(id: id)
+                    if remaining.count < items.count {
+                        publish(.success(remaining, provenance.derived))
+                    }
                 }
             } else {
                 publish(.loading)

@@ -138,9 +138,13 @@ public struct StalledLargeFigures: Codable, Sendable {
     public var readerMode: String
     public var readerAlone: LatencySummary
     public var readerWithStalled: LatencySummary
+    /// Resident memory once the stalled subscribers were connected, before their removals.
     public var beforeKiB: Int
+    /// The highest resident memory sampled after each removal without the stalled subscribers.
+    public var peakAloneKiB: Int
     /// The highest resident memory sampled after each removal with the stalled subscribers connected.
     public var peakKiB: Int
+    /// What the stalled subscribers cost: `peakKiB` less the larger of `peakAloneKiB` and `beforeKiB`.
     public var growthKiB: Int
 }
 

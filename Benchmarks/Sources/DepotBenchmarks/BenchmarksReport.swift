@@ -361,9 +361,10 @@ public struct BenchmarksReport {
                 | alone | \(us(stalled.readerAlone.p50)) | \(us(stalled.readerAlone.p99)) | \(us(stalled.readerAlone.max)) |
                 | with \(stalled.stalled) stalled | \(us(stalled.readerWithStalled.p50)) | \(us(stalled.readerWithStalled.p99)) | \(us(stalled.readerWithStalled.max)) |
 
-                RSS before the stalled subscribers: \(bytes(stalled.beforeKiB * 1024)); highest after: \(bytes(stalled.peakKiB * 1024)) \
-                (growth \(bytes(stalled.growthKiB * 1024)), \(String(format: "%.1f", Double(stalled.growthKiB * 1024) / Double(max(1, stalled.encodedStateBytes))))× the \
-                encoded collection).
+                RSS, highest after a removal: \(bytes(stalled.peakAloneKiB * 1024)) without the stalled subscribers, \
+                \(bytes(stalled.peakKiB * 1024)) with them (\(bytes(stalled.beforeKiB * 1024)) once they had connected): they cost \
+                \(bytes(stalled.growthKiB * 1024)), \(String(format: "%.1f", Double(stalled.growthKiB * 1024) / Double(max(1, stalled.encodedStateBytes))))× the \
+                encoded collection.
 
                 """
         }

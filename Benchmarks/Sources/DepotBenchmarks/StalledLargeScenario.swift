@@ -6,9 +6,9 @@ import Glibc
 /// source of `items` items of about 200 bytes: a reader (in `readerMode`) times `removals` optimistic removals (from
 /// `remove` sent to the reader holding the optimistic state), first alone, then with `stalled` snapshot-mode
 /// subscribers connected that never read (each with a small receive buffer), each of which the daemon must send
-/// every 20 MB state. depotd's resident memory is sampled after every removal of the second phase: its growth
-/// must stay within a few encoded collections, whatever the number of stalled subscribers. depotd runs with
-/// `StalledSubscriberScenario.mallocTunables`, as in scenario 3b.
+/// every 20 MB state. depotd's resident memory is sampled after every removal of both phases: the stalled
+/// subscribers' cost, the highest with them less the highest without, must stay within a few encoded
+/// collections, whatever their number. depotd runs with `StalledSubscriberScenario.mallocTunables`, as in 3b.
 public struct StalledLargeScenario: Sendable {
     public var items: Int
     public var stalled: Int
@@ -39,7 +39,8 @@ public struct StalledLargeScenario: Sendable {
         try UnixSocket.writeAll(readerFD, depotd.subscribeMessage)
         try tracker.wait(timeout: 120, what: "the reader's subscription")
 
-        let alone = try timeRemovals(depotd, tracker: tracker, sampling: nil)
+        var peakAlone = try depotd.process.residentKiB()
+        let alone = try timeRemovals(depotd, tracker: tracker) { peakAlone = max(peakAlone, (try? depotd.process.residentKiB()) ?? 0) }
 
         let before = try depotd.process.residentKiB()
         var stalledFDs: [Int32] = []
@@ -52,15 +53,17 @@ public struct StalledLargeScenario: Sendable {
         }
         var peak = before
         let withStalled = try timeRemovals(depotd, tracker: tracker) { peak = max(peak, (try? depotd.process.residentKiB()) ?? 0) }
+        // What the stalled subscribers cost: the highest RSS with them, less the highest of the same removals without
+        // them (each removal's states and its answer come and go, so a single "before" sample would count those too).
         return StalledLargeFigures(
             items: items, itemBytes: BenchCollection.smallItemBytes, encodedStateBytes: encodedStateBytes, stalled: stalled, removals: removals,
             readerMode: readerMode,
             readerAlone: LatencySummary(nanoseconds: alone), readerWithStalled: LatencySummary(nanoseconds: withStalled),
-            beforeKiB: before, peakKiB: peak, growthKiB: peak - before)
+            beforeKiB: before, peakAloneKiB: peakAlone, peakKiB: peak, growthKiB: peak - max(peakAlone, before))
     }
 
     /// The time from each removal to the reader holding its optimistic state; `sampling` runs after each.
-    private func timeRemovals(_ depotd: RemovalFanoutUnderTest, tracker: SubscriberTracker, sampling: (() -> Void)?) throws -> [UInt64] {
+    private func timeRemovals(_ depotd: RemovalFanoutUnderTest, tracker: SubscriberTracker, sampling: () -> Void) throws -> [UInt64] {
         var latencies: [UInt64] = []
         for _ in 0..<removals {
             let (measured, settled) = try depotd.prepareRound(items: items, tracker: tracker, subscribers: 1)
@@ -74,7 +77,7 @@ public struct StalledLargeScenario: Sendable {
                 throw BenchError("the reader did not receive the optimistic state, seq \(measured)")
             }
             latencies.append(arrival.time - start)
-            sampling?()
+            sampling()
         }
         return latencies
     }
