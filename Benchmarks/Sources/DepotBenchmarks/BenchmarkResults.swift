@@ -123,6 +123,10 @@ public struct StartupFigures: Codable, Sendable {
     public var firstStateMilliseconds: Double?
     /// depotd started on its on-disk cache of `items` (its source gone), rather than loading them from a file.
     public var fromCache: Bool? = nil
+    /// From the file only: a `load` of the same items on the running daemon, request to answer.
+    public var loadMilliseconds: Double? = nil
+    /// The same bytes (the file, or the cache's files) read into memory by the benchmark, for scale.
+    public var rawReadMilliseconds: Double? = nil
 }
 
 /// Issue 13: a delta-mode reader's latency for optimistic removals of a large collection, alone and with

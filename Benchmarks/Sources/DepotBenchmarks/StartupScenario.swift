@@ -36,8 +36,11 @@ public struct StartupScenario: Sendable {
             process.stop()
             try FileManager.default.removeItem(atPath: itemsPath)
         }
+        // The same bytes read by this process, for scale: the file, or the cache's files.
+        let rawRead = Self.median((0..<runs).map { _ in Self.readTime(fromCache ? Self.files(in: stateDirectory) : [itemsPath]) })
         var accepting: [Double] = []
         var firstState: [Double] = []
+        var loads: [Double] = []
         for run in 0..<runs {
             let socket = directory + "/startup-\(run).sock"
             let process = try launch(socket)
@@ -47,11 +50,35 @@ public struct StartupScenario: Sendable {
             let loaded = MonotonicClock.now()
             accepting.append(Double(accepted - process.launchedAt) / 1e6)
             firstState.append(Double(loaded - process.launchedAt) / 1e6)
+            if !fromCache {
+                // A `load` of the same items on the running daemon: request sent to answer read.
+                let control = try ControlConnection(path: socket, framing: .lines)
+                let start = MonotonicClock.now()
+                _ = try control.call(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
+                loads.append(Double(MonotonicClock.now() - start) / 1e6)
+            }
         }
         return StartupFigures(
             system: "depotd", items: items, runs: runs,
-            acceptingMilliseconds: Self.median(accepting), firstStateMilliseconds: Self.median(firstState), fromCache: fromCache
+            acceptingMilliseconds: Self.median(accepting), firstStateMilliseconds: Self.median(firstState), fromCache: fromCache,
+            loadMilliseconds: loads.isEmpty ? nil : Self.median(loads), rawReadMilliseconds: rawRead
         )
+    }
+
+    /// The regular files in `directory`.
+    private static func files(in directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).map { directory + "/" + $0 }
+    }
+
+    /// Milliseconds to read every byte of `paths` into memory.
+    private static func readTime(_ paths: [String]) -> Double {
+        let start = MonotonicClock.now()
+        var bytes = 0
+        for path in paths {
+            bytes += FileManager.default.contents(atPath: path)?.count ?? 0
+        }
+        precondition(bytes >= 0)
+        return Double(MonotonicClock.now() - start) / 1e6
     }
 
     /// Subscribes on `socket` and returns once a `success` state has arrived whole; throws at a failure.

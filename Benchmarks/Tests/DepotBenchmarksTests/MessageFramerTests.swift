@@ -73,6 +73,13 @@ struct MessageFramerTests {
         #expect(collection.stateJSON(seq: 3, ids: 5..<105).count == FloorUnderTest.stateBytes(seq: 3, items: 100))
     }
 
+    @Test("the subscription scenarios' items are 200 bytes each")
+    func smallItems() {
+        let collection = BenchCollection(count: 50, itemBytes: BenchCollection.smallItemBytes)
+        #expect(collection.items.allSatisfy { $0.count == 200 })
+        #expect(collection.items.last.map { String(decoding: $0, as: UTF8.self).hasPrefix(#"{"id":50,"#) } == true)
+    }
+
     @Test("percentiles are nearest-rank, in microseconds")
     func percentiles() {
         let summary = LatencySummary(nanoseconds: (1...100).map { UInt64($0) * 1000 }.shuffled())
