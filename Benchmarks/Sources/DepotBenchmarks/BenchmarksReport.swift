@@ -368,7 +368,7 @@ public struct BenchmarksReport {
                 \(bytes(stalled.encodedStateBytes))); a \(stalled.readerMode)-mode reader times \(stalled.removals) optimistic removals alone, then \
                 \(stalled.removals) more with \(stalled.stalled) snapshot-mode subscribers connected that never read (4 KiB receive \
                 buffers), each of which is owed every \(bytes(stalled.encodedStateBytes)) state. depotd's RSS is sampled after each \
-                removal of the second phase (with scenario 3b's glibc tunables, so it shows what depotd holds).
+                removal of both phases (with scenario 3b's glibc tunables, so it shows what depotd holds).
 
                 | Reader | p50 | p99 | Max |
                 |---|---:|---:|---:|
