@@ -233,6 +233,44 @@ struct DeltaEndToEndTests {
         }
     }
 
+    @Test("a delta-mode subscriber that stops reading a large collection is coalesced: the others miss nothing, and once it reads it holds the state")
+    func stalledDeltaSubscriber() async throws {
+        let directory = TemporaryDirectory()
+        // 5,000 items of about 200 bytes: a full state is about 1 MB, four times the queue's byte bound.
+        let source = Daemon.writeItems(5000, in: directory, padding: 150)
+        let arguments = ["--source", source, "--subscriber-queue-bytes", "262144", "--subscriber-queue", "16"]
+        try await withDaemon(arguments, directory: directory) { daemon in
+            let control = try await daemon.connect()
+            _ = try await control.call(LoadRequest())
+            let stalled = try daemon.rawSocket(receiveBufferBytes: 4096)
+            try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"delta"}}"# + "\n")
+            let reader = try await MirroringSubscriber(try await daemon.connect())
+            var current = try await control.call(StateRequest())
+            for id in 1...24 {
+                current = try await control.call(RemoveRequest(id: "\(id)", optimistic: id.isMultiple(of: 2)))
+                let progress = try await reader.mirror(atSeq: current.seq)
+                #expect(progress.problem == nil)
+                #expect(progress.mirror.items == current.items, "the reading subscriber is not held back (removal \(id))")
+            }
+            #expect(reader.progress.value.changes.allSatisfy { $0.skipped == 0 }, "the reader missed nothing")
+
+            // The stalled subscriber reads at last: what it receives takes it to the current state.
+            #expect(try await stalled.readMessage()["id"] == 1)
+            var mirror = CollectionMirror()
+            var skipped = 0
+            while mirror.state?.seq != current.seq {
+                let params = try #require(try await stalled.readMessage()["params"])
+                skipped += params["skipped"]?.numberValue?.intValue ?? 0
+                try mirror.apply(
+                    StateChange(
+                        subscription: params["subscription"]?.stringValue ?? "", skipped: params["skipped"]?.numberValue?.intValue ?? 0,
+                        state: try #require(params["state"]), delta: params["delta"], resync: params["resync"] == .bool(true)))
+            }
+            #expect(skipped > 0, "its unsent states were coalesced, and it was told how many it missed")
+            #expect(mirror.items == current.items)
+        }
+    }
+
     @Test("heartbeats come after the idle interval, naming the seq to resume from, and stop when states flow")
     func heartbeats() async throws {
         let directory = TemporaryDirectory()
