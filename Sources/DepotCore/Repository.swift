@@ -396,6 +396,15 @@ public final class Repository: Sendable {
             switch try await source.fetchItems(ifChangedSince: known) {
             case .items(let items, let version):
                 (values, newVersion) = (items, version)
+            case .collection(let collection, let collectionIDField, let version) where collectionIDField == idField:
+                return .success(.items(collection, version: version))
+            case .collection(_, let collectionIDField, _):
+                return .failure(
+                    StateError(
+                        .loadFailed,
+                        message:
+                            "\(source.description) read ids from \"\(collectionIDField)\", but the repository's id field is \"\(idField)\"; this is a bug in the source"
+                    ))
             case .unchanged where known != nil:
                 return .success(.unchanged)
             case .unchanged:

@@ -34,6 +34,7 @@ public struct HTTPSource: Source {
     public func fetchItems() async throws -> [JSONValue] {
         switch try await fetchItems(ifChangedSince: nil) {
         case .items(let items, _): items
+        case .collection(let collection, _, _): try collection.items.map { item in try item.value }
         case .unchanged: throw SourceError(.invalidData, "\(address) answered 304 Not Modified to an unconditional GET; check the server")
         }
     }

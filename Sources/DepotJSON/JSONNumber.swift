@@ -37,7 +37,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Checks `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-    static func isValidLiteral(_ bytes: some Collection<UInt8>) -> Bool {
+    public static func isValidLiteral(_ bytes: some Collection<UInt8>) -> Bool {
         var index = bytes.startIndex
         func peek() -> UInt8? { index < bytes.endIndex ? bytes[index] : nil }
         func isDigit(_ byte: UInt8?) -> Bool { byte.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false }

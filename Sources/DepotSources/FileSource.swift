@@ -25,6 +25,16 @@ public struct FileSource: Source {
         try parse(try await read())
     }
 
+    /// The items, checked into a collection straight from the file's bytes when the file is compact ASCII
+    /// (`CompactItemScanner`: as this source writes it), else parsed into values for the repository to check.
+    public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
+        let bytes = try await read()
+        if let items = CompactItemScanner.items(in: bytes, idField: idField), let collection = try? ItemCollection(items: items) {
+            return .collection(collection, idField: idField, version: nil)
+        }
+        return .items(try parse(bytes), version: nil)
+    }
+
     @discardableResult
     public func deleteItem(id: String) async throws -> SourceDeletion {
         let collection: ItemCollection
