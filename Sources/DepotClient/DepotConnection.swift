@@ -130,8 +130,8 @@ private final class AnswerRouter: Sendable {
 
     func route(_ line: [UInt8]) {
         guard let message = try? JSONParser.parse(line), case .object(let object) = message else { return }
-        if let method = object["method"]?.stringValue, method == StateNotification.method || method == Heartbeat.method {
-            deliver(object["params"], heartbeat: method == Heartbeat.method)
+        if let change = StateChange(notification: message) {
+            routes.withLock { $0.subscriptions[change.subscription] }?.yield(change)
             return
         }
         guard let id = object["id"]?.numberValue?.intValue else { return }
@@ -186,20 +186,4 @@ private final class AnswerRouter: Sendable {
         }
     }
 
-    private func deliver(_ params: JSONValue?, heartbeat: Bool) {
-        typealias Param = StateNotification.Param
-        guard let params, let name = params[Param.subscription]?.stringValue else { return }
-        let change: StateChange
-        if heartbeat {
-            guard let beat = try? Heartbeat(decoding: params) else { return }
-            change = StateChange(heartbeat: beat)
-        } else {
-            guard let state = params[Param.state] else { return }
-            change = StateChange(
-                subscription: name, skipped: params[Param.skipped]?.numberValue?.intValue ?? 0, state: state, delta: params[Param.delta],
-                resync: params[Param.resync] == .bool(true))
-        }
-        let subscription = routes.withLock { $0.subscriptions[name] }
-        subscription?.yield(change)
-    }
 }

@@ -25,6 +25,25 @@ public struct StateChange: Sendable, Equatable {
         self.heartbeat = nil
     }
 
+    /// The notification `message` (a whole `stateChanged` or `heartbeat` message, as parsed); nil for any other
+    /// message, or one without the params the protocol gives it.
+    public init?(notification message: JSONValue) {
+        typealias Param = StateNotification.Param
+        guard let params = message["params"], let name = params[Param.subscription]?.stringValue else { return nil }
+        switch message["method"]?.stringValue {
+        case Heartbeat.method:
+            guard let beat = try? Heartbeat(decoding: params) else { return nil }
+            self.init(heartbeat: beat)
+        case StateNotification.method:
+            guard let state = params[Param.state] else { return nil }
+            self.init(
+                subscription: name, skipped: params[Param.skipped]?.numberValue?.intValue ?? 0, state: state, delta: params[Param.delta],
+                resync: params[Param.resync] == .bool(true))
+        default:
+            return nil
+        }
+    }
+
     init(heartbeat: Heartbeat) {
         self.subscription = heartbeat.subscription
         self.skipped = 0

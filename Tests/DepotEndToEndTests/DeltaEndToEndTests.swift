@@ -259,12 +259,9 @@ struct DeltaEndToEndTests {
             var mirror = CollectionMirror()
             var skipped = 0
             while mirror.state?.seq != current.seq {
-                let params = try #require(try await stalled.readMessage()["params"])
-                skipped += params["skipped"]?.numberValue?.intValue ?? 0
-                try mirror.apply(
-                    StateChange(
-                        subscription: params["subscription"]?.stringValue ?? "", skipped: params["skipped"]?.numberValue?.intValue ?? 0,
-                        state: try #require(params["state"]), delta: params["delta"], resync: params["resync"] == .bool(true)))
+                let change = try #require(StateChange(notification: try await stalled.readMessage()))
+                skipped += change.skipped
+                try mirror.apply(change)
             }
             #expect(skipped > 0, "its unsent states were coalesced, and it was told how many it missed")
             #expect(mirror.items == current.items)

@@ -97,12 +97,8 @@ func drain(_ subscription: inout Subscription, into mirror: inout CollectionMirr
         var suffix = StateNotification.suffix
         line.writeBuffer(&suffix)
         let message = try JSONParser.parse(Array(line.readableBytesView.dropLast()))
-        let param = try #require(message["params"])
-        params.append(param)
-        let change = StateChange(
-            subscription: param["subscription"]?.stringValue ?? "", skipped: param["skipped"]?.numberValue?.intValue ?? 0,
-            state: try #require(param["state"]), delta: param["delta"], resync: param["resync"] == .bool(true))
-        try mirror.apply(change)
+        params.append(try #require(message["params"]))
+        try mirror.apply(try #require(StateChange(notification: message)))
     }
     return params
 }
