@@ -62,25 +62,46 @@ public struct ItemDelta: Sendable, Equatable {
         self = delta
     }
 
-    /// The items `base` becomes; nil when the delta does not fit it (an id to remove or change that it lacks,
-    /// an id to add that it has, an index past the end).
+    /// The items `base` becomes; nil when the delta does not fit it (see `Misfit`).
     public func applied(to base: [Item]) -> [Item]? {
+        try? Self.apply(removed: removed, changed: changed, added: added.map { ($0.index, $0.item) }, to: base, id: \.id).get()
+    }
+
+    /// How a delta does not fit the items it is applied to.
+    public enum Misfit: Error, Equatable, Sendable {
+        /// It removes an id the items lack.
+        case removesAbsent
+        /// It changes an item whose id the items lack.
+        case changesAbsent
+        /// It adds an item at `index`, past the end of the `count` items there are then.
+        case addsPastEnd(index: Int, count: Int)
+    }
+
+    /// A delta's parts applied to `base`, whatever its elements (the daemon's items, a client's JSON values), each
+    /// element's id read by `id` (an element without one is kept, and is never the one changed): drop `removed`,
+    /// replace each `changed` element where the element with its id stands, insert each `added` one at its index, in
+    /// order. The one definition of applying a delta, for `ItemDelta` and for the clients' `WireDelta`.
+    public static func apply<Element>(
+        removed: [String], changed: [Element], added: [(index: Int, item: Element)], to base: [Element], id: (Element) -> String?
+    ) -> Result<[Element], Misfit> {
         let removedIDs = Set(removed)
-        var items = base.filter { !removedIDs.contains($0.id) }
-        guard items.count == base.count - removedIDs.count else { return nil }
+        var elements = base.filter { id($0).map { !removedIDs.contains($0) } ?? true }
+        guard elements.count == base.count - removedIDs.count else { return .failure(.removesAbsent) }
         if !changed.isEmpty {
             var positions: [String: Int] = [:]
-            for (index, item) in items.enumerated() { positions[item.id] = index }
-            for item in changed {
-                guard let position = positions[item.id] else { return nil }
-                items[position] = item
+            for (index, element) in elements.enumerated() {
+                if let elementID = id(element) { positions[elementID] = index }
+            }
+            for element in changed {
+                guard let elementID = id(element), let position = positions[elementID] else { return .failure(.changesAbsent) }
+                elements[position] = element
             }
         }
-        for addition in added {
-            guard addition.index <= items.count else { return nil }
-            items.insert(addition.item, at: addition.index)
+        for (index, element) in added {
+            guard index <= elements.count else { return .failure(.addsPastEnd(index: index, count: elements.count)) }
+            elements.insert(element, at: index)
         }
-        return items
+        return .success(elements)
     }
 
     /// The bytes of the delta's items and ids, about what it costs on the wire; to choose between it and the

@@ -1,3 +1,4 @@
+import DepotCore
 public import DepotJSON
 
 /// A `delta` as a client receives it (see `DeltaEncoder`), and how to apply it to the items of the success state
@@ -48,31 +49,18 @@ public struct WireDelta: Sendable, Equatable {
     }
 
     /// The items `base` becomes: drop `removed`, replace each `changed` item where it stands, insert each `added`
-    /// item at its index, in order. Throws when the delta does not fit `base` (it was computed for other items).
+    /// item at its index, in order (`ItemDelta.apply`). Throws when the delta does not fit `base` (it was computed
+    /// for other items).
     public func applied(to base: [JSONValue]) throws(WireDecodingError) -> [JSONValue] {
-        let removedIDs = Set(removed)
-        var items = base.filter { id(of: $0).map { !removedIDs.contains($0) } ?? true }
-        guard items.count == base.count - removedIDs.count else {
+        switch ItemDelta.apply(removed: removed, changed: changed, added: added, to: base, id: id(of:)) {
+        case .success(let items):
+            return items
+        case .failure(.removesAbsent):
             throw WireDecodingError("the delta removes ids that its base (seq \(self.base)) does not hold")
+        case .failure(.changesAbsent):
+            throw WireDecodingError("the delta changes an item its base (seq \(self.base)) does not hold")
+        case .failure(.addsPastEnd(let index, let count)):
+            throw WireDecodingError("the delta adds an item at index \(index), past the end of \(count) items")
         }
-        if !changed.isEmpty {
-            var positions: [String: Int] = [:]
-            for (index, item) in items.enumerated() {
-                if let id = id(of: item) { positions[id] = index }
-            }
-            for item in changed {
-                guard let id = id(of: item), let position = positions[id] else {
-                    throw WireDecodingError("the delta changes an item its base (seq \(self.base)) does not hold")
-                }
-                items[position] = item
-            }
-        }
-        for (index, item) in added {
-            guard index <= items.count else {
-                throw WireDecodingError("the delta adds an item at index \(index), past the end of \(items.count) items")
-            }
-            items.insert(item, at: index)
-        }
-        return items
     }
 }

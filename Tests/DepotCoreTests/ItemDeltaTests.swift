@@ -53,6 +53,12 @@ struct ItemDeltaTests {
         #expect(delta.applied(to: [Self.item("a")]) == nil)
         #expect(ItemDelta(changed: [Self.item("q")]).applied(to: [Self.item("a")]) == nil)
         #expect(ItemDelta(added: [.init(index: 5, item: Self.item("q"))]).applied(to: [Self.item("a")]) == nil)
+        // Each misfit is named, for a client's message.
+        let base = [Self.item("a")]
+        #expect(ItemDelta.apply(removed: ["q"], changed: [], added: [], to: base, id: \.id) == .failure(.removesAbsent))
+        #expect(ItemDelta.apply(removed: [], changed: [Self.item("q")], added: [], to: base, id: \.id) == .failure(.changesAbsent))
+        #expect(
+            ItemDelta.apply(removed: [], changed: [], added: [(5, Self.item("q"))], to: base, id: \.id) == .failure(.addsPastEnd(index: 5, count: 1)))
     }
 
     @Test("random edits: applying the delta gives exactly the new items; a shuffle has none or a correct one")
