@@ -78,9 +78,10 @@ public struct BenchmarkRun {
     private func runSubscriptions(pool: ReaderPool, into results: inout BenchmarkResults) throws {
         let largest = max(plan.removalFanout.map(\.items).max() ?? 0, plan.stalledLargeItems, plan.resumeItems)
         let collection = BenchCollection(count: largest, itemBytes: BenchCollection.smallItemBytes)
-        let delta = try RemovalFanoutUnderTest(binary: depotdBinary, directory: try subdirectory("delta"), collection: collection, mode: "delta")
-        let snapshot = try RemovalFanoutUnderTest(
-            binary: depotdBinary, directory: try subdirectory("snapshot"), collection: collection, mode: "snapshot")
+        let delta = try DepotdUnderTest(
+            binary: depotdBinary, directory: try subdirectory("delta"), collection: collection, mode: "delta", trigger: .optimisticRemoval)
+        let snapshot = try DepotdUnderTest(
+            binary: depotdBinary, directory: try subdirectory("snapshot"), collection: collection, mode: "snapshot", trigger: .optimisticRemoval)
         let floor = try FloorUnderTest(binary: benchBinary, directory: try subdirectory("delta-floor"), name: "floor (delta size)") { seq, items in
             BenchCollection.deltaNotificationBytes(seq: seq, count: items - 1, id: 1)
         }

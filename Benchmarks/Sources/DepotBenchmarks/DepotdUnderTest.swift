@@ -2,27 +2,47 @@ import Foundation
 
 /// depotd, started on a generated collection in a file source (`--source file:…`, `--no-initial-load`).
 ///
-/// Its fan-out trigger is `load`: depotd publishes `loading`, reads and parses the file, and publishes
-/// `success` with the N items, the state measured. (An optimistic `remove` would publish its state before
-/// touching the file, but then rewrites the file and publishes a second state of N items while the first is
-/// still being fanned out, so every round would carry two large states instead of one.)
+/// Its fan-out trigger is `load` by default: depotd publishes `loading`, reads and parses the file, and
+/// publishes `success` with the N items, the state measured. (An optimistic `remove` would publish its state
+/// before touching the file, but then rewrites the file and publishes a second state of N items while the first
+/// is still being fanned out, so every round would carry two large states instead of one.) The subscription
+/// scenarios (issue 13) trigger an optimistic removal instead, with subscribers in one mode: the measured state
+/// is the optimistic one; the round ends once the source's confirmation is published too.
 public final class DepotdUnderTest: SystemUnderTest {
-    public let name = "depotd"
+    /// What starts a fan-out round.
+    public enum Trigger: Sendable {
+        /// `load`: loading (seq + 1), then success (seq + 2), the one measured.
+        case load
+        /// `remove` with `optimistic: true` of the next id: the optimistic state (seq + 1) measured, the confirmed
+        /// one (seq + 2) ending the round.
+        case optimisticRemoval
+    }
+
+    public let name: String
     public let process: ManagedProcess
     public let socketPath: String
     public let framing = Framing.lines
-    public let subscribeMessage = Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#.utf8) + [0x0A]
+    public let subscribeMessage: [UInt8]
     public var subscribedSeq: Int? { seq }
 
     private let collection: BenchCollection
     private let itemsPath: String
     private let control: ControlConnection
+    private let roundTrigger: Trigger
     private var seq = 0
+    /// The id the next optimistic removal removes.
+    private var nextID = 1
 
-    /// Starts depotd; `binary` is the depotd executable.
+    /// Starts depotd; `binary` is the depotd executable. `mode`, when given, is the subscribers' `subscribe` mode,
+    /// and names the system "depotd MODE".
     public init(
-        binary: String, directory: String, collection: BenchCollection, extraArguments: [String] = [], environment: [String: String] = [:]
+        binary: String, directory: String, collection: BenchCollection, extraArguments: [String] = [], environment: [String: String] = [:],
+        mode: String? = nil, trigger: Trigger = .load
     ) throws {
+        name = mode.map { "depotd \($0)" } ?? "depotd"
+        let subscribe = mode.map { #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"\#($0)"}}"# }
+        subscribeMessage = Array((subscribe ?? #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#).utf8) + [0x0A]
+        roundTrigger = trigger
         self.collection = collection
         socketPath = directory + "/depotd.sock"
         itemsPath = directory + "/items.json"
@@ -41,21 +61,31 @@ public final class DepotdUnderTest: SystemUnderTest {
     public func prepare(items: Int) throws {
         try collection.write(to: itemsPath, ids: 1..<(items + 1))
         seq = try load()
+        nextID = 1
     }
 
-    /// `load` publishes loading (seq + 1), then success (seq + 2).
+    /// Both triggers publish two states: the measured one is the second for `load`, the first for a removal.
     public func prepareRound(items: Int, tracker: SubscriberTracker, subscribers: Int) throws -> (measured: Int, settled: Int) {
-        (seq + 2, seq + 2)
+        switch roundTrigger {
+        case .load: (seq + 2, seq + 2)
+        case .optimisticRemoval: (seq + 1, seq + 2)
+        }
     }
 
     public func trigger() throws {
-        try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
+        switch roundTrigger {
+        case .load:
+            try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
+        case .optimisticRemoval:
+            try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"remove","params":{"id":\#(nextID),"optimistic":true}}"#)
+            nextID += 1
+        }
     }
 
     public func finishRound() throws {
         let (answer, head) = try control.receive()
         guard !answer.isError, let answered = answer.seq else {
-            throw BenchError("depotd answered load with \(String(decoding: head, as: UTF8.self))…")
+            throw BenchError("\(name) answered its trigger with \(String(decoding: head, as: UTF8.self))…")
         }
         seq = answered
     }

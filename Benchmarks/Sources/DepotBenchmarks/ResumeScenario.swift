@@ -14,7 +14,8 @@ public struct ResumeScenario: Sendable {
     }
 
     public func run(binary: String, directory: String, collection: BenchCollection) throws -> ResumeFigures {
-        let depotd = try RemovalFanoutUnderTest(binary: binary, directory: directory, collection: collection, mode: "delta")
+        let depotd = try DepotdUnderTest(
+            binary: binary, directory: directory, collection: collection, mode: "delta", trigger: .optimisticRemoval)
         defer { depotd.process.stop() }
         try depotd.prepare(items: items)
 

@@ -25,9 +25,9 @@ public struct StalledLargeScenario: Sendable {
 
     public func run(binary: String, directory: String, collection: BenchCollection, pool: ReaderPool) throws -> StalledLargeFigures {
         // With the allocator settings of scenario 3b, so that RSS shows what depotd holds, not what glibc kept.
-        let depotd = try RemovalFanoutUnderTest(
-            binary: binary, directory: directory, collection: collection, mode: readerMode,
-            environment: ["GLIBC_TUNABLES": StalledSubscriberScenario.mallocTunables])
+        let depotd = try DepotdUnderTest(
+            binary: binary, directory: directory, collection: collection,
+            environment: ["GLIBC_TUNABLES": StalledSubscriberScenario.mallocTunables], mode: readerMode, trigger: .optimisticRemoval)
         defer { depotd.process.stop() }
         try depotd.prepare(items: items)
         let encodedStateBytes = try stateBytes(depotd.socketPath)
@@ -63,7 +63,7 @@ public struct StalledLargeScenario: Sendable {
     }
 
     /// The time from each removal to the reader holding its optimistic state; `sampling` runs after each.
-    private func timeRemovals(_ depotd: RemovalFanoutUnderTest, tracker: SubscriberTracker, sampling: () -> Void) throws -> [UInt64] {
+    private func timeRemovals(_ depotd: DepotdUnderTest, tracker: SubscriberTracker, sampling: () -> Void) throws -> [UInt64] {
         var latencies: [UInt64] = []
         for _ in 0..<removals {
             let (measured, settled) = try depotd.prepareRound(items: items, tracker: tracker, subscribers: 1)
