@@ -73,10 +73,9 @@ enum CompactItemScanner {
                 guard value.count > 2 else { return nil }
                 return String(decoding: UnsafeBufferPointer(rebasing: value[1..<(value.count - 1)]), as: UTF8.self)
             }
-            let isInteger =
-                (first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")))
-                && !value.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
-            return isInteger ? String(decoding: value, as: UTF8.self) : nil
+            // An integer id is its literal, as `ItemCollection` reads one from a parsed value.
+            guard let number = JSONNumber(literal: String(decoding: value, as: UTF8.self)), number.isInteger else { return nil }
+            return number.literal
         }
 
         /// Any value, compact: no whitespace anywhere in it.
@@ -165,10 +164,10 @@ enum CompactItemScanner {
             }
         }
 
-        private func atEnd() -> Bool {
-            var rest = position
-            while rest < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[rest]) { rest += 1 }
-            return rest == bytes.count
+        /// Whether only whitespace is left.
+        private mutating func atEnd() -> Bool {
+            skipWhitespace()
+            return position == bytes.count
         }
     }
 }
