@@ -63,7 +63,7 @@ struct Subscription {
     /// Starts from `current`, sent in full; `resync` marks it as the start of a resume that was not possible.
     mutating func start(from current: StateFrame, resync: Bool) {
         resyncPending = resync
-        append(full(current, held: nil), seq: current.seq)
+        append(next(current, held: nil), seq: current.seq)
     }
 
     /// Starts after the state `since` the client holds (whose last success is `heldSuccess`): queues every state
@@ -75,7 +75,7 @@ struct Subscription {
         var pending: [Pending] = []
         var held = heldSuccess
         for entry in replay where entry.seq > since {
-            guard let next = replayed(entry, held: held) else {
+            guard let next = notification(for: entry, held: held) else {
                 unwrittenSuccess = nil
                 return false
             }
@@ -153,39 +153,28 @@ struct Subscription {
         queuedSuccess = notification.heldSuccess
     }
 
-    /// `frame` in full, for this mode, to a client that holds the success `held` before it.
-    private func full(_ frame: StateFrame, held: Int?) -> Pending {
-        Pending(
-            seq: frame.seq, state: mode == .delta ? frame.countedItems : frame.snapshot, delta: nil,
-            heldSuccess: frame.isSuccess ? frame.seq : held)
-    }
-
-    /// `frame` for a client that holds the success `held`: as a delta when this is delta mode and the frame's delta
-    /// is based on `held`, else in full.
+    /// The current state `frame` for a client that holds the success `held` (see `notification(for:held:)`); it has every form.
     private mutating func next(_ frame: StateFrame, held: Int?) -> Pending {
         if mode == .delta, frame.isSuccess {
             unwrittenSuccess = frame
-            if let base = frame.delta?.base, base == held, let withDelta = frame.stateWithDelta {
-                return Pending(seq: frame.seq, state: withDelta.state, delta: withDelta.delta, heldSuccess: frame.seq)
-            }
         }
-        return full(frame, held: held)
+        guard let notification = notification(for: frame, held: held) else {
+            preconditionFailure("a current state has every form")
+        }
+        return notification
     }
 
-    /// A state the ring holds, for a client that holds the success `held`; nil when the ring lacks what it takes.
-    private func replayed(_ entry: ReplayRing.Entry, held: Int?) -> Pending? {
-        let heldSuccess = entry.isSuccess ? entry.seq : held
-        switch mode {
-        case .snapshot:
-            return entry.snapshot.map { Pending(seq: entry.seq, state: $0, delta: nil, heldSuccess: heldSuccess) }
-        case .delta:
-            guard entry.isSuccess else {
-                return entry.snapshot.map { Pending(seq: entry.seq, state: $0, delta: nil, heldSuccess: heldSuccess) }
-            }
-            if let base = entry.deltaBase, base == held, let withDelta = entry.stateWithDelta {
-                return Pending(seq: entry.seq, state: withDelta.state, delta: withDelta.delta, heldSuccess: entry.seq)
-            }
-            return entry.countedItems.map { Pending(seq: entry.seq, state: $0, delta: nil, heldSuccess: entry.seq) }
+    /// `state` for a client that holds the success `held`, in this mode: in snapshot mode its snapshot; in delta
+    /// mode a success as its delta when that is based on `held`, else with `count` and its items, and any other
+    /// state as it is. Nil when `state` lacks the form (a replayed state the ring did not keep in it).
+    private func notification(for state: some StateForms, held: Int?) -> Pending? {
+        let heldSuccess = state.isSuccess ? state.seq : held
+        guard mode == .delta, state.isSuccess else {
+            return state.snapshotForm.map { Pending(seq: state.seq, state: $0, delta: nil, heldSuccess: heldSuccess) }
         }
+        if let base = state.deltaBase, base == held, let withDelta = state.stateWithDelta {
+            return Pending(seq: state.seq, state: withDelta.state, delta: withDelta.delta, heldSuccess: heldSuccess)
+        }
+        return state.countedItemsForm.map { Pending(seq: state.seq, state: $0, delta: nil, heldSuccess: heldSuccess) }
     }
 }
