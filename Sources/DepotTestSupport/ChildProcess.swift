@@ -7,8 +7,9 @@ import Glibc
 /// A program started by a test, with its output collected as it comes, so a test can wait for a line
 /// to appear or for the exit, without sleeping.
 ///
-/// Started with posix_spawn and close-on-exec pipes: tests start many programs at once, and a pipe end
-/// inherited by a sibling would keep the output "open" until that sibling exits.
+/// Started with posix_spawn and close-on-exec pipes, and given no other descriptor of this process: tests start
+/// many programs at once, and a pipe end inherited by a sibling would keep the output "open" until that sibling
+/// exits, a socket inherited would stay open after the test closed it.
 public final class ChildProcess: Sendable {
     public let pid: pid_t
     public let executable: String
@@ -18,6 +19,19 @@ public final class ChildProcess: Sendable {
     public let exitStatus = Condition<Int32?>(nil)
     /// How many of the two output pipes have reached their end.
     private let outputClosed = Condition(0)
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
+    /// declare: looked up once by name.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: AddCloseFrom.self)
+    }
+
+    /// Adds to `actions` the closing of every descriptor from `lowest` up, where the C library can.
+    private static func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+        guard let addCloseFrom else { return }
+        _ = addCloseFrom(&actions, lowest)
+    }
 
     /// - Parameter descriptors: extra descriptors for the child, as child fd → this process's fd (for socket
     ///   activation: a listening socket as fd 3).
@@ -44,6 +58,10 @@ public final class ChildProcess: Sendable {
             precondition(target != source, "pass a descriptor numbered differently from its target")
             posix_spawn_file_actions_adddup2(&actions, source, target)
         }
+        // Nothing else of this process reaches the child: a descriptor some library opened without close-on-exec
+        // (a test HTTP server's listening socket, say) would otherwise stay open in the child, and keep accepting
+        // connections for a server the test has stopped.
+        Self.closeFrom((descriptors.keys.max() ?? 2) + 1, in: &actions)
 
         // The child starts with no blocked signals and default handlers, whatever this thread had.
         var attributes = posix_spawnattr_t()
