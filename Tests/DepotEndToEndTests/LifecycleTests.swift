@@ -143,7 +143,7 @@ struct LifecycleTests {
         #expect(result.status == 0)
         for option in [
             "--socket", "--source", "--id-field", "--config", "--max-message-bytes", "--subscriber-queue", "--subscriber-queue-bytes",
-            "--socket-mode",
+            "--replay-states", "--replay-bytes", "--socket-mode",
             "--log-level",
             "--no-initial-load", "DEPOT_SOCKET", "DEPOT_SOURCE",
         ] {
