@@ -52,11 +52,12 @@ public struct ItemCollection: Sendable {
         var positionByID: [String: Int] = [:]
         positionByID.reserveCapacity(items.count)
         var jsonByteCount = 0
-        for (index, item) in items.enumerated() {
-            if let firstIndex = positionByID.updateValue(index, forKey: item.id) {
-                throw ItemCollectionError(.duplicateID(id: item.id, index: index, firstIndex: firstIndex))
+        // By index rather than `enumerated()`, which copies (retains and releases) every item.
+        for index in items.indices {
+            if let firstIndex = positionByID.updateValue(index, forKey: items[index].id) {
+                throw ItemCollectionError(.duplicateID(id: items[index].id, index: index, firstIndex: firstIndex))
             }
-            jsonByteCount += item.json.count
+            jsonByteCount += items[index].json.count
         }
         self.init(items: items, positionByID: positionByID, jsonByteCount: jsonByteCount)
     }
