@@ -80,6 +80,7 @@ let package = Package(
             dependencies: [
                 "DepotCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -2,6 +2,7 @@ public import DepotCore
 import Dispatch
 public import Foundation
 import GRDB
+import GRDBSQLite
 public import Logging
 
 /// The last successful item list, kept on disk so that a restarted depotd has items before the source answers.
@@ -75,12 +76,7 @@ public final class ItemCache: Sendable {
                         sql: "SELECT source, idField, fetchedAtMilliseconds, etag, lastModified FROM collection"
                     )
                 else { return nil }
-                var items: [Item] = []
-                let cursor = try Row.fetchCursor(db, sql: "SELECT id, json FROM item ORDER BY position")
-                while let item = try cursor.next() {
-                    let json = try item.withUnsafeData(atIndex: 1) { data in data.map { [UInt8]($0) } ?? [] }
-                    items.append(Item(id: item[0], json: json))
-                }
+                let items = try Self.readItems(db)
                 return CachedCollection(
                     items: try ItemCollection(items: items),
                     fetchedAt: Date(timeIntervalSince1970: Double(row[2] as Int64) / 1000),
@@ -92,7 +88,34 @@ public final class ItemCache: Sendable {
         }
     }
 
-    /// Replaces the cached list with `collection`, in one transaction.
+    /// The items in order, read through SQLite's own API: each item's bytes are copied once, straight from the
+    /// row into its array (GRDB's rows would wrap them in `Data` first).
+    private static func readItems(_ db: Database) throws -> [Item] {
+        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM item") ?? 0
+        var items: [Item] = []
+        items.reserveCapacity(count)
+        let statement = try db.makeStatement(sql: "SELECT id, json FROM item ORDER BY position")
+        let handle = statement.sqliteStatement
+        while true {
+            let code = sqlite3_step(handle)
+            guard code == SQLITE_ROW else {
+                guard code == SQLITE_DONE else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                return items
+            }
+            let id = String(
+                decoding: UnsafeRawBufferPointer(start: sqlite3_column_text(handle, 0), count: Int(sqlite3_column_bytes(handle, 0))),
+                as: UTF8.self)
+            let json = [UInt8](UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 1), count: Int(sqlite3_column_bytes(handle, 1))))
+            items.append(Item(id: id, json: json))
+        }
+    }
+
+    /// Replaces the cached list with `collection`, in one transaction, then empties the write-ahead log.
+    ///
+    /// The log holds the whole new list until a checkpoint copies it into the file; emptying it at once
+    /// means a restart after a `kill -9` does not have to read and verify a log as large as the list.
     public func save(_ collection: CachedCollection) async throws(ItemCacheError) {
         try await access("save to") { database in
             try await database.write { db in
@@ -112,6 +135,7 @@ public final class ItemCache: Sendable {
                     ]
                 )
             }
+            await Self.truncateLog(database)
         }
     }
 
@@ -159,7 +183,16 @@ public final class ItemCache: Sendable {
         }
     }
 
-    /// Closes the file. Using the cache afterwards fails; the file can be opened again.
+    /// Copies the write-ahead log into the file and truncates it; a reader holding the log back only delays
+    /// this to the next save or the close, so a failure is not an error.
+    private static func truncateLog(_ database: DatabaseQueue) async {
+        _ = try? await database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    /// Closes the file (SQLite then copies the write-ahead log into it and deletes the log). Using the cache
+    /// afterwards fails; the file can be opened again.
     public func close() throws(ItemCacheError) {
         do {
             try database.close()

@@ -58,6 +58,11 @@ public struct Daemon: Sendable {
             configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
         try await group.run()
+        do {
+            try await cache?.close()
+        } catch {
+            logger.warning("the cache did not close cleanly; the next start recovers it: \(error)")
+        }
     }
 
     /// The socket depotd serves: the one systemd passed, else the configured one.

@@ -33,4 +33,9 @@ struct OpeningCache: CollectionCache {
     func clear() async throws {
         try await opening.value?.clear()
     }
+
+    /// Closes the file once it is open, so the next start finds no write-ahead log to recover.
+    func close() async throws {
+        try await opening.value?.close()
+    }
 }

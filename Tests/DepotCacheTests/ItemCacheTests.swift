@@ -149,6 +149,21 @@ struct ItemCacheTests {
         }
     }
 
+    @Test("a save leaves the write-ahead log empty, and closing removes it")
+    func logKeptSmall() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("cache.sqlite")
+        let cache = try await ItemCache.open(at: path, logger: quietLogger)
+        let texts = (0..<2_000).map { #"{"id":\#($0),"padding":"\#(String(repeating: "x", count: 200))"}"# }
+        try await cache.save(cached(try collection(texts)))
+        let log = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int
+        #expect(log == 0, "a 400 kB list went through the log; a kill now would leave it to recover")
+        try cache.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(try await ItemCache.open(at: path, logger: quietLogger).read()?.items.count == 2_000)
+    }
+
     @Test("belongs(to:idField:) tells whether a list may stand in for a source")
     func belongs() throws {
         let list = cached(ItemCollection())

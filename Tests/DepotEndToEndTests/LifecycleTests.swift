@@ -45,7 +45,8 @@ struct LifecycleTests {
     }
 
     @Test(
-        "SIGTERM and SIGINT: subscribers see their connection close, the socket file is removed, the exit status is 0", arguments: [SIGTERM, SIGINT])
+        "SIGTERM and SIGINT: subscribers see their connection close, the socket file is removed, the cache is closed, the exit status is 0",
+        arguments: [SIGTERM, SIGINT])
     func terminate(signal: Int32) async throws {
         let directory = TemporaryDirectory()
         let daemon = try await Daemon.start(["--source", Daemon.writeItems(3, in: directory)], directory: directory)
@@ -58,6 +59,10 @@ struct LifecycleTests {
         #expect(received >= 1, "the sequence ended because the connection closed")
         #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
         #expect(daemon.process.standardError.value.contains("stopped listening"))
+        // The cache was closed: SQLite copied its write-ahead log into the file and deleted it.
+        let cache = daemon.directory.file("state/depot/cache.sqlite")
+        #expect(FileManager.default.fileExists(atPath: cache))
+        #expect(!FileManager.default.fileExists(atPath: cache + "-wal"), "the next start would have a log to recover")
     }
 
     @Test("a socket left by a killed daemon is replaced; a live one is never stolen")
