@@ -155,7 +155,7 @@ struct SchemaEvaluator {
             return false
         }
         let start = findings.count
-        if let values = node.keywords.enumValues, !values.contains(where: { instance.schemaEquals($0) }) {
+        if let values = node.keywords.enumValues, !values.contains(where: { instance.jsonEquals($0) }) {
             let message =
                 switch values.count {
                 case 0: "cannot be valid: the schema's \"enum\" is empty"
@@ -164,7 +164,7 @@ struct SchemaEvaluator {
                 }
             findings.append(Finding(path: frame.path, message: message))
         }
-        if let constValue = node.keywords.constValue, !instance.schemaEquals(constValue) {
+        if let constValue = node.keywords.constValue, !instance.jsonEquals(constValue) {
             findings.append(Finding(path: frame.path, message: "must be \(Wording.expected(constValue)), found \(Wording.found(instance))"))
         }
         return mode == .full || findings.count == start
@@ -370,7 +370,7 @@ struct SchemaEvaluator {
 
     private static func firstRepeat(in elements: [JSONValue]) -> (Int, Int)? {
         for second in elements.indices {
-            for first in 0..<second where elements[first].schemaEquals(elements[second]) {
+            for first in 0..<second where elements[first].jsonEquals(elements[second]) {
                 return (first, second)
             }
         }

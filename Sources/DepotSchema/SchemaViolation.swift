@@ -1,3 +1,5 @@
+import DepotJSON
+
 /// One way an instance fails its schema: where (a JSON Pointer into the instance) and what is wrong,
 /// worded for the person who has to fix it ("/items/3/id: must be an integer, found string \"x\"").
 public struct SchemaViolation: Sendable, Equatable, CustomStringConvertible {

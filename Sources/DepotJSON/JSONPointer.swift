@@ -1,20 +1,19 @@
-import DepotJSON
-
 /// A JSON Pointer (RFC 6901): the reference tokens that lead from a value to one of its members or elements.
-/// Violations use it for where in the instance they are, and `$ref` for where in the document a schema is.
-struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
+/// Schema violations use it for where in the instance they are, `$ref` for where in the document a schema is,
+/// and pipelines for the item members they read.
+public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// Unescaped tokens: member names as they are, element indices as decimal text.
-    private(set) var tokens: [String]
+    public private(set) var tokens: [String]
 
-    static let root = JSONPointer(tokens: [])
+    public static let root = JSONPointer(tokens: [])
 
-    init(tokens: [String]) {
+    public init(tokens: [String]) {
         self.tokens = tokens
     }
 
     /// Parses `/a/b~1c/0` (the empty string is the root); nil when a token has a `~` not followed by 0 or 1,
     /// or the text is not empty and does not start with `/`.
-    init?(parsing text: some StringProtocol) {
+    public init?(parsing text: some StringProtocol) {
         if text.isEmpty {
             self.init(tokens: [])
             return
@@ -28,24 +27,24 @@ struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         self.init(tokens: tokens)
     }
 
-    func appending(_ token: String) -> JSONPointer {
+    public func appending(_ token: String) -> JSONPointer {
         var copy = self
         copy.tokens.append(token)
         return copy
     }
 
-    func appending(_ index: Int) -> JSONPointer {
+    public func appending(_ index: Int) -> JSONPointer {
         appending(String(index))
     }
 
     /// `/items/3/id`, with `~` written `~0` and `/` written `~1`; "" for the root.
-    var description: String {
+    public var description: String {
         tokens.map { "/" + Self.escape($0) }.joined()
     }
 
     /// The value this pointer leads to inside `document`, or nil when a token names no member or element.
     /// An array token must be a decimal index without leading zeros, as RFC 6901 requires.
-    func resolve(in document: JSONValue) -> JSONValue? {
+    public func resolve(in document: JSONValue) -> JSONValue? {
         var current = document
         for token in tokens {
             switch current {
@@ -62,7 +61,7 @@ struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         return current
     }
 
-    static func escape(_ token: String) -> String {
+    public static func escape(_ token: String) -> String {
         guard token.contains(where: { $0 == "~" || $0 == "/" }) else { return token }
         return token.replacing("~", with: "~0").replacing("/", with: "~1")
     }
@@ -96,13 +95,13 @@ struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
 extension JSONObject {
     /// The value of the last member whose name is `name` code point for code point. (`String`'s `==` would
-    /// also match a differently normalised name, which JSON Schema does not.)
-    func member(named name: String) -> JSONValue? {
+    /// also match a differently normalised name, which JSON Schema and JSON Pointer do not.)
+    public func member(named name: String) -> JSONValue? {
         members.last(where: { $0.key.utf8.elementsEqual(name.utf8) })?.value
     }
 
     /// The members that count, in order: for a repeated name only the last one, which is the one lookups see.
-    var effectiveMembers: [Member] {
+    public var effectiveMembers: [Member] {
         guard members.count > 1 else { return members }
         var seen: Set<[UInt8]> = []
         var result: [Member] = []

@@ -1,23 +1,21 @@
-import DepotJSON
-
 /// A JSON number literal as an exact decimal: sign, significant digits and a power of ten. Schemas compare
-/// numbers with it instead of `Double`, so `12345678901234567891 > 12345678901234567890` and
+/// numbers with it (and predicates compare them) instead of `Double`, so `12345678901234567891 > 12345678901234567890` and
 /// `0.1 + 0.2`-style rounding never decide whether an instance is valid.
 ///
 /// Exact for every literal whose exponent is within ±10^15 (the exponent is clamped there, so two numbers
 /// beyond that, such as `1e10000000000000000` and `1e20000000000000000`, compare as equal); no parseable
 /// document has numbers anywhere near that large.
-struct DecimalNumber: Sendable, Comparable {
+public struct DecimalNumber: Sendable, Comparable {
     /// True for negative non-zero numbers (`-0` is zero).
-    let isNegative: Bool
+    public let isNegative: Bool
     /// The significant digits without leading or trailing zeros, as ASCII values; empty for zero.
-    let digits: [UInt8]
+    public let digits: [UInt8]
     /// The value is `0.d1d2d3… × 10^exponent`: the number of digits before the decimal point.
-    let exponent: Int
+    public let exponent: Int
 
     private static let exponentLimit = 1_000_000_000_000_000
 
-    init(_ number: JSONNumber) {
+    public init(_ number: JSONNumber) {
         var bytes = Array(number.literal.utf8)[...]
         var negative = false
         if bytes.first == UInt8(ascii: "-") {
@@ -51,7 +49,7 @@ struct DecimalNumber: Sendable, Comparable {
         self.exponent = mantissa.isEmpty ? 0 : exponent
     }
 
-    var isZero: Bool { digits.isEmpty }
+    public var isZero: Bool { digits.isEmpty }
 
     /// A decimal exponent, clamped to ±`exponentLimit` so that absurd ones cannot overflow.
     private static func parseExponent(_ bytes: ArraySlice<UInt8>) -> Int {
@@ -68,11 +66,11 @@ struct DecimalNumber: Sendable, Comparable {
         return negative ? -value : value
     }
 
-    static func == (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
+    public static func == (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
         lhs.isNegative == rhs.isNegative && lhs.exponent == rhs.exponent && lhs.digits == rhs.digits
     }
 
-    static func < (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
+    public static func < (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
         if lhs.isNegative != rhs.isNegative { return lhs.isNegative }
         // Same sign: compare magnitudes, reversed for negatives.
         let magnitude = compareMagnitudes(lhs, rhs)
@@ -92,12 +90,12 @@ struct DecimalNumber: Sendable, Comparable {
     }
 
     /// Whether the value is a whole number (`2`, `2.0`, `2.5e1`).
-    var isIntegral: Bool {
+    public var isIntegral: Bool {
         isZero || exponent >= digits.count
     }
 
     /// The value as an `Int` when it is a whole number that fits; `Int.max` for a larger positive one.
-    var integerValue: Int? {
+    public var integerValue: Int? {
         guard isIntegral, !isNegative else { return isIntegral && isZero ? 0 : nil }
         guard exponent <= 18 else { return Int.max }
         var value = 0
@@ -112,7 +110,7 @@ struct DecimalNumber: Sendable, Comparable {
     /// With self = m × 10^a and divisor = n × 10^b (m, n whole): for a ≥ b, n must divide m × 10^(a−b), and a
     /// power of ten beyond n's own factors of 2 and 5 (at most 4 per digit of n) changes nothing, so the
     /// exponent is capped there; for a < b, n × 10^(b−a) must divide m, impossible once it has more digits.
-    func isMultiple(of divisor: DecimalNumber) -> Bool {
+    public func isMultiple(of divisor: DecimalNumber) -> Bool {
         guard !divisor.isZero else { return false }
         if isZero { return true }
         let m = digits, n = divisor.digits

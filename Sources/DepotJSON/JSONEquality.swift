@@ -1,10 +1,9 @@
-import DepotJSON
-
 extension JSONValue {
-    /// Equality as JSON Schema defines it for `const`, `enum` and `uniqueItems`: numbers by value (`1 == 1.0 ==
+    /// Equality of JSON values, as JSON Schema defines it for `const`, `enum` and `uniqueItems` and pipelines'
+    /// predicates use it: numbers by value (`1 == 1.0 ==
     /// 1e0`), strings code point for code point (no Unicode normalisation), arrays element by element, objects
     /// by their members whatever the order (for a repeated name, the last member counts).
-    func schemaEquals(_ other: JSONValue) -> Bool {
+    public func jsonEquals(_ other: JSONValue) -> Bool {
         switch (self, other) {
         case (.null, .null):
             return true
@@ -15,12 +14,12 @@ extension JSONValue {
         case (.string(let left), .string(let right)):
             return left.utf8.elementsEqual(right.utf8)
         case (.array(let left), .array(let right)):
-            return left.count == right.count && zip(left, right).allSatisfy { $0.schemaEquals($1) }
+            return left.count == right.count && zip(left, right).allSatisfy { $0.jsonEquals($1) }
         case (.object(let left), .object(let right)):
             let leftMembers = left.effectiveMembers
             guard leftMembers.count == right.effectiveMembers.count else { return false }
             return leftMembers.allSatisfy { member in
-                right.member(named: member.key).map { member.value.schemaEquals($0) } ?? false
+                right.member(named: member.key).map { member.value.jsonEquals($0) } ?? false
             }
         default:
             return false
