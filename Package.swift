@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "DepotJSON", targets: ["DepotJSON"]),
         .library(name: "DepotCore", targets: ["DepotCore"]),
         .library(name: "DepotCache", targets: ["DepotCache"]),
+        .library(name: "DepotPipeline", targets: ["DepotPipeline"]),
         .library(name: "DepotPlatform", targets: ["DepotPlatform"]),
     ],
     dependencies: [
@@ -73,6 +74,10 @@ let package = Package(
                 "DepotJSON",
             ]
         ),
+
+        // Operators as data: pipelines (filter, select, sort, limit, removeDuplicates, throttle, debounce, delay)
+        // decoded from JSON, and run over the repository's states as value-type state machines.
+        .target(name: "DepotPipeline", dependencies: ["DepotCore", "DepotJSON"]),
 
         // The last successful item list, kept in SQLite in the state directory, so a restart has items at once.
         .target(
@@ -220,6 +225,7 @@ let package = Package(
 
         // JSONTestSuite/: nst/JSONTestSuite's parsing cases (MIT, with its LICENSE).
         .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"], resources: [.copy("JSONTestSuite")]),
+        .testTarget(name: "DepotPipelineTests", dependencies: ["DepotPipeline", "DepotCore", "DepotJSON"]),
         .testTarget(
             name: "DepotCoreTests",
             dependencies: ["DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
