@@ -72,6 +72,23 @@ struct CompactItemScannerTests {
         #expect(CompactItemScanner.items(in: Array(text.utf8), idField: "id") == nil)
     }
 
+    @Test("long strings are read 16 bytes at a time: a quote, an escape, a control or non-ASCII byte is found at any offset")
+    func longStrings() throws {
+        for length in 0...70 {
+            let plain = String(repeating: "x", count: length)
+            let text = #"[{"id":1,"note":"\#(plain)","n":2}]"#
+            #expect(CompactItemScanner.items(in: Array(text.utf8), idField: "id") == (try Self.general(text)), "length \(length)")
+            for offset in 0..<length {
+                for special in [#"\""#, "\\u0041", "é", "\u{7F}", "\t"] {
+                    var characters = Array(plain)
+                    characters.replaceSubrange(offset...offset, with: Array(special))
+                    let other = #"[{"id":1,"note":""# + String(characters) + #""}]"#
+                    #expect(CompactItemScanner.items(in: Array(other.utf8), idField: "id") == nil, "\(special) at \(offset) of \(length)")
+                }
+            }
+        }
+    }
+
     @Test("repeated ids are the collection's to refuse; the last member of the id's name is the id, as parsed")
     func idsAsParsed() throws {
         let text = #"[{"id":"first","id":"second"},{"id":7}]"#
