@@ -22,10 +22,26 @@ public enum Files {
         // A regular file never blocks, but clear the flag so reads keep their ordinary meaning.
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw SystemError("cannot read \(path)") }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(status.st_size))
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
+        // Straight into the array, one copy: as many bytes as the file has, and one more to see it end there.
+        let expected = Int(status.st_size)
+        var failed = false
+        var bytes = [UInt8](unsafeUninitializedCapacity: expected + 1) { buffer, count in
+            while count < buffer.count {
+                guard let base = buffer.baseAddress else { return }
+                let read = read(fd, base + count, buffer.count - count)
+                if read == 0 { return }
+                if read < 0 {
+                    if errno == EINTR { continue }
+                    failed = true
+                    return
+                }
+                count += read
+            }
+        }
+        guard !failed else { throw SystemError("cannot read \(path)") }
+        // The buffer filled up: the file grew while it was read. Read the rest in chunks.
+        var chunk = [UInt8](repeating: 0, count: bytes.count < expected + 1 ? 0 : 1 << 16)
+        while !chunk.isEmpty {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 {

@@ -21,7 +21,7 @@ struct FilesTests {
         #expect(try Files.readAll(path) == bytes)
     }
 
-    @Test("readAll reads a file larger than its 64 KiB chunk")
+    @Test("readAll reads a large file whole")
     func readAllLarge() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -30,6 +30,16 @@ struct FilesTests {
         TestFiles.write(path, bytes: bytes)
 
         #expect(try Files.readAll(path) == bytes)
+    }
+
+    @Test("readAll reads past the size the file had when opened (a /proc file says 0 and has more)")
+    func readAllBeyondTheStatedSize() throws {
+        var status = stat()
+        #expect(stat("/proc/self/cmdline", &status) == 0 && status.st_size == 0)
+        let bytes = try Files.readAll("/proc/self/cmdline")
+        let program = CommandLine.arguments[0]
+        #expect(bytes.count > program.utf8.count, "more than the size said")
+        #expect(bytes.starts(with: Array(program.utf8) + [0]))
     }
 
     @Test("readAll of an empty file is empty")
