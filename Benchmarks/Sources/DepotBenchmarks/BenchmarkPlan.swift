@@ -19,6 +19,8 @@ public struct BenchmarkPlan: Sendable {
     public var stalledStates: Int
     public var settle: Double
     public var startupItems: [Int]
+    /// The item sizes depotd's start-up is measured at: the 20 MB collection (200 B items) and 1 KiB items.
+    public var startupItemBytes: [Int]
     public var startupRuns: Int
     public var queueLimit: Int
     /// Item counts of the removal scenario, and the removals timed at each.
@@ -54,6 +56,7 @@ public struct BenchmarkPlan: Sendable {
         stalledStates: 10_000,
         settle: 0.5,
         startupItems: [0, 100_000],
+        startupItemBytes: [BenchCollection.smallItemBytes, BenchCollection.itemBytes],
         startupRuns: 3,
         queueLimit: 256,
         removalItems: [10_000, 100_000],
@@ -85,6 +88,7 @@ public struct BenchmarkPlan: Sendable {
         stalledStates: 300,
         settle: 0.05,
         startupItems: [0, 1000],
+        startupItemBytes: [BenchCollection.itemBytes],
         startupRuns: 1,
         queueLimit: 256,
         removalItems: [1000],

@@ -127,6 +127,8 @@ public struct StartupFigures: Codable, Sendable {
     public var loadMilliseconds: Double? = nil
     /// The same bytes (the file, or the cache's files) read into memory by the benchmark, for scale.
     public var rawReadMilliseconds: Double? = nil
+    /// depotd: the bytes of each item (results before this field: 1 KiB).
+    public var itemBytes: Int? = nil
 }
 
 /// Issue 13: a delta-mode reader's latency for optimistic removals of a large collection, alone and with

@@ -193,13 +193,18 @@ public struct BenchmarkRun {
 
     private func runStartup(collection: BenchCollection, into results: inout BenchmarkResults) throws {
         let directory = try subdirectory("startup")
-        for items in plan.startupItems {
-            for fromCache in [false, true] {
-                progress("start-up: depotd with \(items) items \(fromCache ? "cached" : "in its file"), \(plan.startupRuns) runs")
-                results.startup.append(
-                    try StartupScenario(items: items, runs: plan.startupRuns)
-                        .runDepotd(binary: depotdBinary, directory: directory, collection: collection, fromCache: fromCache)
-                )
+        for itemBytes in plan.startupItemBytes {
+            let sized =
+                itemBytes == BenchCollection.itemBytes ? collection : BenchCollection(count: plan.startupItems.max() ?? 0, itemBytes: itemBytes)
+            for items in plan.startupItems where items > 0 || itemBytes == plan.startupItemBytes[0] {
+                for fromCache in [false, true] {
+                    progress(
+                        "start-up: depotd with \(items) items of \(itemBytes) B \(fromCache ? "cached" : "in its file"), \(plan.startupRuns) runs")
+                    var figures = try StartupScenario(items: items, runs: plan.startupRuns)
+                        .runDepotd(binary: depotdBinary, directory: directory, collection: sized, fromCache: fromCache)
+                    figures.itemBytes = itemBytes
+                    results.startup.append(figures)
+                }
             }
         }
         progress("start-up: the floor and Redis")

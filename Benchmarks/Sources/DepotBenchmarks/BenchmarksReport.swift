@@ -108,11 +108,12 @@ public struct BenchmarksReport {
         for figure in results.startup where figure.system == "depotd" && figure.items >= 100_000 {
             let origin = figure.fromCache == true ? "from the cache" : "from the file"
             let raw = figure.rawReadMilliseconds.map { " (raw read of the same bytes: \(ms($0)))" } ?? ""
+            let items = "\(figure.items) items of \(bytes(figure.itemBytes ?? 1024))"
             if let first = figure.firstStateMilliseconds {
-                rows.append(row("\(figure.items) items reach the first subscriber ≤ 150 ms after start, \(origin)", ms(first) + raw, first <= 150))
+                rows.append(row("\(items) reach the first subscriber ≤ 150 ms after start, \(origin)", ms(first) + raw, first <= 150))
             }
             if let load = figure.loadMilliseconds {
-                rows.append(row("A `load` of \(figure.items) items ≤ 150 ms", ms(load) + raw, load <= 150))
+                rows.append(row("A `load` of \(items) ≤ 150 ms", ms(load) + raw, load <= 150))
             }
         }
         guard !rows.isEmpty else { return "" }
@@ -269,8 +270,9 @@ public struct BenchmarksReport {
         let redis = results.startup.first { $0.system == "Redis" }
         for figure in results.startup {
             let origin = figure.system != "depotd" ? "" : figure.fromCache == true ? " cached" : " from the file"
+            let size = figure.system == "depotd" && figure.items > 0 ? " × \(bytes(figure.itemBytes ?? 1024))" : ""
             out +=
-                "| \(figure.system) | \(figure.items)\(origin) | \(ms(figure.acceptingMilliseconds)) | \(figure.firstStateMilliseconds.map(ms) ?? "—") | "
+                "| \(figure.system) | \(figure.items)\(size)\(origin) | \(ms(figure.acceptingMilliseconds)) | \(figure.firstStateMilliseconds.map(ms) ?? "—") | "
             out += "\(figure.loadMilliseconds.map(ms) ?? "—") | \(figure.rawReadMilliseconds.map(ms) ?? "—") | "
             out +=
                 figure.system == "depotd"
