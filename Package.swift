@@ -123,6 +123,7 @@ let package = Package(
             dependencies: [
                 "DepotCore",
                 "DepotJSON",
+                "DepotPipeline",
                 "DepotRPC",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -139,6 +140,7 @@ let package = Package(
                 "DepotRPC",
                 "DepotWire",
                 "DepotJSON",
+                "DepotPipeline",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -252,7 +254,8 @@ let package = Package(
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
-                "DepotServer", "DepotClient", "DepotCore", "DepotJSON", "DepotRPC", "DepotSchema", "DepotTestSupport", "DepotWire",
+                "DepotServer", "DepotClient", "DepotCore", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema", "DepotTestSupport",
+                "DepotWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -282,7 +285,7 @@ let package = Package(
         .testTarget(
             name: "DepotWireTests",
             dependencies: [
-                "DepotWire", "DepotCore", "DepotJSON", "DepotRPC", "DepotSchema", "DepotTestSupport",
+                "DepotWire", "DepotCore", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema", "DepotTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -88,6 +88,11 @@ public struct ItemCollection: Sendable {
             items: remaining, index: ItemIndex(removing: id, at: position, from: index), jsonByteCount: jsonByteCount - removed.json.count)
     }
 
+    /// Whether `other` is this very collection (a copy of it), not merely equal: O(1).
+    public func isSameCollection(as other: ItemCollection) -> Bool {
+        index === other.index
+    }
+
     /// The id this collection lacks when it was made by `previous.removing(id:)`; nil otherwise. O(1): it compares
     /// the indexes' tokens, never the items.
     public func removedID(from previous: ItemCollection) -> String? {

@@ -16,6 +16,7 @@ struct ItemSort {
     }
 
     mutating func apply(_ input: ItemCollection) -> ItemCollection {
+        if let output = last.repeated(input) { return output }
         if let removal = last.removal(input) {
             keys[removal.id] = nil
             return removal.output

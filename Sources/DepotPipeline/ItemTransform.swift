@@ -28,6 +28,7 @@ struct ItemTransform {
 
     /// The items of `input` that pass, as the steps make them, in order.
     mutating func apply(_ input: ItemCollection) -> ItemCollection {
+        if let output = last.repeated(input) { return output }
         if let removal = last.removal(input) {
             remembered[removal.id] = nil
             return removal.output

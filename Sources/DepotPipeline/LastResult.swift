@@ -15,6 +15,12 @@ struct LastResult {
         return (id, output)
     }
 
+    /// The last output, when `input` is the very collection last given (the same state, shaped twice).
+    func repeated(_ input: ItemCollection) -> ItemCollection? {
+        guard let last, input.isSameCollection(as: last.input) else { return nil }
+        return last.output
+    }
+
     mutating func remember(_ input: ItemCollection, _ output: ItemCollection) {
         last = (input, output)
     }

@@ -44,6 +44,14 @@ public enum PipelineOperator: Sendable, Hashable {
         }
     }
 
+    /// True for the operators that shape a success state's items (filter, select, sort, limit).
+    public var shapesItems: Bool {
+        switch self {
+        case .filter, .select, .sort, .limit: true
+        default: false
+        }
+    }
+
     /// True for the operators that decide when a state goes out, rather than what it holds.
     public var isTiming: Bool {
         switch self {

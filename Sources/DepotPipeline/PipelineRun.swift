@@ -45,6 +45,13 @@ public struct PipelineRun {
         return current
     }
 
+    /// `state` with its items through the pipeline's operators that shape items, once (`state` and `get` with a
+    /// pipeline): the operators that choose which states of a stream go out, and when, do not apply to one answer.
+    public static func shapeItems(of state: PublishedState, through pipeline: Pipeline, idField: String) -> PublishedState {
+        var run = PipelineRun(Pipeline(pipeline.operators.filter(\.shapesItems)), idField: idField)
+        return run.shape(state) ?? state
+    }
+
     private mutating func run(_ now: Instant, input: [PublishedState]) -> [PublishedState] {
         var carried = input
         for index in stages.indices {

@@ -127,6 +127,7 @@ enum PipelineStage {
     /// `limit`: the first `count` items; a removal of an item outside them changes nothing.
     private static func limit(_ input: ItemCollection, _ count: Int, _ last: inout (input: ItemCollection, output: ItemCollection)?) -> ItemCollection
     {
+        if let previous = last, input.isSameCollection(as: previous.input) { return previous.output }
         if let previous = last, let id = input.removedID(from: previous.input), !previous.output.contains(id: id) {
             last = (input, previous.output)
             return previous.output

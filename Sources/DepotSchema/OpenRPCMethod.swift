@@ -145,19 +145,30 @@ public struct OpenRPCMethod: Sendable {
     /// -32601, -32602, -32603); its data, when the listed error describes data, must be present and match that
     /// schema. Paths are within the error object ("/code", "/data/seq").
     public func validateError(code: Int, data: JSONValue?) -> [SchemaViolation] {
-        if let listed = errors.first(where: { $0.code == code }) {
-            guard let schema = listed.dataSchema else { return [] }
+        let listed = errors.filter { $0.code == code }
+        if !listed.isEmpty {
+            let schemas = listed.compactMap(\.dataSchema)
             guard let data else {
+                // Data is optional when one listed error has none, and for JSON-RPC's own codes, which a server
+                // also answers from its JSON-RPC layer (a param missing, say) without any.
+                if schemas.count < listed.count || OpenRPCError.jsonRPCCodes.contains(code) { return [] }
                 return [SchemaViolation(path: "", message: "missing required member \"data\" (error \(code) of \(name) describes its data)")]
             }
-            return schema.validate(data).map { $0.nested(under: "/data") }
+            // Several errors may share a code (each its own data): the data must match one of them.
+            var first: [SchemaViolation]?
+            for schema in schemas {
+                let violations = schema.validate(data)
+                if violations.isEmpty { return [] }
+                first = first ?? violations
+            }
+            return (first ?? []).map { $0.nested(under: "/data") }
         }
         if OpenRPCError.jsonRPCCodes.contains(code) { return [] }
         let own = OpenRPCError.jsonRPCCodes.map(String.init).joined(separator: ", ")
-        let listed =
+        let expected =
             errors.isEmpty
             ? "one of JSON-RPC's own (\(own)), as \(name) lists no errors"
             : "one of \(name)'s errors (\(errors.map { String($0.code) }.joined(separator: ", "))) or JSON-RPC's own (\(own))"
-        return [SchemaViolation(path: "/code", message: "must be \(listed), found \(code)")]
+        return [SchemaViolation(path: "/code", message: "must be \(expected), found \(code)")]
     }
 }

@@ -1,5 +1,6 @@
 import DepotCore
 import DepotJSON
+import DepotPipeline
 import DepotRPC
 import DepotWire
 import Logging
@@ -82,10 +83,16 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         }
         // Read after joining the group: any state published from here on reaches this loop after this task.
         let id = fanout.makeSubscriptionID()
-        var subscription = Subscription(id: id, mode: request.mode, heartbeat: request.heartbeat.map(Self.timeAmount(seconds:)))
+        let channel = request.pipeline.flatMap { $0.isEmpty ? nil : fanout.join($0) }
+        var subscription = Subscription(
+            id: id, mode: request.mode, heartbeat: request.heartbeat.map(Self.timeAmount(seconds:)), channel: channel)
         let current: StateFrame
         var resumed = false
-        if let since = request.since {
+        if let channel {
+            // Through a pipeline: from its current state; a resume is not possible (its output is not replayed).
+            current = fanout.current
+            subscription.start(from: channel.current, resync: request.since != nil)
+        } else if let since = request.since {
             let resumption = fanout.resumption(after: since)
             current = resumption.current
             if let replay = resumption.replay {
@@ -107,6 +114,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             metadata: [
                 "subscription": "\(id)", "mode": "\(request.mode.rawValue)",
                 "since": "\(request.since.map { "\($0.epoch):\($0.seq)" } ?? "-")", "resumed": "\(resumed)",
+                "pipeline": "\(request.pipeline?.key ?? "-")",
             ])
         scheduleHeartbeats()
         return SubscriptionStart(id: id, epoch: fanout.epoch, seq: current.seq, resumed: resumed)
@@ -124,7 +132,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// Ends the connection's subscription `id`; false when this connection has none by that id.
     func unsubscribe(_ id: String) -> Bool {
         guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { return false }
-        if subscriptions.remove(at: index).isActive {
+        let removed = subscriptions.remove(at: index)
+        if let channel = removed.channel { fanout.leave(channel) }
+        if removed.isActive {
             fanout.subscriptionsEnded(1)
             perform(machine.subscriptionsChanged(by: -1))
         }
@@ -243,6 +253,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     private func leaveAllSubscriptions() {
         let active = subscriptions.filter(\.isActive).count
+        for channel in subscriptions.compactMap(\.channel) {
+            fanout.leave(channel)
+        }
         subscriptions.removeAll()
         heartbeatTimer?.cancel()
         heartbeatTimer = nil

@@ -1,5 +1,6 @@
 import DepotCore
 import DepotJSON
+import DepotPipeline
 import DepotRPC
 import DepotWire
 import NIOCore
@@ -30,11 +31,19 @@ enum DepotMethods {
         let document = ByteBuffer(bytes: ProtocolDocument.value.jsonBytes)
 
         return RPCDispatcher(methods: [
-            .handling(StateRequest.self) { _, _ throws(RPCError) in
-                .result(.encoded(fanout.current.snapshot))
+            .handling(StateRequest.self) { request, _ throws(RPCError) in
+                guard let pipeline = request.pipeline, !pipeline.isEmpty else { return .result(.encoded(fanout.current.snapshot)) }
+                let shaped = PipelineRun.shapeItems(of: fanout.current.published, through: pipeline, idField: repository.idField)
+                return .result(.encoded(StateEncoder.encode(shaped, epoch: fanout.epoch)))
             },
             .handling(GetRequest.self) { request, _ throws(RPCError) in
-                let current = fanout.current.published
+                var current = fanout.current.published
+                if let pipeline = request.pipeline, !pipeline.isEmpty {
+                    current = PipelineRun.shapeItems(of: current, through: pipeline, idField: repository.idField)
+                    if current.state.items.map({ !$0.contains(id: request.id) }) ?? false {
+                        throw .notFound("no item with id \"\(request.id)\" passes the pipeline")
+                    }
+                }
                 guard let items = current.state.items else {
                     throw .notFound("no item \"\(request.id)\": no items are loaded (the state is \(current.state.status.rawValue)); run load first")
                 }

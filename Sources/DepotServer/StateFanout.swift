@@ -1,4 +1,5 @@
 import DepotCore
+import DepotPipeline
 import DepotRPC
 import DepotWire
 import NIOCore
@@ -6,7 +7,8 @@ import Synchronization
 
 /// Receives every state the repository publishes, makes it a `StateFrame` (its delta from the previous success
 /// computed once), and hands it to the subscriber groups on each event loop. It keeps the current state for reads,
-/// and the recent states' encodings in the replay ring, for subscriptions that resume.
+/// and the recent states' encodings in the replay ring, for subscriptions that resume. It runs the pipelines
+/// subscriptions use, one `PipelineChannel` per distinct pipeline, each evaluated once per state.
 ///
 /// `stateDidChange` runs under the repository's publication lock, so states arrive here in seq order and
 /// are passed to each loop in that order.
@@ -30,6 +32,10 @@ final class StateFanout: StateObserver {
     private let onSubscribersChanged: @Sendable (Int) -> Void
     /// How many times a state was encoded in a form that holds its items (or in full when it has none).
     private let encodings = Atomic<Int>(0)
+    /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
+    /// while one is created, so a new channel starts from the current state and misses none after it.
+    private let channels = Mutex<[String: PipelineChannel]>([:])
+    private let nextChannelNumber = Atomic<Int>(1)
 
     /// - Parameters:
     ///   - eventLoops: every loop connections may live on.
@@ -82,10 +88,44 @@ final class StateFanout: StateObserver {
         for group in groups {
             group.post(frame)
         }
+        channels.withLock { channels in
+            for channel in channels.values {
+                channel.receive(state, idField: idField)
+            }
+        }
+    }
+
+    /// The channel running `pipeline`, created from the current state when no subscription uses it yet; the caller
+    /// counts as one of its subscriptions until it calls `leave(_:)`.
+    func join(_ pipeline: Pipeline) -> PipelineChannel {
+        channels.withLock { channels in
+            let channel =
+                channels[pipeline.key]
+                ?? PipelineChannel(
+                    number: nextChannelNumber.wrappingAdd(1, ordering: .relaxed).oldValue, pipeline: pipeline, published: current.published,
+                    idField: idField(), epoch: epoch, groups: groups, onEncode: { [weak self] in self?.countEncoding() })
+            channels[pipeline.key] = channel
+            channel.join()
+            return channel
+        }
+    }
+
+    /// A subscription of `channel` ended; the channel stops when it was the last.
+    func leave(_ channel: PipelineChannel) {
+        channels.withLock { channels in
+            if channel.leave() {
+                channels[channel.pipeline.key] = nil
+            }
+        }
+    }
+
+    /// The pipelines running now, for tests.
+    var channelCount: Int {
+        channels.withLock { $0.count }
     }
 
     /// The delta from the last success to `state`, when it is a success with a delta no larger than its items.
-    private static func delta(
+    static func delta(
         to state: PublishedState, from last: (seq: Int, items: ItemCollection, idField: String)?, idField: String
     ) -> (base: Int, delta: ItemDelta, idField: String)? {
         guard let items = state.state.items, let last, last.idField == idField,

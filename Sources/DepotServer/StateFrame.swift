@@ -20,6 +20,8 @@ final class StateFrame: Sendable {
     /// The seq of the last success state published before this one: what a client that holds this state has
     /// as items when it is not a success itself.
     let precedingSuccess: Int?
+    /// The pipeline channel whose output this is (`PipelineChannel.number`); 0 for the repository's own states.
+    let channel: Int
 
     private struct Encodings {
         var snapshot: ByteBuffer?
@@ -34,8 +36,9 @@ final class StateFrame: Sendable {
     /// - Parameter onEncode: called whenever a form that holds the items is encoded (for counting encodings).
     init(
         _ published: PublishedState, epoch: String, delta: (base: Int, delta: ItemDelta, idField: String)? = nil,
-        precedingSuccess: Int? = nil, onEncode: @escaping @Sendable () -> Void = {}
+        precedingSuccess: Int? = nil, channel: Int = 0, onEncode: @escaping @Sendable () -> Void = {}
     ) {
+        self.channel = channel
         self.published = published
         self.epoch = epoch
         self.delta = delta

@@ -25,6 +25,10 @@ struct Subscription {
 
     let id: String
     let mode: SubscriptionMode
+    /// The pipeline whose output this subscription sends; nil for the repository's states as they are.
+    let channel: PipelineChannel?
+    /// The frames this subscription takes: its channel's number, 0 for the repository's.
+    let channelNumber: Int
     /// Seconds without a notification after which a heartbeat is sent; nil for none.
     let heartbeat: TimeAmount?
     /// The notification prefix for this subscription when nothing was skipped.
@@ -49,9 +53,11 @@ struct Subscription {
     /// full when the deltas that led to it are dropped.
     private var unwrittenSuccess: StateFrame?
 
-    init(id: String, mode: SubscriptionMode = .snapshot, heartbeat: TimeAmount? = nil) {
+    init(id: String, mode: SubscriptionMode = .snapshot, heartbeat: TimeAmount? = nil, channel: PipelineChannel? = nil) {
         self.id = id
         self.mode = mode
+        self.channel = channel
+        self.channelNumber = channel?.number ?? 0
         self.heartbeat = heartbeat
         self.prefix = StateNotification.prefix(subscription: id)
     }
@@ -61,8 +67,10 @@ struct Subscription {
     var queuedCount: Int { queue.count }
 
     /// Starts from `current`, sent in full; `resync` marks it as the start of a resume that was not possible.
-    mutating func start(from current: StateFrame, resync: Bool) {
+    /// Without a current state (a pipeline holds it back) the first state sent is the next one it lets out.
+    mutating func start(from current: StateFrame?, resync: Bool) {
         resyncPending = resync
+        guard let current else { return }
         append(next(current, held: nil), seq: current.seq)
     }
 
@@ -102,7 +110,7 @@ struct Subscription {
     /// Queues `frame` unless it is not newer than the last one; then holds the queue to `limit` states and
     /// `byteLimit` bytes, as the type's description says.
     mutating func enqueue(_ frame: StateFrame, limit: Int, byteLimit: Int = .max) {
-        guard frame.seq > lastQueuedSeq else { return }
+        guard frame.channel == channelNumber, frame.seq > lastQueuedSeq else { return }
         append(next(frame, held: queuedSuccess), seq: frame.seq)
         guard queue.count > 1, queue.count > limit || queuedBytes > byteLimit else { return }
         switch mode {

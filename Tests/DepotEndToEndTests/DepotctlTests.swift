@@ -100,7 +100,9 @@ struct DepotctlTests {
             // Checked against the document before sending: each wrong param named, exit 64, nothing sent.
             let unknownParam = try await daemon.depotctl(["call", "get", #"{"id": 1, "colour": "red"}"#])
             #expect(unknownParam.status == 64)
-            #expect(unknownParam.standardError.contains(#"param "colour": is not a param of get (it takes id)"#), "\(unknownParam.standardError)")
+            #expect(
+                unknownParam.standardError.contains(#"param "colour": is not a param of get (it takes id, pipeline)"#),
+                "\(unknownParam.standardError)")
             let wrongType = try await daemon.depotctl(["call", "remove", #"{"id": "1", "optimistic": "yes"}"#])
             #expect(wrongType.status == 64)
             #expect(wrongType.standardError.contains(#"param "optimistic": must be a boolean, found string "yes""#), "\(wrongType.standardError)")

@@ -92,7 +92,7 @@ struct StrictJSONRPCTests {
         // structured value at all, so -32600; null is not allowed by the spec either.
         Case(
             "params by position", #"{"jsonrpc":"2.0","id":1,"method":"get","params":[1]}"#,
-            error("1", -32602, #"Invalid params: get takes params by name, not by position: send an object such as {"id": …}"#)),
+            error("1", -32602, #"Invalid params: get takes params by name, not by position: send an object such as {"id": …, "pipeline": …}"#)),
         Case("empty params array", #"{"jsonrpc":"2.0","id":1,"method":"state","params":[]}"#, result("1")),
         Case(
             "params a string", #"{"jsonrpc":"2.0","id":1,"method":"get","params":"1"}"#,
@@ -102,7 +102,7 @@ struct StrictJSONRPCTests {
             error("1", -32600, #"Invalid Request: "params" must be an object or an array, not null"#)),
         Case(
             "unknown param names", #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":1,"colour":"red","size":2}}"#,
-            error("1", -32602, #"Invalid params: unknown params "colour", "size"; get accepts id"#)),
+            error("1", -32602, #"Invalid params: unknown params "colour", "size"; get accepts id, pipeline"#)),
         Case(
             "missing required param", #"{"jsonrpc":"2.0","id":1,"method":"get","params":{}}"#, error("1", -32602, #"Invalid params: get needs "id""#)),
         Case(

@@ -38,7 +38,7 @@ struct OpenRPCDocumentTests {
         }
     }
 
-    @Test("every error a method lists has a Depot or JSON-RPC code, and its data is a State when it carries one")
+    @Test("every error a method lists has a Depot or JSON-RPC code, and its data is a State when it carries one (a pointer for a bad pipeline)")
     func errors() throws {
         let document = try depotDocument()
         let codes = Set([-32001, -32002, -32003, -32004] + OpenRPCError.jsonRPCCodes)
@@ -50,8 +50,13 @@ struct OpenRPCDocumentTests {
         #expect(try document.required("load").errors.map(\.code) == [-32001])
         #expect(try document.required("remove").errors.map(\.code) == [-32002, -32003])
         #expect(try document.required("remove").errors.allSatisfy { $0.dataSchema != nil })
-        #expect(try document.required("get").errors.map(\.code) == [-32003])
-        #expect(try document.required("get").errors.allSatisfy { $0.dataSchema == nil })
+        #expect(try document.required("get").errors.map(\.code) == [-32003, -32602])
+        #expect(try document.required("get").errors.first?.dataSchema == nil)
+        for method in ["subscribe", "state", "get"] {
+            let invalidPipeline = try #require(try document.required(method).errors.first { $0.code == -32602 })
+            #expect(invalidPipeline.dataSchema?.validate("/pipeline/1/where/field") == [])
+            #expect(invalidPipeline.dataSchema?.validate("/mode") != [])
+        }
     }
 
     // MARK: What the checks catch
@@ -146,6 +151,7 @@ struct OpenRPCDocumentTests {
                 #"{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"x","data":{"seq":3,"epoch":"e1","status":"failure","error":{"code":-32001,"message":"x"}}}}"#
             ),
             ("get", #"{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"Invalid params"}}"#),
+            ("get", #"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid params","data":"/pipeline/0/op"}}"#),
             ("nosuch", #"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#),
             ("unsubscribe", #"{"jsonrpc":"2.0","id":1.5,"result":false}"#),
         ]

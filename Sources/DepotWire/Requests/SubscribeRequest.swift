@@ -1,15 +1,17 @@
 public import DepotJSON
+public import DepotPipeline
 public import DepotRPC
 
 /// `subscribe`: answers `{"subscription", "epoch", "seq", "resumed"}`; then `stateChanged` notifications carry the
 /// State `seq` names and every later one. With `since`, it resumes after the state the client holds when the
 /// daemon still has what came since (`resumed` true), and otherwise starts from the current state, marked
 /// `"resync": true`. In `delta` mode success states carry a `delta` instead of their items when they can;
-/// `heartbeat` asks for a `heartbeat` notification after that many idle seconds. limitExceeded (-32004) when
-/// the connection holds the most subscriptions it may.
+/// `heartbeat` asks for a `heartbeat` notification after that many idle seconds. With `pipeline`, notifications carry
+/// the states through it (`seq` stays the repository's, so states it holds back leave gaps; `skipped` counts only
+/// states lost to a lagging reader). limitExceeded (-32004) when the connection holds the most subscriptions it may.
 public struct SubscribeRequest: DepotRequest {
     public static let method = "subscribe"
-    public static let paramNames = ["mode", "since", "heartbeat"]
+    public static let paramNames = ["mode", "since", "heartbeat", "pipeline"]
 
     /// The shortest and longest heartbeat interval accepted, in seconds.
     public static let heartbeatRange = 0.1...3600.0
@@ -20,15 +22,19 @@ public struct SubscribeRequest: DepotRequest {
     public var since: ResumePoint?
     /// Seconds without a notification after which the daemon sends a heartbeat; nil for none.
     public var heartbeat: Double?
+    /// The operators the states go through; nil for none.
+    public var pipeline: Pipeline?
 
-    public init(mode: SubscriptionMode = .snapshot, since: ResumePoint? = nil, heartbeat: Double? = nil) {
+    public init(mode: SubscriptionMode = .snapshot, since: ResumePoint? = nil, heartbeat: Double? = nil, pipeline: Pipeline? = nil) {
         self.mode = mode
         self.since = since
         self.heartbeat = heartbeat
+        self.pipeline = pipeline
     }
 
     public init(params: Params) throws(RPCError) {
         mode = try params.choice("mode", of: SubscriptionMode.self) ?? .snapshot
+        pipeline = try params.pipeline()
         if let value = params.members["since"] {
             do {
                 since = try ResumePoint(decoding: value)
@@ -52,6 +58,7 @@ public struct SubscribeRequest: DepotRequest {
         if mode != .snapshot { params["mode"] = .string(mode.rawValue) }
         if let since { params["since"] = since.json }
         if let heartbeat, let number = JSONNumber(literal: heartbeat.formatted) { params["heartbeat"] = .number(number) }
+        if let pipeline { params["pipeline"] = pipeline.json }
         return params.isEmpty ? nil : params
     }
 

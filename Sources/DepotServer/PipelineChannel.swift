@@ -1,0 +1,144 @@
+import DepotCore
+import DepotPipeline
+import NIOCore
+import Synchronization
+
+/// One pipeline running for all the subscriptions that use it (equal pipelines share one channel): each published
+/// state is evaluated once, and what comes out is posted, as `StateFrame`s encoded at most once each, to every
+/// event loop's subscriber group, tagged with the channel's number so that only its subscriptions take it.
+///
+/// States come in seq order from the fan-out; a timing operator's timer lets states out later, from an event loop.
+/// Both run under the channel's lock, which is also held while posting, so frames leave in the order the
+/// pipeline gives them. Deltas are computed on the pipeline's output: from the last success it let out.
+final class PipelineChannel: Sendable {
+    /// Tags the channel's frames; 0 is the repository's own states.
+    let number: Int
+    let pipeline: Pipeline
+    private let epoch: String
+    private let groups: [SubscriberGroup]
+    private let onEncode: @Sendable () -> Void
+
+    private struct Running {
+        var run: PipelineRun
+        var idField: String
+        /// The current state as the pipeline shapes it: what a subscription that starts now is sent first; nil
+        /// when `statuses` holds it back.
+        var current: StateFrame?
+        var lastReceivedSeq = -1
+        /// The last success the pipeline let out, the base of the next one's delta.
+        var lastSuccess: (seq: Int, items: ItemCollection, idField: String)?
+        var timer: Scheduled<Void>?
+        var subscribers = 0
+    }
+
+    private let running: Mutex<Running>
+
+    /// A channel whose first state is `published` (the repository's current one).
+    init(
+        number: Int, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String, groups: [SubscriberGroup],
+        onEncode: @escaping @Sendable () -> Void
+    ) {
+        self.number = number
+        self.pipeline = pipeline
+        self.epoch = epoch
+        self.groups = groups
+        self.onEncode = onEncode
+        var run = PipelineRun(pipeline, idField: idField)
+        let shaped = run.shape(published)
+        // The stages that remember (removeDuplicates, throttle) count the first state as sent: every subscription
+        // starts with it.
+        _ = run.receive(published, at: .now)
+        var state = Running(run: run, idField: idField)
+        state.lastReceivedSeq = published.seq
+        if let shaped {
+            state.current = StateFrame(shaped, epoch: epoch, channel: number, onEncode: onEncode)
+            if let items = shaped.state.items { state.lastSuccess = (shaped.seq, items, idField) }
+        }
+        running = Mutex(state)
+    }
+
+    /// The current state through the pipeline, for a subscription that starts now; nil when it holds it back.
+    var current: StateFrame? {
+        running.withLock { $0.current }
+    }
+
+    /// Counts a subscription in; the fan-out's registry holds its lock around this and `leave`.
+    func join() {
+        running.withLock { $0.subscribers += 1 }
+    }
+
+    /// Counts a subscription out; true when none is left (the registry then drops the channel).
+    func leave() -> Bool {
+        running.withLock { running in
+            running.subscribers -= 1
+            guard running.subscribers <= 0 else { return false }
+            running.timer?.cancel()
+            running.timer = nil
+            return true
+        }
+    }
+
+    /// A state the repository published (in seq order; one seen already is ignored).
+    func receive(_ published: PublishedState, idField: String) {
+        running.withLock { running in
+            guard published.seq > running.lastReceivedSeq else { return }
+            running.lastReceivedSeq = published.seq
+            if idField != running.idField {
+                // The id field changed (a reload): select keeps the new one; the stages start over.
+                running.run = PipelineRun(pipeline, idField: idField)
+                running.idField = idField
+                running.lastSuccess = nil
+            }
+            var currentFrame: StateFrame?
+            for state in running.run.receive(published, at: .now) {
+                let frame = makeFrame(state, &running)
+                // Let out at once, it is the current state as the pipeline shapes it.
+                if state.seq == published.seq { currentFrame = frame }
+                post(frame)
+            }
+            running.current =
+                currentFrame ?? running.run.shape(published).map { StateFrame($0, epoch: epoch, channel: number, onEncode: onEncode) }
+            armTimer(&running)
+        }
+    }
+
+    /// The timer: lets out what is due, and arms for the next.
+    private func timerFired() {
+        running.withLock { running in
+            running.timer = nil
+            for state in running.run.advance(to: .now) {
+                post(makeFrame(state, &running))
+            }
+            armTimer(&running)
+        }
+    }
+
+    private func armTimer(_ running: inout Running) {
+        running.timer?.cancel()
+        running.timer = nil
+        guard let deadline = running.run.deadline, let loop = groups.first?.eventLoop else { return }
+        let wait = ContinuousClock.now.duration(to: deadline)
+        let (seconds, attoseconds) = wait.components
+        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        running.timer = loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
+            self?.timerFired()
+        }
+    }
+
+    /// The frame for a state the pipeline let out, with its delta from the last success it let out.
+    private func makeFrame(_ state: PublishedState, _ running: inout Running) -> StateFrame {
+        let frame = StateFrame(
+            state, epoch: epoch, delta: StateFanout.delta(to: state, from: running.lastSuccess, idField: running.idField),
+            precedingSuccess: running.lastSuccess?.seq, channel: number, onEncode: onEncode)
+        if let items = state.state.items {
+            running.lastSuccess = (state.seq, items, running.idField)
+        }
+        return frame
+    }
+
+    private func post(_ frame: StateFrame) {
+        for group in groups {
+            group.post(frame)
+        }
+    }
+}

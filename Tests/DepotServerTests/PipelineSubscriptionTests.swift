@@ -1,0 +1,172 @@
+import DepotClient
+import DepotCore
+import DepotJSON
+import DepotPipeline
+import DepotRPC
+import DepotTestSupport
+import DepotWire
+import Foundation
+import Testing
+
+@testable import DepotServer
+
+/// Items of several types, so that filters keep some and drop others.
+private func pokemon() -> [JSONValue] {
+    let types = ["fire", "water", "grass"]
+    return (1...12).map { number in
+        [
+            "id": .number(JSONNumber(number)), "name": .string("p\(number)"), "type": .string(types[number % 3]),
+            "hp": .number(JSONNumber(number * 10)), "stats": ["speed": .number(JSONNumber(100 - number))],
+        ]
+    }
+}
+
+private func decoded(_ text: String) throws -> Pipeline {
+    try Pipeline(decoding: try JSONParser.parse(Array(text.utf8)))
+}
+
+/// What `pipeline` makes of `items` (a success state), computed here by the pipeline module alone.
+private func expected(_ pipeline: Pipeline, _ items: [JSONValue]) throws -> [JSONValue] {
+    let collection = try ItemCollection(values: items, idField: "id")
+    var run = PipelineRun(pipeline, idField: "id")
+    let shaped = run.shape(PublishedState(seq: 1, state: .success(collection, .source(at: .now))))
+    return try (shaped?.state.items?.items ?? []).map { try $0.value }
+}
+
+@Suite("Server: subscriptions through pipelines")
+struct PipelineSubscriptionTests {
+    static let fire = #"[{"op":"filter","where":{"field":"/type","eq":"fire"}},{"op":"select","fields":["/name"]}]"#
+    static let strong = #"[{"op":"filter","where":{"field":"/hp","ge":60}},{"op":"sort","by":"/stats/speed"},{"op":"limit","count":3}]"#
+
+    @Test("two subscribers with different pipelines each see exactly their view, through loads, removals and a wipe")
+    func twoViews() async throws {
+        try await withServer(source: TestSource(items: pokemon())) { server in
+            let pipelines = [try decoded(Self.fire), try decoded(Self.strong)]
+            var mirrors: [CollectionMirror] = [CollectionMirror(), CollectionMirror()]
+            var subscriptions: [DepotSubscription] = []
+            for (index, pipeline) in pipelines.enumerated() {
+                let mode: SubscriptionMode = index == 0 ? .snapshot : .delta
+                subscriptions.append(try await server.connect().subscribe(SubscribeRequest(mode: mode, pipeline: pipeline)))
+            }
+            let control = try await server.connect()
+            var random = SplitMix64(seed: 14)
+            var items = pokemon()
+            var lastSeq = try #require(try await control.call("load")["seq"]?.numberValue?.intValue)
+            for step in 0..<12 {
+                if step % 4 == 3 {
+                    // A load where the source changed: one item edited, one added.
+                    items[0] = ["id": 1, "name": "p1", "type": "fire", "hp": .number(JSONNumber(70 + step)), "stats": ["speed": 1]]
+                    items.append(["id": .number(JSONNumber(100 + step)), "name": "new", "type": "fire", "hp": 90, "stats": ["speed": 0]])
+                    server.source.items = items
+                    lastSeq = try #require(try await control.call("load")["seq"]?.numberValue?.intValue)
+                } else {
+                    let victim = try #require(items.randomElement(using: &random))
+                    items.removeAll { $0["id"] == victim["id"] }
+                    let answer = try await control.call(
+                        "remove", params: ["id": .string(victim["id"]?.numberValue?.literal ?? ""), "optimistic": true])
+                    lastSeq = try #require(answer["seq"]?.numberValue?.intValue)
+                }
+                for index in mirrors.indices {
+                    // Every state is a success or loading here, and each pipeline lets every one through.
+                    for await change in subscriptions[index] {
+                        try mirrors[index].apply(change)
+                        if change.seq == lastSeq { break }
+                    }
+                    #expect(mirrors[index].status == "success")
+                    #expect(mirrors[index].items == (try expected(pipelines[index], items)), "pipeline \(index) after step \(step)")
+                }
+            }
+            // A wipe: idle passes both pipelines.
+            _ = try await control.call("wipe")
+            for index in mirrors.indices {
+                for await change in subscriptions[index] {
+                    try mirrors[index].apply(change)
+                    if change.seq == lastSeq + 1 { break }
+                }
+                #expect(mirrors[index].status == "idle")
+            }
+        }
+    }
+
+    @Test("subscribers with equal pipelines share one evaluation and one encoding per state; the last to leave stops it")
+    func shared() async throws {
+        try await withServer(source: TestSource(items: pokemon())) { server in
+            var connections: [DepotConnection] = []
+            var subscriptions: [DepotSubscription] = []
+            for index in 0..<6 {
+                let connection = try await server.connect()
+                // Written two ways: the canonical form makes them one pipeline.
+                let text = index % 2 == 0 ? Self.fire : #"[{"where":{"eq":"fire","field":"/type"},"op":"filter"},{"fields":["/name"],"op":"select"}]"#
+                subscriptions.append(try await connection.subscribe(SubscribeRequest(pipeline: try decoded(text))))
+                connections.append(connection)
+            }
+            #expect(server.server.fanout.channelCount == 1)
+            let before = server.server.fanout.encodingCount
+            _ = try await connections[0].call("load")
+            for subscription in subscriptions {
+                let changes = try await subscription.collect(untilSeq: 2)
+                #expect(changes.last?.state["items"]?.arrayValue?.count == 4)
+            }
+            // The repository's stream: the idle and loading states retired into the replay ring, and the success the
+            // load answers. The pipeline's: its loading and success, once each for the six subscribers.
+            #expect(server.server.fanout.encodingCount - before == 3 + 2)
+            for (connection, subscription) in zip(connections, subscriptions) {
+                #expect(try await connection.unsubscribe(subscription.id))
+            }
+            #expect(server.server.fanout.channelCount == 0)
+        }
+    }
+
+    @Test("an invalid pipeline is refused with the operator's index and a pointer into the params; nothing is subscribed")
+    func refused() async throws {
+        try await withServer { server in
+            let connection = try await server.connectLines()
+            try await connection.send(
+                #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"pipeline":[{"op":"limit","count":1},{"op":"filter","where":{"field":"type","eq":1}}]}}"#
+            )
+            var lines = connection.lines.makeAsyncIterator()
+            let answer = try await connection.nextMessage(&lines)
+            #expect(answer["error"]?["code"] == -32602)
+            let message = answer["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("operator 1 at /1/where/field"), "\(message)")
+            #expect(message.contains("\"type\" is not a JSON Pointer"), "\(message)")
+            #expect(answer["error"]?["data"] == "/pipeline/1/where/field")
+            #expect(server.server.fanout.channelCount == 0)
+            #expect(server.server.fanout.subscriberCount == 0)
+        }
+    }
+
+    @Test("a pipeline whose statuses hold the current state back sends nothing until a state passes; seq stays the repository's")
+    func statusesGate() async throws {
+        try await withServer(source: TestSource(items: pokemon())) { server in
+            let subscription = try await server.connect().subscribe(
+                SubscribeRequest(pipeline: try decoded(#"[{"op":"statuses","in":["failure"]}]"#)))
+            #expect(subscription.subscribed.seq == 0)
+            let control = try await server.connect()
+            _ = try await control.call("load")
+            server.source.failNextFetch()
+            _ = try? await control.call("load")
+            var iterator = subscription.makeAsyncIterator()
+            let first = try #require(await iterator.next())
+            #expect(first.status == "failure")
+            #expect(first.seq == 4, "idle, loading, success and loading were held back: a gap in seq, not a loss")
+            #expect(first.skipped == 0)
+        }
+    }
+
+    @Test("state and get answer through a pipeline's item operators once")
+    func readsThroughAPipeline() async throws {
+        try await withServer(source: TestSource(items: pokemon())) { server in
+            let control = try await server.connect()
+            _ = try await control.call("load")
+            let pipeline = try decoded(
+                #"[{"op":"statuses","in":["failure"]},{"op":"filter","where":{"field":"/type","eq":"fire"}},{"op":"select","fields":["/name"]}]"#)
+            let state = try await control.call(StateRequest(pipeline: pipeline))
+            #expect(state.status == .success, "statuses does not apply to one answer")
+            #expect(state.items?.count == 4)
+            #expect(state.items?.first == ["id": 3, "name": "p3"])
+            #expect(try await control.call(GetRequest(id: "6", pipeline: pipeline)) == ["id": 6, "name": "p6"])
+            await #expect(throws: DepotClientError.self) { try await control.call(GetRequest(id: "1", pipeline: pipeline)) }
+        }
+    }
+}
