@@ -77,7 +77,10 @@ let package = Package(
 
         // Operators as data: pipelines (filter, select, sort, limit, removeDuplicates, throttle, debounce, delay)
         // decoded from JSON, and run over the repository's states as value-type state machines.
-        .target(name: "DepotPipeline", dependencies: ["DepotCore", "DepotJSON"]),
+        .target(
+            name: "DepotPipeline",
+            dependencies: ["DepotCore", "DepotJSON", "DepotPlatform", .product(name: "Logging", package: "swift-log")]
+        ),
 
         // The last successful item list, kept in SQLite in the state directory, so a restart has items at once.
         .target(
@@ -175,6 +178,7 @@ let package = Package(
                 "DepotSources",
                 "DepotHTTPSource",
                 "DepotCache",
+                "DepotPipeline",
                 "DepotRPC",
                 "DepotWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -227,7 +231,10 @@ let package = Package(
 
         // JSONTestSuite/: nst/JSONTestSuite's parsing cases (MIT, with its LICENSE).
         .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"], resources: [.copy("JSONTestSuite")]),
-        .testTarget(name: "DepotPipelineTests", dependencies: ["DepotPipeline", "DepotCore", "DepotJSON"]),
+        .testTarget(
+            name: "DepotPipelineTests",
+            dependencies: ["DepotPipeline", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "DepotCoreTests",
             dependencies: ["DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
@@ -314,8 +321,8 @@ let package = Package(
         .testTarget(
             name: "DepotEndToEndTests",
             dependencies: [
-                "depotd", "depotctl", "depot-cache-writer", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPlatform",
-                "DepotSchema", "DepotTestSupport", "DepotWire",
+                "depotd", "depotctl", "depot-cache-writer", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPipeline",
+                "DepotPlatform", "DepotSchema", "DepotTestSupport", "DepotWire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -29,7 +29,7 @@ public struct CollectionMirror: Sendable {
     /// Applies one notification; throws when it does not fit what the mirror holds (a delta for another base,
     /// a `count` that does not match, a seq that goes back).
     public mutating func apply(_ change: StateChange) throws(Mismatch) {
-        guard change.heartbeat == nil else { return }
+        guard change.heartbeat == nil, change.ended == nil else { return }
         let decoded: WireState
         let delta: WireDelta?
         do {
@@ -38,7 +38,9 @@ public struct CollectionMirror: Sendable {
         } catch {
             throw Mismatch(description: "the notification is not what the protocol describes: \(error)")
         }
-        if let state, !change.resync, state.epoch == decoded.epoch, decoded.seq <= state.seq {
+        // A resync, or a changed pipeline, replaces what the mirror holds (a pipeline change repeats the seq).
+        let startsOver = change.resync || change.pipelineChanged
+        if let state, !startsOver, state.epoch == decoded.epoch, decoded.seq <= state.seq {
             throw Mismatch(description: "seq \(decoded.seq) does not follow \(state.seq)")
         }
         if decoded.status == .success {
@@ -61,7 +63,7 @@ public struct CollectionMirror: Sendable {
                 throw Mismatch(description: "the state has \(count) items, the mirror \(items.count) after applying")
             }
             successSeq = decoded.seq
-        } else if change.resync {
+        } else if startsOver {
             // A fresh start that is not a success: nothing the mirror held is known to be current.
             items = []
             successSeq = nil

@@ -131,7 +131,12 @@ private final class AnswerRouter: Sendable {
     func route(_ line: [UInt8]) {
         guard let message = try? JSONParser.parse(line), case .object(let object) = message else { return }
         if let change = StateChange(notification: message) {
-            routes.withLock { $0.subscriptions[change.subscription] }?.yield(change)
+            // subscriptionEnded is the last of its subscription: its stream ends after it.
+            let stream = routes.withLock { routes in
+                change.ended == nil ? routes.subscriptions[change.subscription] : routes.subscriptions.removeValue(forKey: change.subscription)
+            }
+            stream?.yield(change)
+            if change.ended != nil { stream?.finish() }
             return
         }
         guard let id = object["id"]?.numberValue?.intValue else { return }

@@ -1,6 +1,7 @@
 import DepotCache
 import DepotCore
 import DepotHTTPSource
+import DepotPipeline
 import DepotPlatform
 import DepotServer
 import DepotSources
@@ -94,6 +95,8 @@ public struct Daemon: Sendable {
             ),
             repository: repository,
             logger: logger,
+            pipelines: PipelineLibrary(
+                storeDirectory: settings.pipelinesDirectory, configuredDirectory: settings.configuredPipelinesDirectory, logger: logger),
             onListening: { readiness.listening() },
             onSubscribersChanged: { status.subscribersChanged(to: $0) }
         )

@@ -32,6 +32,13 @@ public struct DaemonSettings: Sendable, Equatable {
     public var cacheEnabled = true
     /// The on-disk cache: cache.sqlite in the state directory.
     public var cachePath: String { stateDirectory + "/cache.sqlite" }
+    /// Where `pipelines.put` stores named pipelines: `pipelines/` in the state directory.
+    public var pipelinesDirectory: String { stateDirectory + "/pipelines" }
+    /// Where an administrator's read-only named pipelines are: `pipelines/` beside the configuration file; nil
+    /// without one.
+    public var configuredPipelinesDirectory: String? {
+        configFile.map { Directories.parent(of: $0) + "/pipelines" }
+    }
     /// How an `http(s)://` source is used: items path, delete URL, headers, timeouts and limits. Resolved (to
     /// the defaults) whatever the source, and used only by an HTTP one.
     public var http = HTTPSourceOptions()

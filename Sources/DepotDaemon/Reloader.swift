@@ -1,4 +1,5 @@
 import DepotCore
+import DepotPipeline
 import DepotPlatform
 import DepotServer
 import DepotSources
@@ -10,7 +11,8 @@ import UnixSignals
 
 /// Reloads the configuration on SIGHUP (`systemctl reload depotd`): tells systemd RELOADING=1, reads the
 /// settings again, applies what can change while running — the log level, the limits, and the source (a new
-/// source, or id field, is loaded at once) — and tells systemd READY=1. Settings that cannot change live (the
+/// source, or id field, is loaded at once) and the configured named pipelines (their subscriptions switch to what
+/// they are now, or end) — and tells systemd READY=1. Settings that cannot change live (the
 /// socket) are reported and kept. An invalid configuration changes nothing: the old one keeps running, the
 /// journal says why, and so does the status line until a reload succeeds.
 final class Reloader: Service {
@@ -95,6 +97,11 @@ final class Reloader: Service {
         if let source {
             logger.info("the source changed to \(source.description); loading it")
             repository.replaceSource(source, idField: new.idField)
+        }
+        let changed = server.pipelines.reloadConfigured()
+        if !changed.isEmpty {
+            logger.info("configured pipelines changed: \(changed.keys.sorted().joined(separator: ", "))")
+            server.namedPipelinesChanged(changed.keys)
         }
     }
 }

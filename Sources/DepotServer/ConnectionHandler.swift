@@ -77,13 +77,24 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             )
         }
         guard let context else { throw .internalError("the connection is closing") }
+        var channel: PipelineChannel?
+        switch request.pipeline {
+        case .operators(let pipeline)? where !pipeline.isEmpty:
+            channel = fanout.join(.operators(pipeline))
+        case .named(let name)?:
+            guard let named = fanout.join(.named(name)) else {
+                throw .notFound("no pipeline is called \"\(name)\"; pipelines.list names those there are")
+            }
+            channel = named
+        default:
+            break
+        }
         if !isInSubscriberGroup {
             fanout.group(for: context.eventLoop).add(self)
             isInSubscriberGroup = true
         }
         // Read after joining the group: any state published from here on reaches this loop after this task.
         let id = fanout.makeSubscriptionID()
-        let channel = request.pipeline.flatMap { $0.isEmpty ? nil : fanout.join($0) }
         var subscription = Subscription(
             id: id, mode: request.mode, heartbeat: request.heartbeat.map(Self.timeAmount(seconds:)), channel: channel)
         let current: StateFrame
@@ -114,7 +125,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             metadata: [
                 "subscription": "\(id)", "mode": "\(request.mode.rawValue)",
                 "since": "\(request.since.map { "\($0.epoch):\($0.seq)" } ?? "-")", "resumed": "\(resumed)",
-                "pipeline": "\(request.pipeline?.key ?? "-")",
+                "pipeline": "\(request.pipeline.map { $0.json.jsonText } ?? "-")",
             ])
         scheduleHeartbeats()
         return SubscriptionStart(id: id, epoch: fanout.epoch, seq: current.seq, resumed: resumed)
@@ -132,6 +143,13 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// Ends the connection's subscription `id`; false when this connection has none by that id.
     func unsubscribe(_ id: String) -> Bool {
         guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { return false }
+        removeSubscription(at: index)
+        logger.info("unsubscribed", metadata: ["subscription": "\(id)"])
+        return true
+    }
+
+    /// Drops the subscription at `index`, and the group when it was the connection's last.
+    private func removeSubscription(at index: Int) {
         let removed = subscriptions.remove(at: index)
         if let channel = removed.channel { fanout.leave(channel) }
         if removed.isActive {
@@ -139,8 +157,15 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             perform(machine.subscriptionsChanged(by: -1))
         }
         leaveSubscriberGroupIfIdle()
-        logger.info("unsubscribed", metadata: ["subscription": "\(id)"])
-        return true
+    }
+
+    /// Called by the subscriber group, on this loop: the pipeline channel `number` ended (its named pipeline was
+    /// deleted). Its subscriptions write what they have queued, then `subscriptionEnded`, and are gone.
+    func channelEnded(_ number: Int, reason: String) {
+        for index in subscriptions.indices where subscriptions[index].channelNumber == number {
+            subscriptions[index].endReason = reason
+        }
+        drainQueues()
     }
 
     /// Starts writing the states of subscriptions whose answer has been written.
@@ -202,6 +227,13 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                     }
                     context.write(wrapOutboundOut(StateNotification.suffix), promise: nil)
                     wrote = true
+                } else if let reason = subscriptions[index].endReason {
+                    let ended = SubscriptionEnded(subscription: subscriptions[index].id, reason: reason)
+                    context.write(wrapOutboundOut(ended.line(allocator: context.channel.allocator)), promise: nil)
+                    wrote = true
+                    logger.info("subscription ended", metadata: ["subscription": "\(ended.subscription)", "reason": "\(reason)"])
+                    removeSubscription(at: index)
+                    continue
                 }
                 if index < subscriptions.count, !subscriptions[index].hasQueuedStates {
                     index += 1

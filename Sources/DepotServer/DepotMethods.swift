@@ -27,18 +27,36 @@ enum DepotMethods {
                 })
         }
 
+        /// The pipeline a `state` or `get` answers through; nil for none. notFound for an unknown name.
+        @Sendable func pipeline(_ reference: PipelineReference?) throws(RPCError) -> Pipeline? {
+            switch reference {
+            case nil: return nil
+            case .operators(let pipeline)?: return pipeline.isEmpty ? nil : pipeline
+            case .named(let name)?:
+                guard let entry = fanout.library.entry(name) else {
+                    throw .pipelineLibrary(.notFound(name: name))
+                }
+                return entry.named.pipeline
+            }
+        }
+
+        /// A named pipeline's answer to `pipelines.get` and `pipelines.list`.
+        @Sendable func stored(_ entry: PipelineLibrary.Entry) -> JSONValue {
+            StoredPipeline(named: entry.named, readOnly: entry.isReadOnly).json
+        }
+
         // The document, compact (an answer is one line), encoded once.
         let document = ByteBuffer(bytes: ProtocolDocument.value.jsonBytes)
 
         return RPCDispatcher(methods: [
             .handling(StateRequest.self) { request, _ throws(RPCError) in
-                guard let pipeline = request.pipeline, !pipeline.isEmpty else { return .result(.encoded(fanout.current.snapshot)) }
+                guard let pipeline = try pipeline(request.pipeline) else { return .result(.encoded(fanout.current.snapshot)) }
                 let shaped = PipelineRun.shapeItems(of: fanout.current.published, through: pipeline, idField: repository.idField)
                 return .result(.encoded(StateEncoder.encode(shaped, epoch: fanout.epoch)))
             },
             .handling(GetRequest.self) { request, _ throws(RPCError) in
                 var current = fanout.current.published
-                if let pipeline = request.pipeline, !pipeline.isEmpty {
+                if let pipeline = try pipeline(request.pipeline) {
                     current = PipelineRun.shapeItems(of: current, through: pipeline, idField: repository.idField)
                     if current.state.items.map({ !$0.contains(id: request.id) }) ?? false {
                         throw .notFound("no item with id \"\(request.id)\" passes the pipeline")
@@ -74,6 +92,34 @@ enum DepotMethods {
             },
             .handling(DiscoverRequest.self) { _, _ throws(RPCError) in
                 .result(.encoded(document))
+            },
+            .handling(PipelinesPutRequest.self) { request, connection throws(RPCError) in
+                connection.noteMutation(PipelinesPutRequest.method, request.named.name)
+                let created: Bool
+                do throws(PipelineLibraryError) {
+                    created = try fanout.library.put(request.named)
+                } catch {
+                    throw .pipelineLibrary(error)
+                }
+                fanout.namedPipelineChanged(request.named.name)
+                return .result(.value(["name": .string(request.named.name), "created": .bool(created)]))
+            },
+            .handling(PipelinesGetRequest.self) { request, _ throws(RPCError) in
+                guard let entry = fanout.library.entry(request.name) else { throw .pipelineLibrary(.notFound(name: request.name)) }
+                return .result(.value(stored(entry)))
+            },
+            .handling(PipelinesListRequest.self) { _, _ throws(RPCError) in
+                .result(.value(.array(fanout.library.list().map(stored))))
+            },
+            .handling(PipelinesDeleteRequest.self) { request, connection throws(RPCError) in
+                connection.noteMutation(PipelinesDeleteRequest.method, request.name)
+                do throws(PipelineLibraryError) {
+                    try fanout.library.delete(request.name)
+                } catch {
+                    throw .pipelineLibrary(error)
+                }
+                fanout.namedPipelineChanged(request.name)
+                return .result(.value(true))
             },
         ])
     }

@@ -1,4 +1,5 @@
 public import DepotCore
+public import DepotPipeline
 import DepotRPC
 public import Logging
 import NIOCore
@@ -29,6 +30,7 @@ public final class DepotServer: Service {
         repository: Repository,
         eventLoopGroup: MultiThreadedEventLoopGroup = .singleton,
         logger: Logger,
+        pipelines: PipelineLibrary? = nil,
         onListening: @escaping @Sendable () -> Void = {},
         onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
@@ -40,9 +42,21 @@ public final class DepotServer: Service {
         self.limits = LiveLimits(configuration.limits)
         self.fanout = StateFanout(
             eventLoops: Array(eventLoopGroup.makeIterator()), epoch: repository.epoch, limits: limits,
-            idField: { [repository] in repository.idField }, onSubscribersChanged: onSubscribersChanged)
+            idField: { [repository] in repository.idField },
+            library: pipelines ?? PipelineLibrary(storeDirectory: nil, logger: logger), onSubscribersChanged: onSubscribersChanged)
         self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
         repository.addObserver(fanout)
+    }
+
+    /// The named pipelines the daemon keeps.
+    public var pipelines: PipelineLibrary { fanout.library }
+
+    /// The named pipelines `names` changed outside the socket (a reload read the configured ones again): their
+    /// subscriptions switch to what they are now, or end.
+    public func namedPipelinesChanged(_ names: some Sequence<String>) {
+        for name in names {
+            fanout.namedPipelineChanged(name)
+        }
     }
 
     /// The names of the methods this server answers.

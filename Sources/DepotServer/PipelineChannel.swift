@@ -13,7 +13,8 @@ import Synchronization
 final class PipelineChannel: Sendable {
     /// Tags the channel's frames; 0 is the repository's own states.
     let number: Int
-    let pipeline: Pipeline
+    /// What the registry knows it by: the pipeline's canonical JSON, or `name:NAME` for a named one.
+    let key: String
     private let epoch: String
     private let groups: [SubscriberGroup]
     private let onEncode: @Sendable () -> Void
@@ -21,6 +22,11 @@ final class PipelineChannel: Sendable {
     private struct Running {
         var run: PipelineRun
         var idField: String
+        /// The last state the repository published, which a changed pipeline starts from.
+        var lastPublished: PublishedState
+        /// How many times the pipeline was changed; a subscription takes a frame of a newer generation whatever
+        /// its seq, and tells its client `pipelineChanged`.
+        var generation = 0
         /// The current state as the pipeline shapes it: what a subscription that starts now is sent first; nil
         /// when `statuses` holds it back.
         var current: StateFrame?
@@ -35,31 +41,67 @@ final class PipelineChannel: Sendable {
 
     /// A channel whose first state is `published` (the repository's current one).
     init(
-        number: Int, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String, groups: [SubscriberGroup],
-        onEncode: @escaping @Sendable () -> Void
+        number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
+        groups: [SubscriberGroup], onEncode: @escaping @Sendable () -> Void
     ) {
         self.number = number
-        self.pipeline = pipeline
+        self.key = key
         self.epoch = epoch
         self.groups = groups
         self.onEncode = onEncode
-        var run = PipelineRun(pipeline, idField: idField)
-        let shaped = run.shape(published)
-        // The stages that remember (removeDuplicates, throttle) count the first state as sent: every subscription
-        // starts with it.
-        _ = run.receive(published, at: .now)
-        var state = Running(run: run, idField: idField)
+        var state = Running(run: PipelineRun(pipeline, idField: idField), idField: idField, lastPublished: published)
         state.lastReceivedSeq = published.seq
-        if let shaped {
-            state.current = StateFrame(shaped, epoch: epoch, channel: number, onEncode: onEncode)
-            if let items = shaped.state.items { state.lastSuccess = (shaped.seq, items, idField) }
-        }
         running = Mutex(state)
+        running.withLock { start(from: published, &$0) }
+    }
+
+    /// The pipeline running now.
+    var pipeline: Pipeline {
+        running.withLock { $0.run.pipeline }
+    }
+
+    /// Starts the run over `published`: the current state through the pipeline, for subscriptions starting now.
+    /// The stages that remember (removeDuplicates, throttle) count it as sent: every subscription starts with it.
+    private func start(from published: PublishedState, _ running: inout Running) {
+        let shaped = running.run.shape(published)
+        _ = running.run.receive(published, at: .now)
+        running.lastSuccess = nil
+        running.current = shaped.map { makeFrame($0, &running) }
+    }
+
+    /// The named pipeline this channel runs was changed: from now on it runs `pipeline`, and every subscription
+    /// is sent the current state through it at once, marked `pipelineChanged`, in full.
+    func replace(with pipeline: Pipeline) {
+        running.withLock { running in
+            running.timer?.cancel()
+            running.timer = nil
+            running.run = PipelineRun(pipeline, idField: running.idField)
+            running.generation += 1
+            start(from: running.lastPublished, &running)
+            if let current = running.current { post(current) }
+            armTimer(&running)
+        }
+    }
+
+    /// The named pipeline this channel runs was deleted: every subscription of it ends, told `reason`.
+    func end(reason: String) {
+        running.withLock { running in
+            running.timer?.cancel()
+            running.timer = nil
+            for group in groups {
+                group.endChannel(number, reason: reason)
+            }
+        }
     }
 
     /// The current state through the pipeline, for a subscription that starts now; nil when it holds it back.
     var current: StateFrame? {
         running.withLock { $0.current }
+    }
+
+    /// The subscriptions counted in.
+    var subscriberCount: Int {
+        running.withLock { $0.subscribers }
     }
 
     /// Counts a subscription in; the fan-out's registry holds its lock around this and `leave`.
@@ -83,9 +125,10 @@ final class PipelineChannel: Sendable {
         running.withLock { running in
             guard published.seq > running.lastReceivedSeq else { return }
             running.lastReceivedSeq = published.seq
+            running.lastPublished = published
             if idField != running.idField {
                 // The id field changed (a reload): select keeps the new one; the stages start over.
-                running.run = PipelineRun(pipeline, idField: idField)
+                running.run = PipelineRun(running.run.pipeline, idField: idField)
                 running.idField = idField
                 running.lastSuccess = nil
             }
@@ -97,7 +140,10 @@ final class PipelineChannel: Sendable {
                 post(frame)
             }
             running.current =
-                currentFrame ?? running.run.shape(published).map { StateFrame($0, epoch: epoch, channel: number, onEncode: onEncode) }
+                currentFrame
+                ?? running.run.shape(published).map {
+                    StateFrame($0, epoch: epoch, channel: number, generation: running.generation, onEncode: onEncode)
+                }
             armTimer(&running)
         }
     }
@@ -129,7 +175,7 @@ final class PipelineChannel: Sendable {
     private func makeFrame(_ state: PublishedState, _ running: inout Running) -> StateFrame {
         let frame = StateFrame(
             state, epoch: epoch, delta: StateFanout.delta(to: state, from: running.lastSuccess, idField: running.idField),
-            precedingSuccess: running.lastSuccess?.seq, channel: number, onEncode: onEncode)
+            precedingSuccess: running.lastSuccess?.seq, channel: number, generation: running.generation, onEncode: onEncode)
         if let items = state.state.items {
             running.lastSuccess = (state.seq, items, running.idField)
         }

@@ -2,6 +2,7 @@ import DepotCore
 import DepotPipeline
 import DepotRPC
 import DepotWire
+import Logging
 import NIOCore
 import Synchronization
 
@@ -36,6 +37,8 @@ final class StateFanout: StateObserver {
     /// while one is created, so a new channel starts from the current state and misses none after it.
     private let channels = Mutex<[String: PipelineChannel]>([:])
     private let nextChannelNumber = Atomic<Int>(1)
+    /// The named pipelines subscriptions may follow.
+    let library: PipelineLibrary
 
     /// - Parameters:
     ///   - eventLoops: every loop connections may live on.
@@ -45,8 +48,10 @@ final class StateFanout: StateObserver {
     init(
         eventLoops: [any EventLoop], epoch: String, limits: LiveLimits = LiveLimits(ConnectionLimits()),
         idField: @escaping @Sendable () -> String = { Repository.defaultIDField },
+        library: PipelineLibrary = PipelineLibrary(storeDirectory: nil, logger: Logger(label: "depot.pipelines")),
         onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
+        self.library = library
         self.groups = eventLoops.map(SubscriberGroup.init(eventLoop:))
         self.epoch = epoch
         self.limits = limits
@@ -95,16 +100,28 @@ final class StateFanout: StateObserver {
         }
     }
 
-    /// The channel running `pipeline`, created from the current state when no subscription uses it yet; the caller
-    /// counts as one of its subscriptions until it calls `leave(_:)`.
-    func join(_ pipeline: Pipeline) -> PipelineChannel {
+    /// The channel running the pipeline `reference` gives, created from the current state when no subscription
+    /// uses it yet; the caller counts as one of its subscriptions until it calls `leave(_:)`. A named pipeline is
+    /// looked up here, under the registry's lock, so a change made meanwhile is never missed; nil when there is
+    /// none by that name.
+    func join(_ reference: PipelineReference) -> PipelineChannel? {
         channels.withLock { channels in
+            let key: String
+            let pipeline: Pipeline
+            switch reference {
+            case .operators(let operators):
+                (key, pipeline) = (operators.key, operators)
+            case .named(let name):
+                guard let entry = library.entry(name) else { return nil }
+                (key, pipeline) = (Self.key(named: name), entry.named.pipeline)
+            }
             let channel =
-                channels[pipeline.key]
+                channels[key]
                 ?? PipelineChannel(
-                    number: nextChannelNumber.wrappingAdd(1, ordering: .relaxed).oldValue, pipeline: pipeline, published: current.published,
-                    idField: idField(), epoch: epoch, groups: groups, onEncode: { [weak self] in self?.countEncoding() })
-            channels[pipeline.key] = channel
+                    number: nextChannelNumber.wrappingAdd(1, ordering: .relaxed).oldValue, key: key, pipeline: pipeline,
+                    published: current.published, idField: idField(), epoch: epoch, groups: groups,
+                    onEncode: { [weak self] in self?.countEncoding() })
+            channels[key] = channel
             channel.join()
             return channel
         }
@@ -113,10 +130,34 @@ final class StateFanout: StateObserver {
     /// A subscription of `channel` ended; the channel stops when it was the last.
     func leave(_ channel: PipelineChannel) {
         channels.withLock { channels in
-            if channel.leave() {
-                channels[channel.pipeline.key] = nil
+            if channel.leave(), channels[channel.key] === channel {
+                channels[channel.key] = nil
             }
         }
+    }
+
+    /// The named pipeline `name` may have changed in the library: its subscriptions switch to what it is now, or
+    /// end when it is gone.
+    func namedPipelineChanged(_ name: String) {
+        channels.withLock { channels in
+            let key = Self.key(named: name)
+            guard let channel = channels[key] else { return }
+            if let entry = library.entry(name) {
+                if entry.named.pipeline != channel.pipeline { channel.replace(with: entry.named.pipeline) }
+            } else {
+                channels[key] = nil
+                channel.end(reason: "the pipeline \"\(name)\" was deleted")
+            }
+        }
+    }
+
+    /// The subscriptions following the named pipeline `name` now.
+    func subscriberCount(ofPipeline name: String) -> Int {
+        channels.withLock { $0[Self.key(named: name)]?.subscriberCount ?? 0 }
+    }
+
+    private static func key(named name: String) -> String {
+        "name:" + name
     }
 
     /// The pipelines running now, for tests.

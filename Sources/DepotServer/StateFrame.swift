@@ -22,6 +22,8 @@ final class StateFrame: Sendable {
     let precedingSuccess: Int?
     /// The pipeline channel whose output this is (`PipelineChannel.number`); 0 for the repository's own states.
     let channel: Int
+    /// The channel's pipeline generation: one higher after each change of the named pipeline it runs.
+    let generation: Int
 
     private struct Encodings {
         var snapshot: ByteBuffer?
@@ -36,9 +38,10 @@ final class StateFrame: Sendable {
     /// - Parameter onEncode: called whenever a form that holds the items is encoded (for counting encodings).
     init(
         _ published: PublishedState, epoch: String, delta: (base: Int, delta: ItemDelta, idField: String)? = nil,
-        precedingSuccess: Int? = nil, channel: Int = 0, onEncode: @escaping @Sendable () -> Void = {}
+        precedingSuccess: Int? = nil, channel: Int = 0, generation: Int = 0, onEncode: @escaping @Sendable () -> Void = {}
     ) {
         self.channel = channel
+        self.generation = generation
         self.published = published
         self.epoch = epoch
         self.delta = delta

@@ -46,6 +46,16 @@ final class SubscriberGroup: Sendable {
         }
     }
 
+    /// Ends the subscriptions of pipeline channel `number` on this loop's connections, after the states posted
+    /// before this call (the loop runs its tasks in order, and those states were handed out by an earlier one).
+    func endChannel(_ number: Int, reason: String) {
+        eventLoop.execute {
+            for connection in self.connections.value.values {
+                connection.channelEnded(number, reason: reason)
+            }
+        }
+    }
+
     /// Runs on `eventLoop`: hands every posted state to every connection, until the mailbox stays empty.
     private func deliverPosted() {
         var states = takePosted(endingDeliveryIfEmpty: true)

@@ -15,6 +15,8 @@ struct Subscription {
     /// One notification waiting: the State's bytes, and in delta mode the delta that goes with them.
     struct Pending {
         let seq: Int
+        /// The channel's pipeline generation the state came through.
+        var generation = 0
         let state: ByteBuffer
         let delta: ByteBuffer?
         /// The success state the client holds once this is written.
@@ -37,6 +39,12 @@ struct Subscription {
     var isActive = false
     /// The first notification written says `"resync": true`.
     private var resyncPending = false
+    /// The pipeline generation of the newest state queued; a newer one is taken whatever its seq.
+    private var generation = 0
+    /// The next notification of `generation` written says `"pipelineChanged": true`.
+    private var pipelineChangedPending = false
+    /// Set when the daemon ended the subscription: once its queue is written, `subscriptionEnded` says why.
+    var endReason: String?
     private var lastQueuedSeq = -1
     /// The seq of the last state written (or the one a resumed subscription started after).
     private(set) var lastWrittenSeq: Int?
@@ -70,7 +78,12 @@ struct Subscription {
     /// Without a current state (a pipeline holds it back) the first state sent is the next one it lets out.
     mutating func start(from current: StateFrame?, resync: Bool) {
         resyncPending = resync
-        guard let current else { return }
+        guard let current else {
+            // Its first state is whatever the pipeline lets out first, of whichever generation.
+            generation = -1
+            return
+        }
+        generation = current.generation
         append(next(current, held: nil), seq: current.seq)
     }
 
@@ -110,7 +123,22 @@ struct Subscription {
     /// Queues `frame` unless it is not newer than the last one; then holds the queue to `limit` states and
     /// `byteLimit` bytes, as the type's description says.
     mutating func enqueue(_ frame: StateFrame, limit: Int, byteLimit: Int = .max) {
-        guard frame.channel == channelNumber, frame.seq > lastQueuedSeq else { return }
+        guard frame.channel == channelNumber, endReason == nil, frame.generation >= generation else { return }
+        if generation < 0 { generation = frame.generation }
+        if frame.generation > generation {
+            // The named pipeline changed: what is queued came through the old one, and the items the client holds
+            // are the old pipeline's, so nothing is a base for a delta. The new current state goes in full.
+            generation = frame.generation
+            pipelineChangedPending = true
+            queue.removeAll()
+            queuedBytes = 0
+            queuedSuccess = nil
+            writtenSuccess = nil
+            unwrittenSuccess = nil
+            append(next(frame, held: nil), seq: frame.seq)
+            return
+        }
+        guard frame.seq > lastQueuedSeq else { return }
         append(next(frame, held: queuedSuccess), seq: frame.seq)
         guard queue.count > 1, queue.count > limit || queuedBytes > byteLimit else { return }
         switch mode {
@@ -142,14 +170,17 @@ struct Subscription {
     mutating func nextNotification() -> (prefix: ByteBuffer, state: ByteBuffer, delta: ByteBuffer?)? {
         guard let next = queue.popFirst() else { return nil }
         queuedBytes -= next.bytes
-        let skipped = lastWrittenSeq.map { next.seq - $0 - 1 } ?? 0
+        // A pipeline change sends the current state again, with a seq not above the last one written.
+        let skipped = lastWrittenSeq.map { max(0, next.seq - $0 - 1) } ?? 0
         lastWrittenSeq = next.seq
         writtenSuccess = next.heldSuccess
         if let success = unwrittenSuccess, success.seq <= next.seq { unwrittenSuccess = nil }
+        let changed = pipelineChangedPending && next.generation == generation
         let prefix =
-            skipped > 0 || resyncPending
-            ? StateNotification.prefix(subscription: id, skipped: skipped, resync: resyncPending) : self.prefix
+            skipped > 0 || resyncPending || changed
+            ? StateNotification.prefix(subscription: id, skipped: skipped, resync: resyncPending, pipelineChanged: changed) : self.prefix
         resyncPending = false
+        if changed { pipelineChangedPending = false }
         if heartbeat != nil { lastSentAt = .now() }
         return (prefix, next.state, next.delta)
     }
@@ -166,9 +197,10 @@ struct Subscription {
         if mode == .delta, frame.isSuccess {
             unwrittenSuccess = frame
         }
-        guard let notification = notification(for: frame, held: held) else {
+        guard var notification = notification(for: frame, held: held) else {
             preconditionFailure("a current state has every form")
         }
+        notification.generation = frame.generation
         return notification
     }
 

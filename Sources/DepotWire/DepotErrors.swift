@@ -1,4 +1,5 @@
 public import DepotCore
+public import DepotPipeline
 public import DepotRPC
 public import NIOCore
 
@@ -12,6 +13,15 @@ extension RPCError {
     /// notFound without data: `get` of an id the current state does not hold.
     public static func notFound(_ message: String) -> RPCError {
         RPCError(code: DepotErrorCode.notFound, message: message)
+    }
+
+    /// A named pipeline could not be changed: read-only (configured), unknown, or not stored.
+    public static func pipelineLibrary(_ error: PipelineLibraryError) -> RPCError {
+        switch error {
+        case .readOnly: RPCError(code: DepotErrorCode.readOnly, message: error.description)
+        case .notFound: RPCError(code: DepotErrorCode.notFound, message: error.description)
+        case .storage: RPCError(code: DepotErrorCode.storageFailed, message: error.description)
+        }
     }
 
     /// A per-connection limit was reached.

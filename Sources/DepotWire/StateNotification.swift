@@ -19,6 +19,9 @@ public enum StateNotification {
         /// True on the first notification of a subscription that asked to resume and could not: it starts again
         /// from the current state, in full. Absent otherwise.
         public static let resync = "resync"
+        /// True on the first notification after the named pipeline a subscription follows was changed: the state
+        /// (the current one, again) through the new pipeline, in full. Absent otherwise.
+        public static let pipelineChanged = "pipelineChanged"
         public static let state = "state"
         /// Delta mode: how the state's items follow from the last success state sent (see `DeltaEncoder`).
         public static let delta = "delta"
@@ -26,7 +29,8 @@ public enum StateNotification {
 
     /// The prefix for a subscription that skipped no states; worth keeping per subscription.
     public static func prefix(
-        subscription: String, skipped: Int = 0, resync: Bool = false, allocator: ByteBufferAllocator = ByteBufferAllocator()
+        subscription: String, skipped: Int = 0, resync: Bool = false, pipelineChanged: Bool = false,
+        allocator: ByteBufferAllocator = ByteBufferAllocator()
     ) -> ByteBuffer {
         var buffer = allocator.buffer(capacity: 96 + subscription.utf8.count)
         buffer.writeStaticString("{\"jsonrpc\":\"2.0\",\"method\":\"stateChanged\",\"params\":{\"subscription\":")
@@ -37,6 +41,9 @@ public enum StateNotification {
         }
         if resync {
             buffer.writeStaticString(",\"resync\":true")
+        }
+        if pipelineChanged {
+            buffer.writeStaticString(",\"pipelineChanged\":true")
         }
         buffer.writeStaticString(",\"state\":")
         return buffer

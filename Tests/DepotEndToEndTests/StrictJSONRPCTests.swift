@@ -35,7 +35,8 @@ struct StrictJSONRPCTests {
     /// Stands for the daemon run's epoch in the expected answers; each case fills in the one its daemon has.
     static let epochPlaceholder = "<epoch>"
     static let idle = #"{"seq":0,"epoch":"<epoch>","status":"idle"}"#
-    static let methods = "get, load, remove, rpc.discover, state, subscribe, unsubscribe, wipe"
+    static let methods =
+        "get, load, pipelines.delete, pipelines.get, pipelines.list, pipelines.put, remove, rpc.discover, state, subscribe, unsubscribe, wipe"
 
     static func result(_ id: String, _ result: String = idle) -> Answer {
         .lines([#"{"jsonrpc":"2.0","id":\#(id),"result":\#(result)}"#])

@@ -8,11 +8,15 @@ import Testing
 /// shown to catch what they are for.
 @Suite("rpc-schema/openrpc.json: readable, self-consistent, and its checks catch wrong messages")
 struct OpenRPCDocumentTests {
-    @Test("the document lists every method and the stateChanged and heartbeat notifications, and every schema keyword in it is applied")
+    @Test("the document lists every method and the stateChanged, heartbeat and subscriptionEnded notifications, and applies every keyword")
     func methods() throws {
         let document = try depotDocument()
-        #expect(document.calledMethodNames == ["state", "get", "load", "remove", "wipe", "subscribe", "unsubscribe", "rpc.discover"])
-        #expect(document.notificationNames == ["stateChanged", "heartbeat"])
+        #expect(
+            document.calledMethodNames == [
+                "state", "get", "load", "remove", "wipe", "subscribe", "unsubscribe", "pipelines.put", "pipelines.get", "pipelines.list",
+                "pipelines.delete", "rpc.discover",
+            ])
+        #expect(document.notificationNames == ["stateChanged", "heartbeat", "subscriptionEnded"])
         #expect(document.unsupportedKeywords.map(\.description) == [])
     }
 
@@ -41,7 +45,7 @@ struct OpenRPCDocumentTests {
     @Test("every error a method lists has a Depot or JSON-RPC code, and its data is a State when it carries one (a pointer for a bad pipeline)")
     func errors() throws {
         let document = try depotDocument()
-        let codes = Set([-32001, -32002, -32003, -32004] + OpenRPCError.jsonRPCCodes)
+        let codes = Set([-32001, -32002, -32003, -32004, -32006, -32007] + OpenRPCError.jsonRPCCodes)
         for method in document.methods {
             for error in method.errors {
                 #expect(codes.contains(error.code), "\(method.name) lists error \(error.code)")
@@ -50,7 +54,7 @@ struct OpenRPCDocumentTests {
         #expect(try document.required("load").errors.map(\.code) == [-32001])
         #expect(try document.required("remove").errors.map(\.code) == [-32002, -32003])
         #expect(try document.required("remove").errors.allSatisfy { $0.dataSchema != nil })
-        #expect(try document.required("get").errors.map(\.code) == [-32003, -32602])
+        #expect(try document.required("get").errors.map(\.code) == [-32003, -32602, -32003])
         #expect(try document.required("get").errors.first?.dataSchema == nil)
         for method in ["subscribe", "state", "get"] {
             let invalidPipeline = try #require(try document.required(method).errors.first { $0.code == -32602 })
@@ -130,7 +134,7 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "nosuch", message: #"{"jsonrpc":"2.0","id":1,"result":true}"#,
             expected: [
-                #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, wipe, subscribe, unsubscribe, rpc.discover), so the answer must be an error"#
+                #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, wipe, subscribe, unsubscribe, pipelines.put, pipelines.get, pipelines.list, pipelines.delete, rpc.discover), so the answer must be an error"#
             ]),
     ]
 
@@ -184,7 +188,7 @@ struct OpenRPCDocumentTests {
             (
                 #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":1,"epoch":"e1","status":"loading"},"extra":true}}"#,
                 [
-                    "/params/extra: is not a param of stateChanged (it takes subscription, skipped, resync, state, delta)"
+                    "/params/extra: is not a param of stateChanged (it takes subscription, skipped, resync, pipelineChanged, state, delta)"
                 ]
             ),
             (
@@ -217,7 +221,7 @@ struct OpenRPCDocumentTests {
             (
                 #"{"jsonrpc":"2.0","method":"state"}"#,
                 [
-                    #"/method: must be a notification the server sends, found "state", a method clients call; the document's notifications are stateChanged, heartbeat"#
+                    #"/method: must be a notification the server sends, found "state", a method clients call; the document's notifications are stateChanged, heartbeat, subscriptionEnded"#
                 ]
             ),
         ]

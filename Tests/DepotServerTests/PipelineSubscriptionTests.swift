@@ -46,7 +46,7 @@ struct PipelineSubscriptionTests {
             var subscriptions: [DepotSubscription] = []
             for (index, pipeline) in pipelines.enumerated() {
                 let mode: SubscriptionMode = index == 0 ? .snapshot : .delta
-                subscriptions.append(try await server.connect().subscribe(SubscribeRequest(mode: mode, pipeline: pipeline)))
+                subscriptions.append(try await server.connect().subscribe(SubscribeRequest(mode: mode, pipeline: .operators(pipeline))))
             }
             let control = try await server.connect()
             var random = SplitMix64(seed: 14)
@@ -97,7 +97,7 @@ struct PipelineSubscriptionTests {
                 let connection = try await server.connect()
                 // Written two ways: the canonical form makes them one pipeline.
                 let text = index % 2 == 0 ? Self.fire : #"[{"where":{"eq":"fire","field":"/type"},"op":"filter"},{"fields":["/name"],"op":"select"}]"#
-                subscriptions.append(try await connection.subscribe(SubscribeRequest(pipeline: try decoded(text))))
+                subscriptions.append(try await connection.subscribe(SubscribeRequest(pipeline: .operators(try decoded(text)))))
                 connections.append(connection)
             }
             #expect(server.server.fanout.channelCount == 1)
@@ -140,7 +140,7 @@ struct PipelineSubscriptionTests {
     func statusesGate() async throws {
         try await withServer(source: TestSource(items: pokemon())) { server in
             let subscription = try await server.connect().subscribe(
-                SubscribeRequest(pipeline: try decoded(#"[{"op":"statuses","in":["failure"]}]"#)))
+                SubscribeRequest(pipeline: .operators(try decoded(#"[{"op":"statuses","in":["failure"]}]"#))))
             #expect(subscription.subscribed.seq == 0)
             let control = try await server.connect()
             _ = try await control.call("load")
@@ -159,14 +159,135 @@ struct PipelineSubscriptionTests {
         try await withServer(source: TestSource(items: pokemon())) { server in
             let control = try await server.connect()
             _ = try await control.call("load")
-            let pipeline = try decoded(
-                #"[{"op":"statuses","in":["failure"]},{"op":"filter","where":{"field":"/type","eq":"fire"}},{"op":"select","fields":["/name"]}]"#)
+            let pipeline = PipelineReference.operators(
+                try decoded(
+                    #"[{"op":"statuses","in":["failure"]},{"op":"filter","where":{"field":"/type","eq":"fire"}},{"op":"select","fields":["/name"]}]"#)
+            )
             let state = try await control.call(StateRequest(pipeline: pipeline))
             #expect(state.status == .success, "statuses does not apply to one answer")
             #expect(state.items?.count == 4)
             #expect(state.items?.first == ["id": 3, "name": "p3"])
             #expect(try await control.call(GetRequest(id: "6", pipeline: pipeline)) == ["id": 6, "name": "p6"])
             await #expect(throws: DepotClientError.self) { try await control.call(GetRequest(id: "1", pipeline: pipeline)) }
+        }
+    }
+}
+
+@Suite("Server: named pipelines")
+struct NamedPipelineTests {
+    static let fire = #"[{"op":"filter","where":{"field":"/type","eq":"fire"}},{"op":"select","fields":["/name"]}]"#
+    static let water = #"[{"op":"filter","where":{"field":"/type","eq":"water"}},{"op":"sort","by":"/hp","order":"desc"}]"#
+
+    func put(_ control: DepotConnection, _ name: String, _ text: String) async throws -> Bool {
+        try await control.call(PipelinesPutRequest(NamedPipeline(name: name, pipeline: try decoded(text))))
+    }
+
+    @Test("put, get, list and delete; an unknown name is notFound; a bad one is refused")
+    func library() async throws {
+        try await withServer { server in
+            let control = try await server.connect()
+            #expect(try await put(control, "fire", Self.fire))
+            #expect(try await !put(control, "fire", Self.fire))
+            #expect(try await put(control, "water", Self.water))
+            let fire = try await control.call(PipelinesGetRequest(name: "fire"))
+            #expect(fire.named.pipeline == (try decoded(Self.fire)) && !fire.readOnly)
+            #expect(try await control.call(PipelinesListRequest()).map(\.named.name) == ["fire", "water"])
+            #expect(try await control.call(PipelinesDeleteRequest(name: "water")))
+            await #expect(throws: DepotClientError.self) { try await control.call(PipelinesGetRequest(name: "water")) }
+            await #expect(throws: DepotClientError.self) { try await control.call(PipelinesDeleteRequest(name: "water")) }
+            await #expect(throws: DepotClientError.self) { try await control.call(SubscribeRequest(pipeline: .named("water"))) }
+            await #expect {
+                try await control.call("pipelines.get", params: ["name": "../etc"])
+            } throws: { error in
+                guard case .remote(let remote) = error as? DepotClientError else { return false }
+                return remote.code == -32602 && remote.message.contains("a pipeline's name is 1 to 64 letters")
+            }
+        }
+    }
+
+    @Test("changing a named pipeline applies live: each subscriber gets the current state through it at once, marked, in full")
+    func liveEdit() async throws {
+        try await withServer(source: TestSource(items: pokemon())) { server in
+            let control = try await server.connect()
+            _ = try await control.call("load")
+            #expect(try await put(control, "view", Self.fire))
+            var subscriptions: [DepotSubscription] = []
+            var mirrors = [CollectionMirror(), CollectionMirror()]
+            for mode in [SubscriptionMode.snapshot, .delta] {
+                subscriptions.append(try await server.connect().subscribe(SubscribeRequest(mode: mode, pipeline: .named("view"))))
+            }
+            #expect(server.server.fanout.subscriberCount(ofPipeline: "view") == 2)
+            var iterators = subscriptions.map { $0.makeAsyncIterator() }
+            for index in iterators.indices {
+                let first = try #require(await iterators[index].next())
+                try mirrors[index].apply(first)
+                #expect(mirrors[index].items == (try expected(try decoded(Self.fire), pokemon())))
+            }
+            // A removal through the old pipeline, then the change.
+            _ = try await control.call("remove", params: ["id": "3", "optimistic": true])
+            #expect(try await !put(control, "view", Self.water))
+            for index in iterators.indices {
+                var change = try #require(await iterators[index].next())
+                while !change.pipelineChanged {
+                    try mirrors[index].apply(change)
+                    change = try #require(await iterators[index].next())
+                }
+                #expect(change.delta == nil, "in full")
+                try mirrors[index].apply(change)
+                let remaining = pokemon().filter { $0["id"] != 3 }
+                #expect(mirrors[index].items == (try expected(try decoded(Self.water), remaining)))
+            }
+            // Later states go through the new pipeline, as deltas again in delta mode.
+            let removed = try await control.call("remove", params: ["id": "4", "optimistic": true])
+            let last = try #require(removed["seq"]?.numberValue?.intValue)
+            for index in iterators.indices {
+                var change = try #require(await iterators[index].next())
+                while change.seq != last {
+                    try mirrors[index].apply(change)
+                    change = try #require(await iterators[index].next())
+                }
+                try mirrors[index].apply(change)
+                #expect(!change.pipelineChanged)
+                if index == 1 { #expect(change.delta != nil) }
+                let remaining = pokemon().filter { $0["id"] != 3 && $0["id"] != 4 }
+                #expect(mirrors[index].items == (try expected(try decoded(Self.water), remaining)))
+            }
+        }
+    }
+
+    @Test("deleting a named pipeline ends its subscriptions with subscriptionEnded; the connection stays open")
+    func deleteEnds() async throws {
+        try await withServer(source: TestSource(items: pokemon())) { server in
+            let control = try await server.connect()
+            #expect(try await put(control, "gone", Self.fire))
+            let connection = try await server.connect()
+            let subscription = try await connection.subscribe(SubscribeRequest(pipeline: .named("gone")))
+            let plain = try await connection.subscribe()
+            #expect(try await control.call(PipelinesDeleteRequest(name: "gone")))
+            var changes: [StateChange] = []
+            for await change in subscription {
+                changes.append(change)
+            }
+            #expect(changes.last?.ended?.reason == "the pipeline \"gone\" was deleted")
+            #expect(changes.dropLast().allSatisfy { $0.ended == nil && $0.status != nil })
+            #expect(server.server.fanout.channelCount == 0)
+            // The connection and its other subscription go on.
+            _ = try await control.call("load")
+            let states = try await plain.collect(untilSeq: 2)
+            #expect(states.last?.status == "success")
+            #expect(try await connection.unsubscribe(subscription.id) == false, "already ended")
+        }
+    }
+
+    @Test("state and get take a pipeline's name")
+    func readsByName() async throws {
+        try await withServer(source: TestSource(items: pokemon())) { server in
+            let control = try await server.connect()
+            _ = try await control.call("load")
+            #expect(try await put(control, "fire", Self.fire))
+            #expect(try await control.call(StateRequest(pipeline: .named("fire"))).items?.count == 4)
+            #expect(try await control.call(GetRequest(id: "3", pipeline: .named("fire"))) == ["id": 3, "name": "p3"])
+            await #expect(throws: DepotClientError.self) { try await control.call(StateRequest(pipeline: .named("nope"))) }
         }
     }
 }

@@ -12,9 +12,9 @@ public struct GetRequest: DepotRequest {
     /// The item's id (an integer id is given as its decimal text).
     public var id: String
     /// The operators to answer through; nil for the item as it is.
-    public var pipeline: Pipeline?
+    public var pipeline: PipelineReference?
 
-    public init(id: String, pipeline: Pipeline? = nil) {
+    public init(id: String, pipeline: PipelineReference? = nil) {
         self.id = id
         self.pipeline = pipeline
     }

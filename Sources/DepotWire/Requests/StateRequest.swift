@@ -10,9 +10,9 @@ public struct StateRequest: StateAnsweringRequest {
     public static let paramNames = ["pipeline"]
 
     /// The operators to answer through; nil for the state as it is.
-    public var pipeline: Pipeline?
+    public var pipeline: PipelineReference?
 
-    public init(pipeline: Pipeline? = nil) {
+    public init(pipeline: PipelineReference? = nil) {
         self.pipeline = pipeline
     }
 

@@ -23,9 +23,9 @@ public struct SubscribeRequest: DepotRequest {
     /// Seconds without a notification after which the daemon sends a heartbeat; nil for none.
     public var heartbeat: Double?
     /// The operators the states go through; nil for none.
-    public var pipeline: Pipeline?
+    public var pipeline: PipelineReference?
 
-    public init(mode: SubscriptionMode = .snapshot, since: ResumePoint? = nil, heartbeat: Double? = nil, pipeline: Pipeline? = nil) {
+    public init(mode: SubscriptionMode = .snapshot, since: ResumePoint? = nil, heartbeat: Double? = nil, pipeline: PipelineReference? = nil) {
         self.mode = mode
         self.since = since
         self.heartbeat = heartbeat
