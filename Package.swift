@@ -196,6 +196,7 @@ let package = Package(
                 "DepotClient",
                 "DepotCore",
                 "DepotJSON",
+                "DepotPipeline",
                 "DepotPlatform",
                 "DepotSchema",
                 "DepotWire",

@@ -10,11 +10,18 @@ struct StateCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ConnectionOptions
 
+    @OptionGroup(title: "Pipeline") var pipelineOptions: PipelineOptions
+
     @Option(name: .customLong("id-field"), help: "The items' id member, for the table. Default: id.")
     var idField = "id"
 
     func run() async throws {
-        let (json, state) = try await RemoteCall(options: options).run(StateRequest())
+        let pipeline = try pipelineOptions.reference()
+        if pipelineOptions.printPipeline {
+            Output.line(pipeline?.json.prettyPrinted() ?? "[]")
+            return
+        }
+        let (json, state) = try await RemoteCall(options: options).run(StateRequest(pipeline: pipeline))
         if options.json {
             Output.line(json.jsonText)
             return

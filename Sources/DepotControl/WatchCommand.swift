@@ -16,10 +16,18 @@ struct WatchCommand: AsyncParsableCommand {
             the state (with count) and, instead of its items whenever smaller, the delta from the last success \
             state printed. With --since EPOCH:SEQ (the epoch and seq of the last state a previous watch printed), \
             resumes after it: stderr says whether it resumed or starts again from the current state.
+
+            With a pipeline (--pipeline NAME, or operators as JSON, or the short options below), prints the states \
+            it lets out: `depotctl watch --where '/types contains "fire"' --select /name --throttle 1s`. \
+            --print-pipeline prints the operators the short options make, to store them with \
+            `depotctl pipeline put`. A change to a named pipeline is noted on stderr; its deletion ends the watch \
+            (exit 1).
             """
     )
 
     @OptionGroup var options: ConnectionOptions
+
+    @OptionGroup(title: "Pipeline") var pipelineOptions: PipelineOptions
 
     @Flag(help: "Delta mode: print each notification's params (state, and delta when there is one) as NDJSON.")
     var delta = false
@@ -39,10 +47,15 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let pipeline = try pipelineOptions.reference()
+        if pipelineOptions.printPipeline {
+            Output.line(pipeline?.json.prettyPrinted() ?? "[]")
+            return
+        }
         let connection = try await options.connect()
         let subscription: DepotSubscription
         do {
-            subscription = try await connection.subscribe(SubscribeRequest(mode: delta ? .delta : .snapshot, since: since))
+            subscription = try await connection.subscribe(SubscribeRequest(mode: delta ? .delta : .snapshot, since: since, pipeline: pipeline))
         } catch {
             Output.error(error.description)
             throw ExitCode(ExitStatus.unavailable)
@@ -56,6 +69,13 @@ struct WatchCommand: AsyncParsableCommand {
             )
         }
         for await change in subscription {
+            if let ended = change.ended {
+                Output.error("the subscription ended: \(ended.reason)")
+                throw ExitCode(ExitStatus.remoteError)
+            }
+            if change.pipelineChanged {
+                Output.error("the pipeline changed; this state is the current one through it")
+            }
             if change.skipped > 0, options.json || delta {
                 Output.error("skipped \(change.skipped) states: this watcher fell behind")
             }

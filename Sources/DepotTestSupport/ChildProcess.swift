@@ -187,20 +187,41 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Reads `fd` to its end on a thread of its own, appending to `text` as data comes.
+    /// Reads `fd` to its end on a thread of its own, appending to `text` as data comes. A character whose bytes
+    /// arrive in two reads is decoded once whole, not as two broken halves.
     private static func collect(_ fd: Int32, into text: Condition<String>, closed: Condition<Int>) {
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 65536)
+            var pending: [UInt8] = []
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
-                let chunk = String(decoding: buffer[0..<count], as: UTF8.self)
+                pending += buffer[0..<count]
+                let whole = completeUTF8Prefix(pending)
+                let chunk = String(decoding: pending[..<whole], as: UTF8.self)
+                pending.removeFirst(whole)
                 text.update { $0 += chunk }
+            }
+            if !pending.isEmpty {
+                let rest = String(decoding: pending, as: UTF8.self)
+                text.update { $0 += rest }
             }
             close(fd)
             closed.update { $0 += 1 }
         }
+    }
+
+    /// How many of `bytes` end on a character boundary: all, unless the last character's bytes are not all there.
+    static func completeUTF8Prefix(_ bytes: [UInt8]) -> Int {
+        for back in 0..<min(4, bytes.count) {
+            let byte = bytes[bytes.count - 1 - back]
+            guard byte & 0xC0 == 0x80 else {
+                let length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                return back + 1 >= length ? bytes.count : bytes.count - back - 1
+            }
+        }
+        return bytes.count
     }
 }
 
