@@ -38,6 +38,9 @@ public struct BenchmarkPlan: Sendable {
     public var stalledLargeRemovals: Int
     public var resumeItems: Int
     public var resumeRemovals: Int
+    /// Issue 14: item counts, each with the subscriber counts an optimistic removal is measured at, in delta mode,
+    /// with no pipeline and with the subscribers spread over `BenchPipelines.filterSelect`.
+    public var pipelineFanout: [(items: Int, subscribers: [Int])]
 
     /// The issue's scenarios: N ∈ {100, 1000} at K ∈ {1, 64, 1024}, N = 10,000 at K ∈ {1, 64}; C ∈ {1, 16, 64}.
     public static let full = BenchmarkPlan(
@@ -68,7 +71,8 @@ public struct BenchmarkPlan: Sendable {
         stalledLargeSubscribers: 1000,
         stalledLargeRemovals: 100,
         resumeItems: 100_000,
-        resumeRemovals: 100
+        resumeRemovals: 100,
+        pipelineFanout: [(10_000, [256]), (100_000, [256])]
     )
 
     /// A few seconds, even with debug binaries: proves every scenario runs, measures nothing worth keeping.
@@ -100,7 +104,8 @@ public struct BenchmarkPlan: Sendable {
         stalledLargeSubscribers: 4,
         stalledLargeRemovals: 3,
         resumeItems: 1000,
-        resumeRemovals: 5
+        resumeRemovals: 5,
+        pipelineFanout: [(100, [4])]
     )
 
     func rounds(items: Int, subscribers: Int) -> Int {

@@ -10,13 +10,15 @@ public struct BenchmarkResults: Codable, Sendable {
     public var removal: [RemovalFigures] = []
     /// Issue 13: optimistic removals fanned out in snapshot and delta mode (and the floor at the delta's size).
     public var removalFanout: [FanoutFigures] = []
+    /// Issue 14: optimistic removals in delta mode, with no pipeline and with four distinct pipelines.
+    public var pipelineFanout: [FanoutFigures] = []
     public var stalledLarge: [StalledLargeFigures] = []
     public var resume: [ResumeFigures] = []
     /// Systems that could not be measured, and why.
     public var notes: [String] = []
 
     enum CodingKeys: String, CodingKey {
-        case machine, quick, fanout, rpc, idleMemory, stalledSubscriber, startup, removal, removalFanout, stalledLarge, resume, notes
+        case machine, quick, fanout, rpc, idleMemory, stalledSubscriber, startup, removal, removalFanout, stalledLarge, resume, pipelineFanout, notes
     }
 
     /// Reads results of any earlier version: members added since are empty when absent.
@@ -31,6 +33,7 @@ public struct BenchmarkResults: Codable, Sendable {
         startup = try container.decodeIfPresent([StartupFigures].self, forKey: .startup) ?? []
         removal = try container.decodeIfPresent([RemovalFigures].self, forKey: .removal) ?? []
         removalFanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .removalFanout) ?? []
+        pipelineFanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .pipelineFanout) ?? []
         stalledLarge = try container.decodeIfPresent([StalledLargeFigures].self, forKey: .stalledLarge) ?? []
         resume = try container.decodeIfPresent([ResumeFigures].self, forKey: .resume) ?? []
         notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []

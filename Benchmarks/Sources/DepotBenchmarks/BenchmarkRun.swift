@@ -17,7 +17,7 @@ public struct BenchmarkRun {
     /// The scenarios: fan-out, RPC, memory and start-up (issue 6), the cost of a removal (issue 12), and
     /// subscriptions that scale (issue 13: delta mode, stalled subscribers of a large collection, resume).
     public enum Scenario: String, CaseIterable, Sendable {
-        case fanout, rpc, memory, startup, removal, subscriptions
+        case fanout, rpc, memory, startup, removal, subscriptions, pipelines
     }
 
     private let started = MonotonicClock.now()
@@ -69,6 +69,9 @@ public struct BenchmarkRun {
         if scenarios.contains(.subscriptions) {
             try runSubscriptions(pool: pool, into: &results)
         }
+        if scenarios.contains(.pipelines) {
+            try runPipelines(pool: pool, into: &results)
+        }
         progress("done")
         return results
     }
@@ -119,6 +122,29 @@ public struct BenchmarkRun {
         results.resume.append(
             try ResumeScenario(items: plan.resumeItems, removals: plan.resumeRemovals)
                 .run(binary: depotdBinary, directory: try subdirectory("resume"), collection: collection))
+    }
+
+    // MARK: Scenario 7 (issue 14)
+
+    private func runPipelines(pool: ReaderPool, into results: inout BenchmarkResults) throws {
+        let largest = plan.pipelineFanout.map(\.items).max() ?? 0
+        let collection = BenchCollection(count: largest, itemBytes: BenchCollection.smallItemBytes)
+        let plain = try DepotdUnderTest(
+            binary: depotdBinary, directory: try subdirectory("pipelines-none"), collection: collection, mode: "delta", trigger: .optimisticRemoval)
+        let piped = try DepotdUnderTest(
+            binary: depotdBinary, directory: try subdirectory("pipelines-four"), collection: collection, mode: "delta",
+            trigger: .optimisticRemoval, pipelines: BenchPipelines.filterSelect)
+        defer { [plain, piped].forEach { $0.process.stop() } }
+        for (items, subscriberCounts) in plan.pipelineFanout {
+            for subscribers in subscriberCounts {
+                progress(
+                    "pipelines: optimistic removal, N=\(items), K=\(subscribers), delta mode: no pipeline, and \(BenchPipelines.filterSelect.count) pipelines, \(plan.removalFanoutRounds) rounds"
+                )
+                let scenario = FanoutScenario(
+                    items: items, subscribers: subscribers, rounds: plan.removalFanoutRounds, warmUpRounds: plan.warmUpRounds)
+                results.pipelineFanout += try scenario.run(on: [plain, piped], pool: pool)
+            }
+        }
     }
 
     // MARK: Scenarios 1 and 2

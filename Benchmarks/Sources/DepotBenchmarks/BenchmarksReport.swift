@@ -32,6 +32,7 @@ public struct BenchmarksReport {
         out += startup
         out += removal
         out += subscriptions
+        out += pipelines
         if let history, !history.isEmpty {
             out += history.hasSuffix("\n") ? history : history + "\n"
         }
@@ -105,6 +106,7 @@ public struct BenchmarksReport {
                     cost <= stalled.queueBoundKiB))
         }
         rows += subscriptionTargets
+        rows += pipelineTargets
         for figure in results.startup where figure.system == "depotd" && figure.items >= 100_000 {
             let origin = figure.fromCache == true ? "from the cache" : "from the file"
             let raw = figure.rawReadMilliseconds.map { " (raw read of the same bytes: \(ms($0)))" } ?? ""
@@ -394,6 +396,45 @@ public struct BenchmarksReport {
                 \(bytes(resume.resyncBytes)), \(ms(resume.resyncMilliseconds)) — \(String(format: "%.0f", Double(resume.resyncBytes) / Double(max(1, resume.resumeBytes))))× the bytes.
 
                 """
+        }
+        return out + "\n"
+    }
+
+    /// Issue 14's target: an optimistic removal with K subscribers over four pipelines within 2× of K without.
+    private var pipelineTargets: [String] {
+        let piped = results.pipelineFanout.filter { $0.system.hasSuffix("pipelines") }
+        return piped.sorted { ($0.items, $0.subscribers) < ($1.items, $1.subscribers) }.compactMap { figure in
+            guard
+                let plain = results.pipelineFanout.first(where: {
+                    !$0.system.hasSuffix("pipelines") && $0.items == figure.items && $0.subscribers == figure.subscribers
+                })
+            else { return nil }
+            return row(
+                "Removal, N=\(figure.items), K=\(figure.subscribers) over \(BenchPipelines.filterSelect.count) pipelines: p99 ≤ 2× with no pipeline",
+                "\(us(figure.latency.p99)) vs. 2 × \(us(plain.latency.p99))", figure.latency.p99 <= 2 * plain.latency.p99)
+        }
+    }
+
+    private var pipelines: String {
+        guard !results.pipelineFanout.isEmpty else { return "" }
+        var out = """
+            ## 7. Pipelines (issue 14)
+
+            **Optimistic removal through pipelines.** depotd on a file source of N items of \(BenchCollection.smallItemBytes) \
+            bytes, K subscribers in delta mode: with no pipeline, and spread evenly over \(BenchPipelines.filterSelect.count) \
+            distinct filter + select pipelines (each evaluated once per state for all its subscribers); a round is one \
+            `remove` with `optimistic: true`, timed from sending it to each subscriber holding the whole notification of \
+            the optimistic state. The pipelines:
+
+            \(BenchPipelines.filterSelect.map { "- `\($0)`" }.joined(separator: "\n"))
+
+            | N | K | System | Rounds | p50 | p99 | Max | Message |
+            |---:|---:|---|---:|---:|---:|---:|---:|
+
+            """
+        for figure in results.pipelineFanout.sorted(by: { ($0.items, $0.subscribers, $0.system) < ($1.items, $1.subscribers, $1.system) }) {
+            out += "| \(figure.items) | \(figure.subscribers) | \(figure.system) | \(figure.rounds) | \(us(figure.latency.p50)) | "
+            out += "\(us(figure.latency.p99)) | \(us(figure.latency.max)) | \(bytes(figure.messageBytes)) |\n"
         }
         return out + "\n"
     }

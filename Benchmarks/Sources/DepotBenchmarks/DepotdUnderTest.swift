@@ -23,6 +23,8 @@ public final class DepotdUnderTest: SystemUnderTest {
     public let socketPath: String
     public let framing = Framing.lines
     public let subscribeMessage: [UInt8]
+    /// Subscriber i of a fan-out subscribes through pipeline i modulo their count; empty for none.
+    private let pipelineMessages: [[UInt8]]
     public var subscribedSeq: Int? { seq }
 
     private let collection: BenchCollection
@@ -37,11 +39,15 @@ public final class DepotdUnderTest: SystemUnderTest {
     /// and names the system "depotd MODE".
     public init(
         binary: String, directory: String, collection: BenchCollection, extraArguments: [String] = [], environment: [String: String] = [:],
-        mode: String? = nil, trigger: Trigger = .load
+        mode: String? = nil, trigger: Trigger = .load, pipelines: [String] = []
     ) throws {
-        name = mode.map { "depotd \($0)" } ?? "depotd"
+        name = (mode.map { "depotd \($0)" } ?? "depotd") + (pipelines.isEmpty ? "" : ", \(pipelines.count) pipelines")
         let subscribe = mode.map { #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"\#($0)"}}"# }
         subscribeMessage = Array((subscribe ?? #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#).utf8) + [0x0A]
+        pipelineMessages = pipelines.map { pipeline in
+            let params = (mode.map { #""mode":"\#($0)","# } ?? "") + #""pipeline":\#(pipeline)"#
+            return Array(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{\#(params)}}"#.utf8) + [0x0A]
+        }
         roundTrigger = trigger
         self.collection = collection
         socketPath = directory + "/depotd.sock"
@@ -56,6 +62,10 @@ public final class DepotdUnderTest: SystemUnderTest {
         )
         _ = try process.waitUntilAccepting(socketPath)
         control = try ControlConnection(path: socketPath, framing: .lines)
+    }
+
+    public func subscribeMessage(subscriber index: Int) -> [UInt8] {
+        pipelineMessages.isEmpty ? subscribeMessage : pipelineMessages[index % pipelineMessages.count]
     }
 
     public func prepare(items: Int) throws {

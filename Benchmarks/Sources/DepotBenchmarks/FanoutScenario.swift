@@ -56,7 +56,7 @@ public struct FanoutScenario: Sendable {
         for index in 0..<subscribers {
             let fd = try UnixSocket.connect(to: system.socketPath)
             pool.add(ClientConnection(fd: fd, index: index, framing: system.framing, sink: tracker))
-            try UnixSocket.writeAll(fd, system.subscribeMessage)
+            try UnixSocket.writeAll(fd, system.subscribeMessage(subscriber: index))
         }
         try tracker.wait(timeout: 120, what: "\(subscribers) subscriptions to \(system.name)")
         var measurement = Measurement(system: system, tracker: tracker)

@@ -9,6 +9,8 @@ public protocol SystemUnderTest: AnyObject {
 
     /// What a subscriber sends to start receiving states.
     var subscribeMessage: [UInt8] { get }
+    /// What subscriber `index` of a fan-out sends (the same for all, unless subscribers differ, as with pipelines).
+    func subscribeMessage(subscriber index: Int) -> [UInt8]
     /// How to know a subscriber is subscribed: the seq of the current state it receives first (depotd), or
     /// nil when the answer to its subscription is one message without a seq.
     var subscribedSeq: Int? { get }
@@ -33,4 +35,10 @@ public protocol SystemUnderTest: AnyObject {
 public enum RPCMethodUnderTest: String, Sendable, Codable {
     case state
     case get
+}
+
+extension SystemUnderTest {
+    public func subscribeMessage(subscriber index: Int) -> [UInt8] {
+        subscribeMessage
+    }
 }

@@ -27,8 +27,8 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("no-redis"), help: "Run without Redis (its columns stay empty).")
     var noRedis = false
 
-    @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup, removal, subscriptions. Default: all.")
-    var scenarios = "fanout,rpc,memory,startup,removal,subscriptions"
+    @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup, removal, subscriptions, pipelines. Default: all.")
+    var scenarios = "fanout,rpc,memory,startup,removal,subscriptions,pipelines"
 
     @Option(
         help: ArgumentHelp(
@@ -58,7 +58,8 @@ struct RunCommand: ParsableCommand {
         let chosen = try Set(
             scenarios.split(separator: ",").map { name in
                 guard let scenario = BenchmarkRun.Scenario(rawValue: String(name)) else {
-                    throw ValidationError("no scenario \"\(name)\"; the scenarios are fanout, rpc, memory, startup, removal and subscriptions")
+                    throw ValidationError(
+                        "no scenario \"\(name)\"; the scenarios are fanout, rpc, memory, startup, removal, subscriptions and pipelines")
                 }
                 return scenario
             })
