@@ -70,6 +70,7 @@ let package = Package(
             name: "DepotSources",
             dependencies: [
                 "DepotCore",
+                "DepotPipeline",
                 "DepotPlatform",
                 "DepotJSON",
             ]
@@ -274,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "DepotDaemonTests",
             dependencies: [
-                "DepotDaemon", "DepotHTTPSource", "DepotPlatform", "DepotSources", "DepotSystemd", "DepotTestSupport",
+                "DepotDaemon", "DepotCore", "DepotHTTPSource", "DepotPlatform", "DepotSources", "DepotSystemd", "DepotTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -53,8 +53,10 @@ public struct Daemon: Sendable {
         repository.addObserver(status)
         logger.info("serving \(source.description)", metadata: ["source": "\(source.description)"])
         startLoading(repository, readiness: readiness)
+        let player = ScriptPlayer(playing: source as? ScriptSource, repository: repository, logger: logger)
         let services = makeServices(
-            server: server, repository: repository, status: status, hangups: hangups, notifier: notifier, socketPath: socketPath)
+            server: server, repository: repository, status: status, hangups: hangups, notifier: notifier, socketPath: socketPath,
+            player: player)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
@@ -116,18 +118,20 @@ public struct Daemon: Sendable {
     /// The services, in start order: a graceful shutdown stops them in reverse.
     private func makeServices(
         server: DepotServer, repository: Repository, status: StatusReporter, hangups: UnixSignalsSequence,
-        notifier: SystemdNotifier, socketPath: String
+        notifier: SystemdNotifier, socketPath: String, player: ScriptPlayer
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let logger = logger
         let reloader = Reloader(
             hangups: hangups, options: options, workingDirectory: workingDirectory, settings: settings, level: level,
             server: server, repository: repository, status: status, notifier: notifier, logger: logger,
-            makeSource: { try Self.makeSource($0, logger: logger) }
+            makeSource: { try Self.makeSource($0, logger: logger) },
+            onSourceChanged: { player.play($0 as? ScriptSource) }
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server),
             .init(service: status),
             .init(service: reloader),
+            .init(service: player),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(
@@ -186,6 +190,8 @@ public struct Daemon: Sendable {
             return FileSource(path: path, idField: settings.idField)
         case .http(let address)?:
             return HTTPSource(address: address, options: settings.http, logger: logger)
+        case .script(let path)?:
+            return try ScriptSource(path: path, idField: settings.idField)
         case nil:
             let (path, seeded) = try DemoSeeding.prepareDefaultFile(in: settings.stateDirectory)
             if seeded {

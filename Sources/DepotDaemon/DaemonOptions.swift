@@ -13,7 +13,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "Where the collection comes from: file:PATH, a JSON array of objects, or an http:// or https:// URL that answers GET with one. Env: DEPOT_SOURCE.",
+            "Where the collection comes from: file:PATH, a JSON array of objects; an http:// or https:// URL that answers GET with one; or script:PATH, a stored stream of collections played from start-up (README, \"Pipelines\"). Env: DEPOT_SOURCE.",
             discussion:
                 "Default: items.json in the state directory ($STATE_DIRECTORY, else $XDG_STATE_HOME/depot, else ~/.local/state/depot, /var/lib/depot for root), seeded with the 151 first-generation Pokémon on first run.",
             valueName: "uri"

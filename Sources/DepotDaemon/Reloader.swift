@@ -27,6 +27,7 @@ final class Reloader: Service {
     private let notifier: SystemdNotifier
     private let logger: Logger
     private let makeSource: @Sendable (DaemonSettings) throws -> any Source
+    private let onSourceChanged: @Sendable (any Source) -> Void
 
     /// - Parameter hangups: SIGHUP, trapped before start-up so an early reload cannot end the process.
     init(
@@ -40,8 +41,10 @@ final class Reloader: Service {
         status: StatusReporter,
         notifier: SystemdNotifier,
         logger: Logger,
-        makeSource: @escaping @Sendable (DaemonSettings) throws -> any Source
+        makeSource: @escaping @Sendable (DaemonSettings) throws -> any Source,
+        onSourceChanged: @escaping @Sendable (any Source) -> Void = { _ in }
     ) {
+        self.onSourceChanged = onSourceChanged
         self.hangups = hangups
         self.options = options
         self.workingDirectory = workingDirectory
@@ -97,6 +100,7 @@ final class Reloader: Service {
         if let source {
             logger.info("the source changed to \(source.description); loading it")
             repository.replaceSource(source, idField: new.idField)
+            onSourceChanged(source)
         }
         let changed = server.pipelines.reloadConfigured()
         if !changed.isEmpty {

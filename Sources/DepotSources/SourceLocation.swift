@@ -3,10 +3,11 @@ import DepotJSON
 /// Where depotd's collection lives, as given by `--source`: `file:PATH` (a relative path is resolved against
 /// a base directory), or a `file://` URI with an absolute path (`file:///srv/items.json`,
 /// `file://localhost/srv/items.json`), which is percent-decoded; or an `http://` or `https://` URL. The scheme is
-/// case-insensitive.
+/// case-insensitive. `script:PATH` plays a stored stream of collections (see `StreamScript`).
 public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
     case file(path: String)
     case http(HTTPAddress)
+    case script(path: String)
 
     /// Why a source value cannot be used, with an example of one that can. `problem` is the message without
     /// its subject, so a caller can say where the value came from (`--source "x" is not supported: …`).
@@ -40,9 +41,14 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
                 throw ParseError(uri: HTTPAddress.redacted(uri), problem: error.description)
             }
         }
+        if let script = Self.dropPrefixIgnoringCase("script:", from: uri) {
+            guard !script.isEmpty else { throw fail("names no file; write script:PATH, as in script:/etc/depot/stream.json") }
+            self = .script(path: Self.absolute(script, in: baseDirectory))
+            return
+        }
         guard let rest = Self.dropPrefixIgnoringCase("file:", from: uri) else {
             let hint = uri.contains(":") ? "" : "; did you mean file:\(uri)?"
-            throw fail("is not supported: use file:PATH for a JSON file, or an http:// or https:// URL\(hint)")
+            throw fail("is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream\(hint)")
         }
         guard rest.hasPrefix("//") else {
             guard !rest.isEmpty else { throw fail("names no file; write file:PATH, as in file:/var/lib/depot/items.json") }
@@ -66,6 +72,7 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .file(let path): "file:\(path)"
         case .http(let address): address.description
+        case .script(let path): "script:\(path)"
         }
     }
 

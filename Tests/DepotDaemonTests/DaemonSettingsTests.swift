@@ -321,7 +321,7 @@ struct DaemonSettingsTests {
             ),
             (
                 ["--source", "items.json"],
-                #"--source "items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:items.json?"#
+                #"--source "items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:items.json?"#
             ),
             (["--source", "file:"], #"--source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
             (["--source", "file://"], #"--source "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
@@ -343,7 +343,8 @@ struct DaemonSettingsTests {
         #expect(
             configurationError([], environment: ["DEPOT_SOURCE": "ftp://host/items.json"])
                 == ConfigurationError(
-                    #"DEPOT_SOURCE "ftp://host/items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL"#))
+                    #"DEPOT_SOURCE "ftp://host/items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream"#
+                ))
         #expect(
             configurationError([], environment: ["DEPOT_SOURCE": "file://"])
                 == ConfigurationError(#"DEPOT_SOURCE "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#))
@@ -364,7 +365,7 @@ struct DaemonSettingsTests {
             (#"{"source": ""}"#, #""source" is empty: give file:PATH or an https:// URL"#),
             (
                 #"{"source": "plain/path"}"#,
-                #""source" "plain/path" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:plain/path?"#
+                #""source" "plain/path" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:plain/path?"#
             ),
         ])
     func invalidFromConfigFile(text: String, problem: String) throws {

@@ -178,4 +178,36 @@ struct PipelineEndToEndTests {
             try await daemon.process.waitForError(containing: "configured pipelines changed: small")
         }
     }
+
+    @Test("--source script:FILE plays its stream: a subscriber through a pipeline sees each step, in order, once")
+    func scriptedSource() async throws {
+        let directory = TemporaryDirectory()
+        let script = directory.write(
+            "stream.json",
+            #"""
+            {"name": "hp", "stream": [
+              {"value": [{"id": 1, "hp": 50}, {"id": 2, "hp": 10}]},
+              {"value": [{"id": 1, "hp": 40}, {"id": 2, "hp": 10}], "operators": [{"op": "delay", "seconds": 0.05}]},
+              {"value": [{"id": 1, "hp": 30}, {"id": 2, "hp": 5}], "operators": [{"op": "delay", "seconds": 0.05}]},
+              {"value": [{"id": 1, "hp": 20}], "operators": [{"op": "delay", "seconds": 0.05}]}]}
+            """#)
+        try await withDaemon(["--source", "script:" + script, "--no-cache"], directory: directory) { daemon in
+            let pipeline = try Self.decoded(
+                #"[{"op":"statuses","in":["success"]},{"op":"filter","where":{"field":"/hp","lt":45}},{"op":"removeDuplicates"}]"#)
+            let subscription = try await daemon.connect().subscribe(SubscribeRequest(pipeline: .operators(pipeline)))
+            var views: [[Int]] = []
+            for await change in subscription {
+                let ids = change.state["items"]?.arrayValue?.compactMap { $0["hp"]?.numberValue?.intValue } ?? []
+                views.append(ids)
+                if ids == [20] { break }
+            }
+            // The views it can see, in order; removeDuplicates keeps each once. It subscribed at some step, so
+            // the views before it may be missing, never reordered or repeated.
+            let all: [[Int]] = [[10], [40, 10], [30, 5], [20]]
+            #expect(!views.contains([]), "the first step answers from the start")
+            let start = try #require(all.firstIndex(of: views[0]), "\(views)")
+            #expect(views == Array(all[start...]), "\(views)")
+            try await daemon.process.waitForError(containing: "the stream \"hp\" is over; its last step stays")
+        }
+    }
 }

@@ -70,7 +70,7 @@ struct SourceLocationTests {
             ("file:///a%FF.json", #"source "file:///a%FF.json" has percent escapes that do not decode to UTF-8 text"#),
             (
                 "ftp://host/items.json",
-                #"source "ftp://host/items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL"#
+                #"source "ftp://host/items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream"#
             ),
             ("http://", #"source "http:///" names no host; write http://HOST/PATH, as in http://example.com/items"#),
             (
@@ -88,15 +88,15 @@ struct SourceLocationTests {
             ),
             (
                 "plain/path",
-                #"source "plain/path" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:plain/path?"#
+                #"source "plain/path" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:plain/path?"#
             ),
             (
                 "/var/lib/depot/items.json",
-                #"source "/var/lib/depot/items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:/var/lib/depot/items.json?"#
+                #"source "/var/lib/depot/items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:/var/lib/depot/items.json?"#
             ),
             (
                 "items.json",
-                #"source "items.json" is not supported: use file:PATH for a JSON file, or an http:// or https:// URL; did you mean file:items.json?"#
+                #"source "items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:items.json?"#
             ),
         ])
     func invalid(uri: String, message: String) {
@@ -106,13 +106,25 @@ struct SourceLocationTests {
         #expect(error?.description == message)
     }
 
+    @Test("script:PATH is a stream script, a relative path resolved against the working directory")
+    func scripts() throws {
+        #expect(try DepotSources.SourceLocation(parsing: "script:stream.json", workingDirectory: "/work") == .script(path: "/work/stream.json"))
+        #expect(try DepotSources.SourceLocation(parsing: "SCRIPT:/etc/s.json", workingDirectory: "/work") == .script(path: "/etc/s.json"))
+        #expect(try DepotSources.SourceLocation(parsing: "script:/etc/s.json", workingDirectory: "/work").description == "script:/etc/s.json")
+        #expect {
+            try DepotSources.SourceLocation(parsing: "script:", workingDirectory: "/work")
+        } throws: { error in
+            "\(error)" == #"source "script:" names no file; write script:PATH, as in script:/etc/depot/stream.json"#
+        }
+    }
+
     @Test("a parse error keeps the value and the problem apart, so a caller can say where the value came from")
     func errorParts() {
         let error = #expect(throws: DepotSources.SourceLocation.ParseError.self) {
             try DepotSources.SourceLocation(parsing: "ftp://x", workingDirectory: "/work")
         }
         #expect(error?.uri == "ftp://x")
-        #expect(error?.problem == "is not supported: use file:PATH for a JSON file, or an http:// or https:// URL")
+        #expect(error?.problem == "is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream")
     }
 }
 
