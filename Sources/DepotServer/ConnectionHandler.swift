@@ -100,9 +100,17 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         let current: StateFrame
         var resumed = false
         if let channel {
-            // Through a pipeline: from its current state; a resume is not possible (its output is not replayed).
+            // Through a pipeline: resumed from its output when it still knows what followed `since`, else from
+            // its current state.
             current = fanout.current
-            subscription.start(from: channel.current, resync: request.since != nil)
+            if let since = request.since, since.epoch == fanout.epoch, let resumption = channel.resumption(after: since.seq) {
+                resumed = subscription.resume(
+                    after: since.seq, heldSuccess: resumption.heldSuccess, replay: resumption.replay, current: resumption.last,
+                    generation: resumption.generation, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+            }
+            if !resumed {
+                subscription.start(from: channel.current, resync: request.since != nil)
+            }
         } else if let since = request.since {
             let resumption = fanout.resumption(after: since)
             current = resumption.current

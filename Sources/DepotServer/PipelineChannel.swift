@@ -17,6 +17,8 @@ final class PipelineChannel: Sendable {
     let key: String
     private let epoch: String
     private let groups: [SubscriberGroup]
+    /// The replay ring's bounds, read at every state.
+    private let limits: LiveLimits
     private let onEncode: @Sendable () -> Void
 
     private struct Running {
@@ -35,6 +37,21 @@ final class PipelineChannel: Sendable {
         var lastSuccess: (seq: Int, items: ItemCollection, idField: String)?
         var timer: Scheduled<Void>?
         var subscribers = 0
+        /// The last frame let out, and those before it, for subscriptions that resume.
+        var lastEmitted: StateFrame?
+        var ring = ReplayRing()
+        /// The seq of the state this generation started from: nothing before it can be resumed after.
+        var startSeq: Int
+        /// Recent current states that were not let out (the first, and those a pipeline held back) but that
+        /// subscriptions started from: their seq and the success a client holds with them, for a resume after them.
+        var startingPoints = CircularBuffer<(seq: Int, heldSuccess: Int?)>(initialCapacity: 4)
+
+        /// Remembers `frame`, made current without being let out, as a state a client may hold.
+        mutating func rememberStartingPoint(_ frame: StateFrame?) {
+            guard let frame else { return }
+            if startingPoints.count >= 64 { startingPoints.removeFirst() }
+            startingPoints.append((frame.seq, frame.heldSuccess))
+        }
     }
 
     private let running: Mutex<Running>
@@ -42,14 +59,16 @@ final class PipelineChannel: Sendable {
     /// A channel whose first state is `published` (the repository's current one).
     init(
         number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
-        groups: [SubscriberGroup], onEncode: @escaping @Sendable () -> Void
+        groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()), onEncode: @escaping @Sendable () -> Void
     ) {
         self.number = number
         self.key = key
         self.epoch = epoch
         self.groups = groups
+        self.limits = limits
         self.onEncode = onEncode
-        var state = Running(run: PipelineRun(pipeline, idField: idField), idField: idField, lastPublished: published)
+        var state = Running(
+            run: PipelineRun(pipeline, idField: idField), idField: idField, lastPublished: published, startSeq: published.seq)
         state.lastReceivedSeq = published.seq
         running = Mutex(state)
         running.withLock { start(from: published, &$0) }
@@ -67,6 +86,8 @@ final class PipelineChannel: Sendable {
         _ = running.run.receive(published, at: .now)
         running.lastSuccess = nil
         running.current = shaped.map { makeFrame($0, &running) }
+        running.startingPoints.removeAll()
+        running.rememberStartingPoint(running.current)
     }
 
     /// The named pipeline this channel runs was changed: from now on it runs `pipeline`, and every subscription
@@ -77,8 +98,11 @@ final class PipelineChannel: Sendable {
             running.timer = nil
             running.run = PipelineRun(pipeline, idField: running.idField)
             running.generation += 1
+            running.ring = ReplayRing()
+            running.lastEmitted = nil
+            running.startSeq = running.lastPublished.seq
             start(from: running.lastPublished, &running)
-            if let current = running.current { post(current) }
+            if let current = running.current { emit(current, &running) }
             armTimer(&running)
         }
     }
@@ -109,14 +133,19 @@ final class PipelineChannel: Sendable {
         running.withLock { $0.subscribers += 1 }
     }
 
-    /// Counts a subscription out; true when none is left (the registry then drops the channel).
+    /// Counts a subscription out; true when none is left (the registry then stops the channel, after a while).
     func leave() -> Bool {
         running.withLock { running in
             running.subscribers -= 1
-            guard running.subscribers <= 0 else { return false }
+            return running.subscribers <= 0
+        }
+    }
+
+    /// The registry dropped the channel: its timer stops.
+    func stop() {
+        running.withLock { running in
             running.timer?.cancel()
             running.timer = nil
-            return true
         }
     }
 
@@ -137,13 +166,16 @@ final class PipelineChannel: Sendable {
                 let frame = makeFrame(state, &running)
                 // Let out at once, it is the current state as the pipeline shapes it.
                 if state.seq == published.seq { currentFrame = frame }
-                post(frame)
+                emit(frame, &running)
             }
-            running.current =
-                currentFrame
-                ?? running.run.shape(published).map {
+            if let currentFrame {
+                running.current = currentFrame
+            } else {
+                running.current = running.run.shape(published).map {
                     StateFrame($0, epoch: epoch, channel: number, generation: running.generation, onEncode: onEncode)
                 }
+                running.rememberStartingPoint(running.current)
+            }
             armTimer(&running)
         }
     }
@@ -153,7 +185,7 @@ final class PipelineChannel: Sendable {
         running.withLock { running in
             running.timer = nil
             for state in running.run.advance(to: .now) {
-                post(makeFrame(state, &running))
+                emit(makeFrame(state, &running), &running)
             }
             armTimer(&running)
         }
@@ -180,6 +212,37 @@ final class PipelineChannel: Sendable {
             running.lastSuccess = (state.seq, items, running.idField)
         }
         return frame
+    }
+
+    /// Where a subscription that holds the state `since` of this channel's output resumes: the frames let out
+    /// after it (the ring's, then the last one), and the success the client holds. Nil when that is not known: a
+    /// state before this generation started (or, for a named pipeline, the one it started from, which an older
+    /// version may have shaped too), one the channel no longer holds, or output dropped from the ring since.
+    func resumption(after since: Int) -> (replay: ArraySlice<ReplayRing.Entry>, last: StateFrame?, heldSuccess: Int?, generation: Int)? {
+        let isNamed = key.hasPrefix(StateFanout.namedKeyPrefix)
+        return running.withLock { running in
+            guard since >= running.startSeq, since > running.startSeq || (!isNamed && running.generation == 0) else { return nil }
+            let held: Int??
+            if let last = running.lastEmitted, last.seq == since {
+                held = .some(last.heldSuccess)
+            } else if let point = running.startingPoints.last(where: { $0.seq == since }) {
+                held = .some(point.heldSuccess)
+            } else {
+                held = running.ring.sparseEntry(since).map(\.heldSuccess)
+            }
+            guard let heldSuccess = held, let replay = running.ring.sparseEntries(after: since) else { return nil }
+            let last = running.lastEmitted.flatMap { $0.seq > since ? $0 : nil }
+            return (replay, last, heldSuccess, running.generation)
+        }
+    }
+
+    /// Lets `frame` out: the frame let out before it goes to the ring.
+    private func emit(_ frame: StateFrame, _ running: inout Running) {
+        if let retired = running.lastEmitted {
+            running.ring.append(ReplayRing.Entry(retiring: retired), limit: limits.replayStates, byteLimit: limits.replayBytes)
+        }
+        running.lastEmitted = frame
+        post(frame)
     }
 
     private func post(_ frame: StateFrame) {

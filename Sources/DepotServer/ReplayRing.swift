@@ -41,6 +41,9 @@ struct ReplayRing {
             }
         }
 
+        /// The last success a client holds once it has this state.
+        var heldSuccess: Int? { isSuccess ? seq : precedingSuccess }
+
         /// The bytes of the buffers it holds.
         var bytes: Int {
             (snapshot?.readableBytes ?? 0) + (countedItems?.readableBytes ?? 0)
@@ -53,6 +56,8 @@ struct ReplayRing {
 
     private var entries = CircularBuffer<Entry>(initialCapacity: 16)
     private(set) var bytes = 0
+    /// The highest seq dropped to stay within the bounds; -1 while none was.
+    private(set) var droppedThrough = -1
 
     var count: Int { entries.count }
 
@@ -70,7 +75,9 @@ struct ReplayRing {
     /// Drops the oldest states while more than `limit` states or `byteLimit` bytes are held.
     mutating func trim(limit: Int, byteLimit: Int) {
         while !entries.isEmpty, entries.count > limit || bytes > byteLimit {
-            bytes -= entries.removeFirst().bytes
+            let dropped = entries.removeFirst()
+            bytes -= dropped.bytes
+            droppedThrough = max(droppedThrough, dropped.seq)
         }
     }
 
@@ -81,6 +88,19 @@ struct ReplayRing {
         guard let first = entries.first, let last = entries.last, first.seq <= seq + 1, last.seq == end - 1 else { return nil }
         let start = entries.index(entries.startIndex, offsetBy: seq + 1 - first.seq)
         return ArraySlice(entries[start...])
+    }
+
+    /// For a ring whose seqs have gaps (a pipeline's output): the entries after `seq`, when none of them was
+    /// dropped; nil otherwise.
+    func sparseEntries(after seq: Int) -> ArraySlice<Entry>? {
+        guard seq >= droppedThrough else { return nil }
+        let start = entries.firstIndex { $0.seq > seq } ?? entries.endIndex
+        return ArraySlice(entries[start...])
+    }
+
+    /// For a ring whose seqs have gaps: the entry of `seq`, if held.
+    func sparseEntry(_ seq: Int) -> Entry? {
+        entries.first { $0.seq == seq }
     }
 
     /// The entry of `seq`, if held.

@@ -119,7 +119,7 @@ final class StateFanout: StateObserver {
                 channels[key]
                 ?? PipelineChannel(
                     number: nextChannelNumber.wrappingAdd(1, ordering: .relaxed).oldValue, key: key, pipeline: pipeline,
-                    published: current.published, idField: idField(), epoch: epoch, groups: groups,
+                    published: current.published, idField: idField(), epoch: epoch, groups: groups, limits: limits,
                     onEncode: { [weak self] in self?.countEncoding() })
             channels[key] = channel
             channel.join()
@@ -127,11 +127,25 @@ final class StateFanout: StateObserver {
         }
     }
 
-    /// A subscription of `channel` ended; the channel stops when it was the last.
+    /// How long a pipeline keeps running after its last subscription ended, so a client that reconnects (a
+    /// restarted status bar) can resume through it.
+    static let channelLinger = TimeAmount.seconds(60)
+
+    /// A subscription of `channel` ended; when it was the last, the channel stops after `channelLinger` unless a
+    /// subscription joins it meanwhile.
     func leave(_ channel: PipelineChannel) {
+        let idle = channels.withLock { _ in channel.leave() }
+        guard idle else { return }
+        guard let loop = groups.first?.eventLoop else { return stopIfIdle(channel) }
+        loop.scheduleTask(in: Self.channelLinger) { [weak self] in self?.stopIfIdle(channel) }
+    }
+
+    /// Stops `channel` if no subscription uses it.
+    private func stopIfIdle(_ channel: PipelineChannel) {
         channels.withLock { channels in
-            if channel.leave(), channels[channel.key] === channel {
+            if channel.subscriberCount <= 0, channels[channel.key] === channel {
                 channels[channel.key] = nil
+                channel.stop()
             }
         }
     }
@@ -156,8 +170,11 @@ final class StateFanout: StateObserver {
         channels.withLock { $0[Self.key(named: name)]?.subscriberCount ?? 0 }
     }
 
+    /// The prefix of a named pipeline's channel key; other keys are a pipeline's JSON, which starts with `[`.
+    static let namedKeyPrefix = "name:"
+
     private static func key(named name: String) -> String {
-        "name:" + name
+        namedKeyPrefix + name
     }
 
     /// The pipelines running now, for tests.

@@ -90,8 +90,10 @@ struct Subscription {
     /// Starts after the state `since` the client holds (whose last success is `heldSuccess`): queues every state
     /// the ring holds after it, then `current`. False, with nothing queued, when the ring lacks a form this mode
     /// needs or the replay does not fit within `limit` states and `byteLimit` bytes.
+    /// `current` is nil for a pipeline that has let nothing out yet; `generation` is the pipeline's (0 without one).
     mutating func resume(
-        after since: Int, heldSuccess: Int?, replay: ArraySlice<ReplayRing.Entry>, current: StateFrame, limit: Int, byteLimit: Int
+        after since: Int, heldSuccess: Int?, replay: ArraySlice<ReplayRing.Entry>, current: StateFrame?, generation: Int = 0, limit: Int,
+        byteLimit: Int
     ) -> Bool {
         var pending: [Pending] = []
         var held = heldSuccess
@@ -103,7 +105,7 @@ struct Subscription {
             pending.append(next)
             held = next.heldSuccess
         }
-        if current.seq > since {
+        if let current, current.seq > since {
             pending.append(next(current, held: held))
         }
         guard pending.count <= max(limit, 1), pending.count <= 1 || pending.reduce(0, { $0 + $1.bytes }) <= byteLimit else {
@@ -114,6 +116,7 @@ struct Subscription {
         writtenSuccess = heldSuccess
         queuedSuccess = heldSuccess
         lastQueuedSeq = since
+        self.generation = generation
         for notification in pending {
             append(notification, seq: notification.seq)
         }

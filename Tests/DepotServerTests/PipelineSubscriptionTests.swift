@@ -113,7 +113,95 @@ struct PipelineSubscriptionTests {
             for (connection, subscription) in zip(connections, subscriptions) {
                 #expect(try await connection.unsubscribe(subscription.id))
             }
-            #expect(server.server.fanout.channelCount == 0)
+            #expect(server.server.fanout.channelCount == 1, "it lingers a while, for clients that resume")
+        }
+    }
+
+    @Test("a client that reconnects resumes through its pipeline: exactly the states it let out since, in delta mode")
+    func resume() async throws {
+        try await withServer(source: TestSource(items: pokemon())) { server in
+            let control = try await server.connect()
+            _ = try await control.call("load")
+            let pipeline = try decoded(Self.strong)
+            let first = try await server.connect()
+            let subscription = try await first.subscribe(SubscribeRequest(mode: .delta, pipeline: .operators(pipeline)))
+            var mirror = CollectionMirror()
+            var iterator = subscription.makeAsyncIterator()
+            try mirror.apply(try #require(await iterator.next()))
+            let held = try #require(mirror.resumePoint)
+            await first.close()
+
+            // While it is away: removals, one of which the pipeline's view does not show, and a load.
+            var items = pokemon()
+            for id in [12, 2, 9] {
+                items.removeAll { $0["id"]?.numberValue?.intValue == id }
+                _ = try await control.call("remove", params: ["id": .string(String(id)), "optimistic": true])
+            }
+            let last = try #require(try await control.call("load")["seq"]?.numberValue?.intValue)
+
+            let again = try await server.connect().subscribe(SubscribeRequest(mode: .delta, since: held, pipeline: .operators(pipeline)))
+            #expect(again.subscribed.resumed)
+            var replayed: [StateChange] = []
+            for await change in again {
+                replayed.append(change)
+                try mirror.apply(change)
+                if change.seq == last { break }
+            }
+            #expect(replayed.allSatisfy { !$0.resync })
+            #expect(replayed.first?.seq == held.seq + 1, "the first state after the one it held")
+            #expect(mirror.items == (try expected(pipeline, items)))
+            // Another epoch cannot resume.
+            let other = try await server.connect().subscribe(
+                SubscribeRequest(mode: .delta, since: ResumePoint(epoch: "elsewhere", seq: held.seq), pipeline: .operators(pipeline)))
+            #expect(!other.subscribed.resumed)
+        }
+    }
+
+    @Test(
+        "random loads and removals, a client that drops its connection at random points and resumes: it always ends with the view",
+        arguments: [SubscriptionMode.delta, .snapshot])
+    func resumeAtRandom(mode: SubscriptionMode) async throws {
+        try await withServer(source: TestSource(items: pokemon())) { server in
+            let control = try await server.connect()
+            _ = try await control.call("load")
+            let pipeline = try decoded(
+                #"[{"op":"filter","where":{"field":"/hp","ge":40}},{"op":"select","fields":["/hp"]},{"op":"removeDuplicates"}]"#)
+            var items = pokemon()
+            var random = SplitMix64(seed: mode == .delta ? 7 : 8)
+            var mirror = CollectionMirror()
+            var since: ResumePoint?
+            var resumes = 0
+            var nextID = 100
+            for round in 0..<12 {
+                let connection = try await server.connect()
+                let subscription = try await connection.subscribe(SubscribeRequest(mode: mode, since: since, pipeline: .operators(pipeline)))
+                if subscription.subscribed.resumed { resumes += 1 }
+                var iterator = subscription.makeAsyncIterator()
+                // Changes while connected, then read until the mirror shows the view.
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    if Bool.random(using: &random), let victim = items.randomElement(using: &random) {
+                        items.removeAll { $0["id"] == victim["id"] }
+                        _ = try await control.call("remove", params: ["id": .string(victim["id"]?.numberValue?.literal ?? ""), "optimistic": true])
+                    } else {
+                        nextID += 1
+                        items.append(["id": .number(JSONNumber(nextID)), "name": "new", "type": "fire", "hp": .number(JSONNumber(30 + round * 3))])
+                        server.source.items = items
+                        _ = try await control.call("load")
+                    }
+                }
+                let view = try expected(pipeline, items)
+                while mirror.items != view || mirror.status != "success" {
+                    try mirror.apply(try #require(await iterator.next()))
+                }
+                since = mirror.resumePoint
+                await connection.close()
+                // Changes while away.
+                if Bool.random(using: &random), let victim = items.randomElement(using: &random) {
+                    items.removeAll { $0["id"] == victim["id"] }
+                    _ = try await control.call("remove", params: ["id": .string(victim["id"]?.numberValue?.literal ?? "")])
+                }
+            }
+            #expect(resumes > 6, "most reconnections resume (\(resumes) of 11)")
         }
     }
 
