@@ -79,14 +79,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         guard let context else { throw .internalError("the connection is closing") }
         var channel: PipelineChannel?
         switch request.pipeline {
-        case .operators(let pipeline)? where !pipeline.isEmpty:
-            channel = fanout.join(.operators(pipeline))
-        case .named(let name)?:
-            guard let named = fanout.join(.named(name)) else {
-                throw .notFound("no pipeline is called \"\(name)\"; pipelines.list names those there are")
-            }
-            channel = named
-        default:
+        case .operators(let pipeline)? where pipeline.isEmpty:
+            break
+        case let reference?:
+            channel = try fanout.join(reference)
+        case nil:
             break
         }
         if !isInSubscriberGroup {

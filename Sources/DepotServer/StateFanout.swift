@@ -102,18 +102,24 @@ final class StateFanout: StateObserver {
 
     /// The channel running the pipeline `reference` gives, created from the current state when no subscription
     /// uses it yet; the caller counts as one of its subscriptions until it calls `leave(_:)`. A named pipeline is
-    /// looked up here, under the registry's lock, so a change made meanwhile is never missed; nil when there is
-    /// none by that name.
-    func join(_ reference: PipelineReference) -> PipelineChannel? {
-        channels.withLock { channels in
+    /// looked up here, under the registry's lock, so a change made meanwhile is never missed. notFound when there
+    /// is none by that name; limitExceeded when `maxChannels` distinct pipelines run already (each costs an
+    /// evaluation of every state).
+    func join(_ reference: PipelineReference) throws(RPCError) -> PipelineChannel {
+        try channels.withLock { channels throws(RPCError) in
             let key: String
             let pipeline: Pipeline
             switch reference {
             case .operators(let operators):
                 (key, pipeline) = (operators.key, operators)
             case .named(let name):
-                guard let entry = library.entry(name) else { return nil }
+                guard let entry = library.entry(name) else { throw .pipelineLibrary(.notFound(name: name)) }
                 (key, pipeline) = (Self.key(named: name), entry.named.pipeline)
+            }
+            guard channels[key] != nil || channels.count < Self.maxChannels else {
+                throw .limitExceeded(
+                    "depotd runs \(Self.maxChannels) distinct pipelines, the most it may; use one of them (a named pipeline, pipelines.list) or wait for some to end"
+                )
             }
             let channel =
                 channels[key]
@@ -126,6 +132,9 @@ final class StateFanout: StateObserver {
             return channel
         }
     }
+
+    /// The most distinct pipelines run at once.
+    static let maxChannels = 256
 
     /// How long a pipeline keeps running after its last subscription ended, so a client that reconnects (a
     /// restarted status bar) can resume through it.

@@ -205,6 +205,27 @@ struct PipelineSubscriptionTests {
         }
     }
 
+    @Test("depotd runs a bounded number of distinct pipelines; one more is limitExceeded, an equal one still joins")
+    func boundedPipelines() async throws {
+        try await withServer { server in
+            var connections: [DepotConnection] = []
+            for number in 0..<StateFanout.maxChannels {
+                if number % 64 == 0 { connections.append(try await server.connect()) }
+                let pipeline = try decoded(#"[{"op":"limit","count":\#(number)}]"#)
+                _ = try await connections[number / 64].subscribe(SubscribeRequest(pipeline: .operators(pipeline)))
+            }
+            let extra = try await server.connect()
+            await #expect {
+                try await extra.subscribe(SubscribeRequest(pipeline: .operators(try decoded(#"[{"op":"limit","count":100000}]"#))))
+            } throws: { error in
+                guard case .remote(let remote) = error as? DepotClientError else { return false }
+                return remote.code == -32004 && remote.message.contains("distinct pipelines, the most it may")
+            }
+            _ = try await extra.subscribe(SubscribeRequest(pipeline: .operators(try decoded(#"[{"op":"limit","count":7}]"#))))
+            #expect(server.server.fanout.channelCount == StateFanout.maxChannels)
+        }
+    }
+
     @Test("an invalid pipeline is refused with the operator's index and a pointer into the params; nothing is subscribed")
     func refused() async throws {
         try await withServer { server in
