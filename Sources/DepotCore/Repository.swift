@@ -117,6 +117,15 @@ public final class Repository: Sendable {
         }
     }
 
+    /// A load for a source known to have changed just now (a scripted source's next step): unlike `load`, it never
+    /// joins a load already under way, which may have read the source before the change.
+    @discardableResult
+    public func loadAfterChange(strategy: RetrievalStrategy = .defaultForLoad) -> Mutation<MutationResult> {
+        queue.submit(joinable: false) { [self] in
+            await performLoad(strategy)
+        }
+    }
+
     /// Switches to another source and id field, then loads from it: the items of the old source are replaced
     /// by the new one's (or by a failure). Runs in its turn, like every mutation.
     @discardableResult

@@ -60,7 +60,8 @@ final class ScriptPlayer: Service {
                 return
             }
             guard currentPlay.load(ordering: .sequentiallyConsistent) == number, source.advance() else { return }
-            _ = await repository.load(strategy: .defaultForLoad).result
+            // Not a load that may join one already reading the step before.
+            _ = await repository.loadAfterChange().result
         }
         logger.info("the stream \"\(script.name)\" is over; its last step stays")
     }

@@ -21,6 +21,20 @@ struct MutationOrderTests {
         #expect(fixture.trace == ["idle", "loading", "success[1,2,3]"])
     }
 
+    @Test("loadAfterChange never joins a load under way: the source is read again after it, and its items are published")
+    func loadAfterChangeDoesNotJoin() async throws {
+        let fixture = Fixture()
+        let gate = fixture.source.holdNextFetch()
+        let first = fixture.repository.load()
+        try await withTimeout { await fixture.source.calls.wait { $0.fetchesStarted == 1 } }
+        let afterChange = fixture.repository.loadAfterChange()
+        gate.open()
+        _ = try await first.result.get()
+        let changed = try await afterChange.result.get()
+        #expect(fixture.source.calls.value.fetchesStarted == 2)
+        #expect(changed.seq == 4, "its own loading and success, after the first load's")
+    }
+
     @Test("loads submitted concurrently from many tasks share one source call")
     func loadsFromManyTasks() async throws {
         let fixture = Fixture()
