@@ -41,6 +41,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var requestTimeout: Double?
     public var maxResponseBytes: Int?
     public var maxRedirects: Int?
+    /// Principals by access level (`read`, `write`, `admin`), as given.
+    public var access: [String: [String]] = [:]
 
     /// One member of an object of strings, such as `"headers"`.
     public struct NamedString: Sendable, Equatable {
@@ -54,7 +56,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         "initialLoad",
         "startupStrategy", "cache",
         "itemsPath", "deleteURL", "headers", "headerFiles", "headerCredentials", "connectTimeout", "requestTimeout", "maxResponseBytes",
-        "maxRedirects",
+        "maxRedirects", "access",
     ]
 
     public init() {}
@@ -115,5 +117,6 @@ public struct ConfigurationFile: Sendable, Equatable {
         initialLoad = try members.flag("initialLoad")
         startupStrategy = try members.string("startupStrategy")
         cache = try members.flag("cache")
+        access = try members.access("access")
     }
 }

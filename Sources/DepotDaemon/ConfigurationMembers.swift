@@ -43,6 +43,27 @@ struct ConfigurationMembers {
     }
 
     /// An object of header names and string values, in order.
+    /// `{"read": [principal…], "write": […], "admin": […]}`: each level optional, each a list of strings.
+    func access(_ key: String) throws(ConfigurationError) -> [String: [String]] {
+        guard let member = object[key] else { return [:] }
+        let example = #"{"write": ["group:depot"], "admin": ["user:root"]}"#
+        guard case .object(let levels) = member else {
+            throw ConfigurationError("config file \(path): \"\(key)\" must be an object of access levels, such as \(example), not \(member.typeName)")
+        }
+        var access: [String: [String]] = [:]
+        for entry in levels {
+            guard ["read", "write", "admin"].contains(entry.key) else {
+                throw ConfigurationError(
+                    "config file \(path): \"\(key)\": \"\(entry.key)\" is not an access level; the levels are read, write and admin")
+            }
+            guard case .array(let elements) = entry.value, elements.allSatisfy({ $0.stringValue != nil }) else {
+                throw ConfigurationError("config file \(path): \"\(key)\": \"\(entry.key)\" must be a list of principals such as [\"group:depot\"]")
+            }
+            access[entry.key] = elements.compactMap(\.stringValue)
+        }
+        return access
+    }
+
     func namedStrings(_ key: String) throws(ConfigurationError) -> [ConfigurationFile.NamedString] {
         guard let member = object[key] else { return [] }
         guard case .object(let members) = member else {

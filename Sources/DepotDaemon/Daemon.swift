@@ -99,6 +99,7 @@ public struct Daemon: Sendable {
             logger: logger,
             pipelines: PipelineLibrary(
                 storeDirectory: settings.pipelinesDirectory, configuredDirectory: settings.configuredPipelinesDirectory, logger: logger),
+            access: settings.access,
             onListening: { readiness.listening() },
             onSubscribersChanged: { status.subscribersChanged(to: $0) }
         )

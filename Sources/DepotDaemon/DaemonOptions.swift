@@ -27,7 +27,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials.",
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
             discussion:
                 "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
             valueName: "file"
@@ -149,6 +149,24 @@ public struct DaemonOptions: ParsableArguments, Sendable {
             "Keep the last list the source gave in the state directory (cache.sqlite), so a restart or a failing source still has items (the default); --no-cache keeps nothing on disk."
     )
     public var cache: Bool?
+
+    @Option(
+        help: ArgumentHelp(
+            "Who may read (state, get, subscribe, …): principals separated by commas — user:NAME, user:UID, group:NAME, group:GID, or * for anyone who can open the socket (the default).",
+            valueName: "principals"))
+    public var readAccess: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Who may also load and remove, as --read-access. Default: none besides depotd's own user and root, which always may do everything.",
+            valueName: "principals"))
+    public var writeAccess: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Who may also wipe and change stored pipelines, as --read-access. Default: none besides depotd's own user and root.",
+            valueName: "principals"))
+    public var adminAccess: String?
 
     public init() {}
 }

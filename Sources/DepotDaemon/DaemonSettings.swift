@@ -1,7 +1,7 @@
 public import DepotCore
 public import DepotHTTPSource
 public import DepotPlatform
-import DepotServer
+public import DepotServer
 public import DepotSources
 public import Logging
 
@@ -30,6 +30,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var startupStrategy: RetrievalStrategy = .defaultAtStartUp
     /// Whether the last list the source gave is kept in `cachePath`.
     public var cacheEnabled = true
+    /// Who may call what; replaced on a reload.
+    public var access = AccessPolicy.default
     /// The on-disk cache: cache.sqlite in the state directory.
     public var cachePath: String { stateDirectory + "/cache.sqlite" }
     /// Where `pipelines.put` stores named pipelines: `pipelines/` in the state directory.
@@ -91,6 +93,7 @@ public struct DaemonSettings: Sendable, Equatable {
         settings.http = try lookup.http(credentialsDirectory: paths.environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 })
         settings.startupStrategy = try lookup.startupStrategy()
         settings.cacheEnabled = cacheEnabled
+        settings.access = try lookup.access()
         settings.privateDirectory = settings.sharedFallbackDirectory(paths: paths)
         return settings
     }

@@ -102,6 +102,10 @@ final class Reloader: Service {
             repository.replaceSource(source, idField: new.idField)
             onSourceChanged(source)
         }
+        if new.access != old.access {
+            logger.notice("the access setting changed; it applies to every call from now on, on open connections too")
+            server.updateAccess(new.access)
+        }
         let changed = server.pipelines.reloadConfigured()
         if !changed.isEmpty {
             logger.info("configured pipelines changed: \(changed.keys.sorted().joined(separator: ", "))")

@@ -1,7 +1,9 @@
 import DepotCore
 import DepotHTTPSource
 import DepotPlatform
+import DepotServer
 import DepotSources
+import Foundation
 import Logging
 
 /// Where each setting comes from, in order: a flag, then the environment (where there is a variable for it),
@@ -41,6 +43,30 @@ struct SettingLookup {
     }
 
     // MARK: Settings
+
+    /// Who holds each access level: per level, a flag, else the config file's `access`, else the default.
+    func access() throws(ConfigurationError) -> AccessPolicy {
+        var policy = AccessPolicy.default
+        let levels: [(String, String?, WritableKeyPath<AccessPolicy, [AccessPolicy.Principal]>)] = [
+            ("read", options.readAccess, \.read), ("write", options.writeAccess, \.write), ("admin", options.adminAccess, \.admin),
+        ]
+        for (level, flagValue, path) in levels {
+            let given: Sourced<[String]>? =
+                flag(flagValue.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }, "--\(level)-access")
+                ?? file(file.access[level], "access")
+            guard let given else { continue }
+            var principals: [AccessPolicy.Principal] = []
+            for text in given.value {
+                do {
+                    principals.append(try AccessPolicy.Principal(parsing: text))
+                } catch {
+                    throw ConfigurationError("\(given.origin.subject): \(level): \(error)")
+                }
+            }
+            policy[keyPath: path] = principals
+        }
+        return policy
+    }
 
     /// The socket's path, when a flag, DEPOT_SOCKET or the config file names one.
     func socket() throws(ConfigurationError) -> String? {

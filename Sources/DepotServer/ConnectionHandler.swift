@@ -173,6 +173,16 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         drainQueues()
     }
 
+    /// Called by the subscriber group, on this loop: every subscription ends now, its queued states unsent, with
+    /// `subscriptionEnded` saying `reason` (the peer lost read access).
+    func endAllSubscriptions(reason: String) {
+        for index in subscriptions.indices {
+            subscriptions[index].discardQueue()
+            subscriptions[index].endReason = reason
+        }
+        drainQueues()
+    }
+
     /// Starts writing the states of subscriptions whose answer has been written.
     private func activate(_ ids: [String]) {
         guard !ids.isEmpty, machine.deliversNotifications else { return }
@@ -319,6 +329,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         self.peer = peer
         logger[metadataKey: "peer_pid"] = "\(peer.pid)"
         logger[metadataKey: "peer_uid"] = "\(peer.uid)"
+        logger[metadataKey: "peer_gid"] = "\(peer.gid)"
+        if let name = peer.processName { logger[metadataKey: "peer_comm"] = "\(name)" }
         logger.debug("connected")
     }
 

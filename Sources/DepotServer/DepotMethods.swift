@@ -8,7 +8,19 @@ import NIOCore
 /// Depot's methods, bound to one repository and its fan-out: for each request type of DepotWire, what the
 /// server does with it. The names, params and answers are the contract described in rpc-schema/.
 enum DepotMethods {
-    static func dispatcher(repository: Repository, fanout: StateFanout) -> RPCDispatcher<any DepotSession> {
+    static func dispatcher(
+        repository: Repository, fanout: StateFanout, access: AccessControl = AccessControl(.open)
+    ) -> RPCDispatcher<any DepotSession> {
+        /// Every method: the caller's access checked first, on every call; a refusal changes nothing.
+        func method<Request: DepotRequest>(
+            _ type: Request.Type, _ handler: @escaping @Sendable (Request, any DepotSession) throws(RPCError) -> RPCReply
+        ) -> RPCMethod<any DepotSession> {
+            .handling(type) { request, session throws(RPCError) in
+                try access.authorize(Request.self, session.peer)
+                return try handler(request, session)
+            }
+        }
+
         /// The answer to a mutation, once it has run: the state it published, or its error with the state it left
         /// as `data`. Nothing waits in a task: the mutation calls back when it finishes, and a connection that
         /// closes first withdraws the call.
@@ -49,12 +61,12 @@ enum DepotMethods {
         let document = ByteBuffer(bytes: ProtocolDocument.value.jsonBytes)
 
         return RPCDispatcher(methods: [
-            .handling(StateRequest.self) { request, _ throws(RPCError) in
+            method(StateRequest.self) { request, _ throws(RPCError) in
                 guard let pipeline = try pipeline(request.pipeline) else { return .result(.encoded(fanout.current.snapshot)) }
                 let shaped = PipelineRun.shapeItems(of: fanout.current.published, through: pipeline, idField: repository.idField)
                 return .result(.encoded(StateEncoder.encode(shaped, epoch: fanout.epoch)))
             },
-            .handling(GetRequest.self) { request, _ throws(RPCError) in
+            method(GetRequest.self) { request, _ throws(RPCError) in
                 var current = fanout.current.published
                 if let pipeline = try pipeline(request.pipeline) {
                     current = PipelineRun.shapeItems(of: current, through: pipeline, idField: repository.idField)
@@ -70,30 +82,41 @@ enum DepotMethods {
                 }
                 return .result(.encoded(ByteBuffer(bytes: item.json)))
             },
-            .handling(LoadRequest.self) { request, connection throws(RPCError) in
+            method(LoadRequest.self) { request, connection throws(RPCError) in
                 let strategy = request.strategy ?? .defaultForLoad
                 connection.noteMutation(LoadRequest.method, strategy == .defaultForLoad ? "" : strategy.rawValue)
                 return answer(repository.load(strategy: strategy))
             },
-            .handling(RemoveRequest.self) { request, connection throws(RPCError) in
+            method(RemoveRequest.self) { request, connection throws(RPCError) in
                 connection.noteMutation(RemoveRequest.method, request.optimistic ? "\(request.id) (optimistic)" : request.id)
                 return answer(repository.remove(id: request.id, optimistic: request.optimistic))
             },
-            .handling(WipeRequest.self) { _, connection throws(RPCError) in
+            method(WipeRequest.self) { _, connection throws(RPCError) in
                 connection.noteMutation(WipeRequest.method)
                 return answer(repository.wipe())
             },
-            .handling(SubscribeRequest.self) { request, connection throws(RPCError) in
+            method(SubscribeRequest.self) { request, connection throws(RPCError) in
                 let start = try connection.subscribe(request)
                 return .result(.value(Subscribed(subscription: start.id, epoch: start.epoch, seq: start.seq, resumed: start.resumed).json))
             },
-            .handling(UnsubscribeRequest.self) { request, connection throws(RPCError) in
+            method(UnsubscribeRequest.self) { request, connection throws(RPCError) in
                 .result(.value(.bool(connection.unsubscribe(request.subscription))))
             },
-            .handling(DiscoverRequest.self) { _, _ throws(RPCError) in
+            method(WhoamiRequest.self) { _, session throws(RPCError) in
+                let peer = session.peer
+                let level = access.level(of: peer)
+                let levels = AccessLevel.allCases.filter { candidate in level.map { candidate <= $0 } ?? false }
+                return .result(
+                    .value(
+                        Whoami(
+                            uid: peer?.uid ?? access.daemonUID, gid: peer?.gid ?? 0, groups: peer?.groups ?? [], user: peer?.userName,
+                            pid: peer?.pid, levels: levels
+                        ).json))
+            },
+            method(DiscoverRequest.self) { _, _ throws(RPCError) in
                 .result(.encoded(document))
             },
-            .handling(PipelinesPutRequest.self) { request, connection throws(RPCError) in
+            method(PipelinesPutRequest.self) { request, connection throws(RPCError) in
                 connection.noteMutation(PipelinesPutRequest.method, request.named.name)
                 let created: Bool
                 do throws(PipelineLibraryError) {
@@ -104,14 +127,14 @@ enum DepotMethods {
                 fanout.namedPipelineChanged(request.named.name)
                 return .result(.value(["name": .string(request.named.name), "created": .bool(created)]))
             },
-            .handling(PipelinesGetRequest.self) { request, _ throws(RPCError) in
+            method(PipelinesGetRequest.self) { request, _ throws(RPCError) in
                 guard let entry = fanout.library.entry(request.name) else { throw .pipelineLibrary(.notFound(name: request.name)) }
                 return .result(.value(stored(entry)))
             },
-            .handling(PipelinesListRequest.self) { _, _ throws(RPCError) in
+            method(PipelinesListRequest.self) { _, _ throws(RPCError) in
                 .result(.value(.array(fanout.library.list().map(stored))))
             },
-            .handling(PipelinesDeleteRequest.self) { request, connection throws(RPCError) in
+            method(PipelinesDeleteRequest.self) { request, connection throws(RPCError) in
                 connection.noteMutation(PipelinesDeleteRequest.method, request.name)
                 do throws(PipelineLibraryError) {
                     try fanout.library.delete(request.name)

@@ -21,6 +21,7 @@ public final class DepotServer: Service {
     private let logger: Logger
     private let onListening: @Sendable () -> Void
     private let limits: LiveLimits
+    private let access: AccessControl
 
     /// - Parameters:
     ///   - onListening: called once the socket accepts connections.
@@ -31,6 +32,7 @@ public final class DepotServer: Service {
         eventLoopGroup: MultiThreadedEventLoopGroup = .singleton,
         logger: Logger,
         pipelines: PipelineLibrary? = nil,
+        access: AccessPolicy = .default,
         onListening: @escaping @Sendable () -> Void = {},
         onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
@@ -44,8 +46,20 @@ public final class DepotServer: Service {
             eventLoops: Array(eventLoopGroup.makeIterator()), epoch: repository.epoch, limits: limits,
             idField: { [repository] in repository.idField },
             library: pipelines ?? PipelineLibrary(storeDirectory: nil, logger: logger), onSubscribersChanged: onSubscribersChanged)
-        self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
+        self.access = AccessControl(access)
+        self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout, access: self.access)
         repository.addObserver(fanout)
+    }
+
+    /// The access policy in force.
+    public var accessPolicy: AccessPolicy { access.current }
+
+    /// Replaces the access policy (a reload): every later call is checked against it, on open connections too, and
+    /// subscriptions whose reader no longer holds `read` end, told why.
+    public func updateAccess(_ policy: AccessPolicy) {
+        access.current = policy
+        let access = access
+        fanout.endSubscriptions(unless: { access.level(of: $0) != nil }, reason: "read access was withdrawn by a change of depotd's access setting")
     }
 
     /// The named pipelines the daemon keeps.

@@ -174,6 +174,13 @@ final class StateFanout: StateObserver {
         }
     }
 
+    /// Ends, on every connection, the subscriptions of peers `mayRead` no longer lets read, telling them `reason`.
+    func endSubscriptions(unless mayRead: @escaping @Sendable (PeerCredentials?) -> Bool, reason: String) {
+        for group in groups {
+            group.endSubscriptions(unless: mayRead, reason: reason)
+        }
+    }
+
     /// The subscriptions following the named pipeline `name` now.
     func subscriberCount(ofPipeline name: String) -> Int {
         channels.withLock { $0[Self.key(named: name)]?.subscriberCount ?? 0 }

@@ -56,6 +56,15 @@ final class SubscriberGroup: Sendable {
         }
     }
 
+    /// Ends the subscriptions of this loop's connections whose peer `mayRead` refuses, at once, telling them why.
+    func endSubscriptions(unless mayRead: @escaping @Sendable (PeerCredentials?) -> Bool, reason: String) {
+        eventLoop.execute {
+            for connection in self.connections.value.values where !mayRead(connection.peer) {
+                connection.endAllSubscriptions(reason: reason)
+            }
+        }
+    }
+
     /// Runs on `eventLoop`: hands every posted state to every connection, until the mailbox stays empty.
     private func deliverPosted() {
         var states = takePosted(endingDeliveryIfEmpty: true)

@@ -72,6 +72,12 @@ struct Subscription {
 
     var hasQueuedStates: Bool { !queue.isEmpty }
 
+    /// Drops every notification not yet written.
+    mutating func discardQueue() {
+        queue.removeAll()
+        queuedBytes = 0
+    }
+
     var queuedCount: Int { queue.count }
 
     /// Starts from `current`, sent in full; `resync` marks it as the start of a resume that was not possible.

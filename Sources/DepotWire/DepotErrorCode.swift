@@ -13,13 +13,15 @@ public enum DepotErrorCode {
     /// A per-connection limit was reached (for example, too many subscriptions).
     public static let limitExceeded = -32004
 
+    /// The caller's credentials do not grant the access the method needs; nothing changed.
+    public static let forbidden = -32005
     /// A named pipeline comes from a configuration file and cannot be changed through the socket.
     public static let readOnly = -32006
     /// The state directory could not be written (a full disk, a read-only file system); nothing changed.
     public static let storageFailed = -32007
 
     /// Every code of Depot's own, for tests that hold them to the document.
-    public static let all = [loadFailed, removeFailed, notFound, limitExceeded, readOnly, storageFailed]
+    public static let all = [loadFailed, removeFailed, notFound, limitExceeded, forbidden, readOnly, storageFailed]
 
     /// The code the protocol gives a domain error's kind.
     public static func code(for kind: StateError.Kind) -> Int {

@@ -24,6 +24,16 @@ extension RPCError {
         }
     }
 
+    /// The caller may not call `method`: it needs `needed`; the caller (`uid`) has `granted` (none: not even read).
+    public static func forbidden(method: String, needed: AccessLevel, uid: UInt32, granted: AccessLevel?) -> RPCError {
+        let has = granted.map { "only \($0.rawValue) access" } ?? "no access"
+        return RPCError(
+            code: DepotErrorCode.forbidden,
+            message:
+                "forbidden: \(method) needs \(needed.rawValue) access, and uid \(uid) has \(has); depotd's \"access\" setting grants it (README, \"Access\")"
+        )
+    }
+
     /// A per-connection limit was reached.
     public static func limitExceeded(_ message: String) -> RPCError {
         RPCError(code: DepotErrorCode.limitExceeded, message: message)

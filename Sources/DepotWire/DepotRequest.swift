@@ -14,6 +14,8 @@ public protocol DepotRequest: Sendable {
     static var method: String { get }
     /// The params it accepts, by name.
     static var paramNames: [String] { get }
+    /// The access a caller needs for it (rpc-schema's `x-access`).
+    static var accessLevel: AccessLevel { get }
 
     /// Reads a call's params; an error names the param and what was wrong (-32602).
     init(params: Params) throws(RPCError)
@@ -27,6 +29,7 @@ public protocol DepotRequest: Sendable {
 
 extension DepotRequest {
     public static var paramNames: [String] { [] }
+    public static var accessLevel: AccessLevel { .read }
     public var params: JSONObject? { nil }
 }
 

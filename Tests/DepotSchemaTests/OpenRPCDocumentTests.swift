@@ -14,7 +14,7 @@ struct OpenRPCDocumentTests {
         #expect(
             document.calledMethodNames == [
                 "state", "get", "load", "remove", "wipe", "subscribe", "unsubscribe", "pipelines.put", "pipelines.get", "pipelines.list",
-                "pipelines.delete", "rpc.discover",
+                "pipelines.delete", "whoami", "rpc.discover",
             ])
         #expect(document.notificationNames == ["stateChanged", "heartbeat", "subscriptionEnded"])
         #expect(document.unsupportedKeywords.map(\.description) == [])
@@ -45,16 +45,19 @@ struct OpenRPCDocumentTests {
     @Test("every error a method lists has a Depot or JSON-RPC code, and its data is a State when it carries one (a pointer for a bad pipeline)")
     func errors() throws {
         let document = try depotDocument()
-        let codes = Set([-32001, -32002, -32003, -32004, -32006, -32007] + OpenRPCError.jsonRPCCodes)
+        let codes = Set([-32001, -32002, -32003, -32004, -32005, -32006, -32007] + OpenRPCError.jsonRPCCodes)
         for method in document.methods {
             for error in method.errors {
                 #expect(codes.contains(error.code), "\(method.name) lists error \(error.code)")
             }
         }
-        #expect(try document.required("load").errors.map(\.code) == [-32001])
-        #expect(try document.required("remove").errors.map(\.code) == [-32002, -32003])
-        #expect(try document.required("remove").errors.allSatisfy { $0.dataSchema != nil })
-        #expect(try document.required("get").errors.map(\.code) == [-32003, -32602, -32003])
+        #expect(try document.required("load").errors.map(\.code) == [-32001, -32005])
+        #expect(try document.required("remove").errors.map(\.code) == [-32002, -32003, -32005])
+        #expect(try document.required("remove").errors.dropLast().allSatisfy { $0.dataSchema != nil })
+        #expect(try document.required("get").errors.map(\.code) == [-32003, -32602, -32003, -32005])
+        for method in document.methods where !method.isNotification {
+            #expect(method.errors.contains { $0.code == -32005 }, "\(method.name) lists forbidden: every call is checked")
+        }
         #expect(try document.required("get").errors.first?.dataSchema == nil)
         for method in ["subscribe", "state", "get"] {
             let invalidPipeline = try #require(try document.required(method).errors.first { $0.code == -32602 })
@@ -126,7 +129,7 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "load", message: #"{"jsonrpc":"2.0","id":1,"error":{"code":-32002,"message":"no"}}"#,
             expected: [
-                "/error/code: must be one of load's errors (-32001) or JSON-RPC's own (-32700, -32600, -32601, -32602, -32603), found -32002"
+                "/error/code: must be one of load's errors (-32001, -32005) or JSON-RPC's own (-32700, -32600, -32601, -32602, -32603), found -32002"
             ]),
         Wrong(
             method: "subscribe", message: #"{"jsonrpc":"2.0","id":1,"result":{"subscription":7,"epoch":"e1","seq":0,"resumed":false}}"#,
@@ -134,7 +137,7 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "nosuch", message: #"{"jsonrpc":"2.0","id":1,"result":true}"#,
             expected: [
-                #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, wipe, subscribe, unsubscribe, pipelines.put, pipelines.get, pipelines.list, pipelines.delete, rpc.discover), so the answer must be an error"#
+                #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, wipe, subscribe, unsubscribe, pipelines.put, pipelines.get, pipelines.list, pipelines.delete, whoami, rpc.discover), so the answer must be an error"#
             ]),
     ]
 

@@ -45,11 +45,11 @@ struct MethodBench {
     let dispatcher: RPCDispatcher<any DepotSession>
     let session = RecordingSession()
 
-    init(source: TestSource = TestSource(count: 3)) {
+    init(source: TestSource = TestSource(count: 3), access: AccessControl = AccessControl(.open)) {
         self.source = source
         repository = Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         repository.addObserver(fanout)
-        dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
+        dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout, access: access)
     }
 
     func dispatch(_ line: String) -> DispatchOutcome {

@@ -6,6 +6,7 @@ public import DepotRPC
 /// State it ended with; loadFailed (-32001) with the failure State as data.
 public struct LoadRequest: StateAnsweringRequest {
     public static let method = "load"
+    public static let accessLevel = AccessLevel.write
     public static let paramNames = ["strategy"]
 
     /// nil: the default for `load`.

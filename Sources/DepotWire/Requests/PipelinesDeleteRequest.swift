@@ -5,6 +5,7 @@ public import DepotJSON
 /// configured one, storageFailed (-32007) when the state directory cannot be written.
 public struct PipelinesDeleteRequest: PipelineNameRequest {
     public static let method = "pipelines.delete"
+    public static let accessLevel = AccessLevel.admin
 
     public var name: String
 

@@ -7,6 +7,7 @@ public import DepotRPC
 /// when the state directory cannot be written.
 public struct PipelinesPutRequest: DepotRequest {
     public static let method = "pipelines.put"
+    public static let accessLevel = AccessLevel.admin
     public static let paramNames = ["name", "description", "pipeline"]
 
     public var named: NamedPipeline

@@ -5,6 +5,7 @@ public import DepotRPC
 /// removeFailed (-32002) or notFound (-32003) with the rolled-back State as data.
 public struct RemoveRequest: StateAnsweringRequest {
     public static let method = "remove"
+    public static let accessLevel = AccessLevel.write
     public static let paramNames = ["id", "optimistic"]
 
     public var id: String

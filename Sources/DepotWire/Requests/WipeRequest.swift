@@ -4,6 +4,7 @@ public import DepotRPC
 /// touched). Answers the idle State.
 public struct WipeRequest: StateAnsweringRequest {
     public static let method = "wipe"
+    public static let accessLevel = AccessLevel.admin
 
     public init() {}
 

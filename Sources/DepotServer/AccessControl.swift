@@ -1,0 +1,39 @@
+import DepotRPC
+import DepotWire
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The access policy in force (replaced by a reload), checked on every call against the caller's credentials.
+final class AccessControl: Sendable {
+    private let policy: Mutex<AccessPolicy>
+    /// The daemon's own user, always admin.
+    let daemonUID: UInt32
+
+    init(_ policy: AccessPolicy, daemonUID: UInt32 = getuid()) {
+        self.policy = Mutex(policy)
+        self.daemonUID = daemonUID
+    }
+
+    var current: AccessPolicy {
+        get { policy.withLock { $0 } }
+        set { policy.withLock { $0 = newValue } }
+    }
+
+    /// The highest level `peer` holds now; a transport without credentials (an in-memory test channel) counts as
+    /// the daemon's own user.
+    func level(of peer: PeerCredentials?) -> AccessLevel? {
+        guard let peer else { return .admin }
+        return current.level(uid: peer.uid, groups: peer.groups, daemonUID: daemonUID)
+    }
+
+    /// Throws forbidden unless `peer` may call `Request`'s method.
+    func authorize<Request: DepotRequest>(_: Request.Type, _ peer: PeerCredentials?) throws(RPCError) {
+        let granted = level(of: peer)
+        guard let granted, granted >= Request.accessLevel else {
+            throw .forbidden(method: Request.method, needed: Request.accessLevel, uid: peer?.uid ?? daemonUID, granted: granted)
+        }
+    }
+}
