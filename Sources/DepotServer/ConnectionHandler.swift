@@ -335,8 +335,13 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     }
 
     /// Logs a request that changes state, naming the method and the client.
-    func noteMutation(_ method: String, _ detail: String) {
-        logger.info("\(method)\(detail.isEmpty ? "" : " ")\(detail) requested", metadata: ["method": "\(method)"])
+    func noteMutation(_ method: String, _ detail: String) -> MutationNote {
+        let request = "\(method)\(detail.isEmpty ? "" : " ")\(detail)"
+        logger.info("\(request) requested", metadata: ["method": "\(method)"])
+        let logger = logger
+        return MutationNote { outcome in
+            logger.info("\(request): \(outcome)", metadata: ["method": "\(method)"])
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

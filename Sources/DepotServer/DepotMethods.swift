@@ -24,8 +24,15 @@ enum DepotMethods {
         /// The answer to a mutation, once it has run: the state it published, or its error with the state it left
         /// as `data`. Nothing waits in a task: the mutation calls back when it finishes, and a connection that
         /// closes first withdraws the call.
-        @Sendable func answer(_ mutation: Mutation<MutationResult>) -> RPCReply {
-            .later(
+        @Sendable func answer(_ mutation: Mutation<MutationResult>, _ note: MutationNote) -> RPCReply {
+            // The outcome is logged whether or not the client is still there to be answered.
+            mutation.whenFinished { result in
+                switch result {
+                case .success(let published): note.finished("done, seq \(published.seq) \(published.state.status.rawValue)")
+                case .failure(let error): note.finished("failed (\(error.kind)): \(error.message)")
+                }
+            }
+            return .later(
                 PendingResult { completion in
                     let waiter = mutation.whenFinished { result in
                         switch result {
@@ -84,16 +91,16 @@ enum DepotMethods {
             },
             method(LoadRequest.self) { request, connection throws(RPCError) in
                 let strategy = request.strategy ?? .defaultForLoad
-                connection.noteMutation(LoadRequest.method, strategy == .defaultForLoad ? "" : strategy.rawValue)
-                return answer(repository.load(strategy: strategy))
+                let note = connection.noteMutation(LoadRequest.method, strategy == .defaultForLoad ? "" : strategy.rawValue)
+                return answer(repository.load(strategy: strategy), note)
             },
             method(RemoveRequest.self) { request, connection throws(RPCError) in
-                connection.noteMutation(RemoveRequest.method, request.optimistic ? "\(request.id) (optimistic)" : request.id)
-                return answer(repository.remove(id: request.id, optimistic: request.optimistic))
+                let note = connection.noteMutation(RemoveRequest.method, request.optimistic ? "\(request.id) (optimistic)" : request.id)
+                return answer(repository.remove(id: request.id, optimistic: request.optimistic), note)
             },
             method(WipeRequest.self) { _, connection throws(RPCError) in
-                connection.noteMutation(WipeRequest.method)
-                return answer(repository.wipe())
+                let note = connection.noteMutation(WipeRequest.method)
+                return answer(repository.wipe(), note)
             },
             method(SubscribeRequest.self) { request, connection throws(RPCError) in
                 let start = try connection.subscribe(request)
@@ -117,13 +124,15 @@ enum DepotMethods {
                 .result(.encoded(document))
             },
             method(PipelinesPutRequest.self) { request, connection throws(RPCError) in
-                connection.noteMutation(PipelinesPutRequest.method, request.named.name)
+                let note = connection.noteMutation(PipelinesPutRequest.method, request.named.name)
                 let created: Bool
                 do throws(PipelineLibraryError) {
                     created = try fanout.library.put(request.named)
                 } catch {
+                    note.finished("failed: \(error)")
                     throw .pipelineLibrary(error)
                 }
+                note.finished(created ? "created" : "replaced")
                 fanout.namedPipelineChanged(request.named.name)
                 return .result(.value(["name": .string(request.named.name), "created": .bool(created)]))
             },
@@ -135,12 +144,14 @@ enum DepotMethods {
                 .result(.value(.array(fanout.library.list().map(stored))))
             },
             method(PipelinesDeleteRequest.self) { request, connection throws(RPCError) in
-                connection.noteMutation(PipelinesDeleteRequest.method, request.name)
+                let note = connection.noteMutation(PipelinesDeleteRequest.method, request.name)
                 do throws(PipelineLibraryError) {
                     try fanout.library.delete(request.name)
                 } catch {
+                    note.finished("failed: \(error)")
                     throw .pipelineLibrary(error)
                 }
+                note.finished("deleted")
                 fanout.namedPipelineChanged(request.name)
                 return .result(.value(true))
             },

@@ -17,8 +17,14 @@ protocol DepotSession: AnyObject {
     /// Ends the subscription `id`; false when this connection has none by that id.
     func unsubscribe(_ id: String) -> Bool
 
-    /// Logs a request that changes state, naming the method and the client.
-    func noteMutation(_ method: String, _ detail: String)
+    /// Logs a request that changes state, naming the method and the client; the note logs its outcome too.
+    func noteMutation(_ method: String, _ detail: String) -> MutationNote
+}
+
+/// A logged request that changes state: `finished` logs how it ended, with the same client and params summary —
+/// also when the client has gone by then.
+struct MutationNote: Sendable {
+    let finished: @Sendable (_ outcome: String) -> Void
 }
 
 /// Where a new subscription starts: its id, the run, the seq of the current state (the first it is sent, or the
@@ -31,7 +37,7 @@ struct SubscriptionStart: Equatable {
 }
 
 extension DepotSession {
-    func noteMutation(_ method: String) {
+    func noteMutation(_ method: String) -> MutationNote {
         noteMutation(method, "")
     }
 }

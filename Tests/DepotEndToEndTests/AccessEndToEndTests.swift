@@ -50,6 +50,10 @@ struct AccessEndToEndTests {
             try await daemon.process.waitForError(containing: "the access setting changed")
             let removed = try await Self.asNobody(daemon, ["remove", "1"])
             #expect(removed.status == 0, "\(removed.standardError)")
+            // Logged with who asked and how it ended.
+            try await daemon.process.waitForError(containing: "remove 1: done")
+            let line = daemon.process.standardError.value.split(separator: "\n").last { $0.contains("remove 1: done") } ?? ""
+            #expect(line.contains("peer_uid=65534") && line.contains("peer_gid=65534") && line.contains("peer_comm=depotctl"), "\(line)")
 
             // Read withdrawn: the watcher's subscription ends, and it is told why.
             directory.write("depotd.json", #"{"source": "\#(source)", "socketMode": "0666", "access": {"read": ["user:root"]}}"#)

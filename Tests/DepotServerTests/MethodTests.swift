@@ -15,6 +15,8 @@ final class RecordingSession: DepotSession {
     var subscriptions: [String] = []
     var maxSubscriptions = 2
     var notes: [String] = []
+    /// The outcomes the notes logged, as they came.
+    let outcomes = Condition<[String]>([])
     /// The requests `subscribe` was given.
     var subscribeRequests: [SubscribeRequest] = []
 
@@ -32,8 +34,11 @@ final class RecordingSession: DepotSession {
         return true
     }
 
-    func noteMutation(_ method: String, _ detail: String) {
-        notes.append(detail.isEmpty ? method : "\(method) \(detail)")
+    func noteMutation(_ method: String, _ detail: String) -> MutationNote {
+        let request = detail.isEmpty ? method : "\(method) \(detail)"
+        notes.append(request)
+        let outcomes = outcomes
+        return MutationNote { outcome in outcomes.update { $0.append("\(request): \(outcome)") } }
     }
 }
 
@@ -111,6 +116,9 @@ struct MethodTests {
         #expect(answer?["error"]?["code"] == .number(JSONNumber(DepotErrorCode.removeFailed)))
         #expect(answer?["error"]?["data"]?[StateMember.items]?.arrayValue?.count == 3)
         #expect(bench.session.notes == ["load", "remove 2 (optimistic)"])
+        let outcomes = await bench.session.outcomes.wait { $0.count == 2 }
+        #expect(outcomes.first == "load: done, seq 2 success")
+        #expect(outcomes.last?.hasPrefix("remove 2 (optimistic): failed (removeFailed): ") == true, "\(outcomes)")
     }
 
     @Test("get reads the current state; notFound names why")
