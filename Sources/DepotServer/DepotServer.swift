@@ -98,13 +98,19 @@ public final class DepotServer: Service {
             logger.info("listening on \(path), the socket systemd passed", metadata: ["socket": "\(path)"])
         } else {
             try SocketFile.prepare(path)
-            listener = try await bootstrap(quiescing).bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
-            identity = SocketFile.identity(of: path)
+            // Bound in a directory only this user can enter, given its mode there, then moved into place: no one
+            // can connect before the socket has the mode it is meant to have, whatever the umask.
+            let staging = try SocketFile.Staging(for: path)
+            defer { staging?.remove() }
+            let bindPath = staging?.socketPath ?? path
+            listener = try await bootstrap(quiescing).bind(unixDomainSocketPath: bindPath, cleanupExistingSocketFile: false).get()
             do {
-                try SocketFile.setMode(path, configuration.socketMode)
+                try SocketFile.setMode(bindPath, configuration.socketMode)
+                try staging?.moveSocket()
+                identity = SocketFile.identity(of: path)
             } catch {
                 try? await listener.close()
-                SocketFile.remove(path, ifStill: identity)
+                SocketFile.remove(bindPath, ifStill: SocketFile.identity(of: bindPath))
                 throw error
             }
             logger.info("listening on \(path)", metadata: ["socket": "\(path)"])

@@ -6,8 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The Unix socket's path on disk: made ready before binding, given its mode after, and removed on
-/// shutdown only if it is still the file this server created.
+/// The Unix socket's path on disk: made ready before binding, bound in a private directory and given its mode
+/// there before it is moved into place, and removed on shutdown only if it is still the file this server created.
 enum SocketFile {
     /// Why the socket path cannot be used, in words a user can act on.
     struct Problem: Error, CustomStringConvertible {
@@ -51,6 +51,39 @@ enum SocketFile {
             }
         case .unknown(let reason):
             throw Problem(description: "cannot tell whether a daemon is listening on \(path) (\(reason)); remove it if it is stale")
+        }
+    }
+
+    /// A private directory beside the socket's path (mode 0700), to bind in before the socket has its mode.
+    struct Staging {
+        let directory: String
+        let socketPath: String
+        let finalPath: String
+
+        /// Nil when the staged path would be too long for a Unix socket (a path near the limit): the socket is then
+        /// bound in place and given its mode right after.
+        init?(for path: String) throws(Problem) {
+            directory = Directories.parent(of: path) + "/.depotd.\(getpid())"
+            socketPath = directory + "/s"
+            finalPath = path
+            guard socketPath.utf8.count < maxPathLength else { return nil }
+            _ = rmdir(directory)
+            guard mkdir(directory, 0o700) == 0 else {
+                throw Problem(description: "cannot create \(directory) to bind the socket in: \(lastError())")
+            }
+        }
+
+        /// Moves the bound socket to its path (a rename: the same socket, already listening).
+        func moveSocket() throws(Problem) {
+            guard rename(socketPath, finalPath) == 0 else {
+                throw Problem(description: "cannot move the socket into place at \(finalPath): \(lastError())")
+            }
+        }
+
+        /// Removes what is left: the socket if it was not moved, and the directory.
+        func remove() {
+            _ = unlink(socketPath)
+            _ = rmdir(directory)
         }
     }
 

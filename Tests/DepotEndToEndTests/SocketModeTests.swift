@@ -1,0 +1,73 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The socket never exists at its path with a mode other than the one configured, whatever depotd's umask.
+@Suite("depotd: the socket appears with its mode")
+struct SocketModeTests {
+    /// Watches `directory` with inotify for entries created or moved in, until one named `name` arrives.
+    final class DirectoryWatch {
+        let fd: Int32
+
+        init(_ directory: String) throws {
+            fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+            guard fd >= 0, inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_MOVED_TO)) >= 0 else {
+                throw ChildProcessError(description: "inotify: \(String(cString: strerror(errno)))")
+            }
+        }
+
+        deinit { close(fd) }
+
+        /// The events until `name` arrives: each entry's name and whether it was moved in (rather than created).
+        func events(until name: String, timeout: Duration = .seconds(60)) throws -> [(name: String, movedIn: Bool)] {
+            var seen: [(name: String, movedIn: Bool)] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                // Waits for the kernel's next event (at most 50 ms at a time, to keep to the deadline).
+                var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&ready, 1, 50) > 0 else { continue }
+                let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                guard count > 0 else { continue }
+                var offset = 0
+                while offset + 16 <= count {
+                    let mask = buffer[offset + 4..<offset + 8].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+                    let length = Int(buffer[offset + 12..<offset + 16].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+                    let nameBytes = buffer[offset + 16..<offset + 16 + length].prefix { $0 != 0 }
+                    let entry = String(decoding: nameBytes, as: UTF8.self)
+                    seen.append((entry, mask & UInt32(IN_MOVED_TO) != 0))
+                    offset += 16 + length
+                    if entry == name { return seen }
+                }
+            }
+            throw ChildProcessError(description: "\(name) did not appear; saw \(seen.map(\.name))")
+        }
+    }
+
+    @Test("under umask 000, with socketMode 0600: the socket is moved into place already 0600, never created there")
+    func noWindow() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let runDirectory = directory.file("sock")
+        try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
+        let watch = try DirectoryWatch(runDirectory)
+        let socket = runDirectory + "/depotd.sock"
+        let source = Daemon.writeItems(2, in: directory)
+        let daemon = try ChildProcess(
+            "/bin/sh", ["-c", "umask 000; exec \"$0\" \"$@\"", Binaries.depotd, "--socket", socket, "--socket-mode", "0600", "--source", source],
+            environment: Daemon.environment(in: directory))
+        defer { daemon.signal(SIGKILL) }
+        let events = try watch.events(until: "depotd.sock")
+        #expect(events.last?.movedIn == true, "moved in, not created in place: \(events)")
+        var status = stat()
+        #expect(stat(socket, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+        #expect(events.dropLast().allSatisfy { $0.name.hasPrefix(".depotd.") }, "only the private directory it was bound in")
+        try await daemon.waitForError(containing: "listening on")
+        #expect(!FileManager.default.fileExists(atPath: runDirectory + "/" + (events.first?.name ?? "")), "the private directory is gone")
+    }
+}
