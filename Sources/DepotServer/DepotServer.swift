@@ -144,9 +144,13 @@ public final class DepotServer: Service {
                 + configuration.shutdownTimeout.components.attoseconds / 1_000_000_000)
         return ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 4096)
-            .serverChannelInitializer { channel in
+            .serverChannelInitializer { [logger] channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                    // Out of descriptors, accept would fail at once again and again: pause it, and say so.
+                    try channel.pipeline.syncOperations.addHandler(
+                        AcceptBackoffHandler(shouldForwardIOErrorCaught: true, backoffProvider: { _ in AcceptFailureLog.backoff }))
+                    try channel.pipeline.syncOperations.addHandler(AcceptFailureLog(logger: logger))
                 }
             }
             .childChannelOption(.allowRemoteHalfClosure, value: true)

@@ -71,3 +71,49 @@ struct SocketModeTests {
         #expect(!FileManager.default.fileExists(atPath: runDirectory + "/" + (events.first?.name ?? "")), "the private directory is gone")
     }
 }
+
+/// Out of file descriptors, depotd pauses accepting and says so once, and serves again when descriptors free up.
+@Suite("depotd: out of file descriptors")
+struct DescriptorExhaustionTests {
+    @Test("with ulimit -n 40 and 60 clients: one log line naming EMFILE, no crash, and a call answered once they leave")
+    func emfile() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let socketFile = directory.file("depotd.sock")
+        let daemon = try ChildProcess(
+            "/bin/sh",
+            [
+                "-c", "ulimit -n 40; exec \"$0\" \"$@\"", Binaries.depotd, "--socket", socketFile, "--source", Daemon.writeItems(2, in: directory),
+                "--no-cache",
+            ],
+            environment: Daemon.environment(in: directory))
+        defer { daemon.signal(SIGKILL) }
+        try await daemon.waitForError(containing: "listening on")
+        var clients: [Int32] = []
+        defer { clients.forEach { close($0) } }
+        for _ in 0..<60 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (index, byte) in socketFile.utf8.enumerated() { raw[index] = byte }
+            }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            #expect(connected == 0, "the backlog takes every connection")
+            clients.append(fd)
+        }
+        try await daemon.waitForError(containing: "accepting connections failed")
+        let log = daemon.standardError.value
+        #expect(log.contains("Too many open files"), "\(log)")
+        #expect(log.components(separatedBy: "accepting connections failed").count - 1 == 1, "said once, not once per attempt")
+        clients.forEach { close($0) }
+        clients = []
+        // Descriptors are free again: a new client is served.
+        let state = try await CommandResult.run(
+            Binaries.depotctl, ["state", "--json", "--socket", socketFile], environment: Daemon.environment(in: directory))
+        #expect(state.status == 0, "\(state.standardError)")
+        #expect(daemon.exitStatus.value == nil, "still running")
+    }
+}
