@@ -23,6 +23,7 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var replayStates: Int?
     public var replayBytes: Int?
     public var maxBatchRequests: Int?
+    public var maxBatchAnswerBytes: Int?
     public var socketMode: String?
     public var logLevel: String?
     public var initialLoad: Bool?
@@ -51,7 +52,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     }
 
     public static let keys = [
-        "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "subscriberQueue", "subscriberQueueBytes", "replayStates",
+        "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "maxBatchAnswerBytes", "subscriberQueue", "subscriberQueueBytes",
+        "replayStates",
         "replayBytes", "socketMode", "logLevel",
         "initialLoad",
         "startupStrategy", "cache",
@@ -103,6 +105,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         replayStates = try members.integer("replayStates", .replayStates)
         replayBytes = try members.integer("replayBytes", .replayBytes)
         maxBatchRequests = try members.integer("maxBatchRequests", .maxBatchRequests)
+        maxBatchAnswerBytes = try members.integer("maxBatchAnswerBytes", .maxBatchAnswerBytes)
         socketMode = try members.string("socketMode")
         logLevel = try members.string("logLevel")
         itemsPath = try members.string("itemsPath")

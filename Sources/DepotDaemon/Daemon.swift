@@ -92,7 +92,8 @@ public struct Daemon: Sendable {
                     subscriberQueueBytes: settings.subscriberQueueBytes,
                     replayStates: settings.replayStates,
                     replayBytes: settings.replayBytes,
-                    maxBatchRequests: settings.maxBatchRequests
+                    maxBatchRequests: settings.maxBatchRequests,
+                    maxBatchAnswerBytes: settings.maxBatchAnswerBytes
                 )
             ),
             repository: repository,

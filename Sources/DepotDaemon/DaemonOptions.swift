@@ -27,7 +27,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
             discussion:
                 "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
             valueName: "file"
@@ -47,6 +47,13 @@ public struct DaemonOptions: ParsableArguments, Sendable {
             "The most requests one batch may hold, 1 to 65536; a larger batch is refused whole, before any of it runs. Default: 256.",
             valueName: "requests"))
     public var maxBatchRequests: Int?
+
+    @Option(
+        name: .customLong("max-batch-answer-bytes"),
+        help: ArgumentHelp(
+            "Bytes of answers one batch's line may carry, 1024 to 1073741824; past it the remaining answers are replaced by a limitExceeded error (the calls still ran). Default: 1048576 (1 MiB).",
+            valueName: "bytes"))
+    public var maxBatchAnswerBytes: Int?
 
     @Option(
         name: .customLong("subscriber-queue"),

@@ -23,6 +23,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var replayStates: Int
     public var replayBytes: Int
     public var maxBatchRequests: Int
+    public var maxBatchAnswerBytes = ConnectionLimits.defaultMaxBatchAnswerBytes
     public var socketMode: UInt32
     public var logLevel: Logger.Level
     public var initialLoad: Bool
@@ -94,6 +95,9 @@ public struct DaemonSettings: Sendable, Equatable {
         settings.startupStrategy = try lookup.startupStrategy()
         settings.cacheEnabled = cacheEnabled
         settings.access = try lookup.access()
+        settings.maxBatchAnswerBytes = try lookup.integer(
+            .maxBatchAnswerBytes, flag: options.maxBatchAnswerBytes, "--max-batch-answer-bytes", file: file.maxBatchAnswerBytes,
+            "maxBatchAnswerBytes")
         settings.privateDirectory = settings.sharedFallbackDirectory(paths: paths)
         return settings
     }

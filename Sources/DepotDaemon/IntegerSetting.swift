@@ -21,6 +21,8 @@ struct IntegerSetting: Sendable {
     static let replayBytes = IntegerSetting(range: 0...(1 << 40), defaultValue: ConnectionLimits.defaultReplayBytes)
     /// Requests in one batch: at least one, at most 64 Ki.
     static let maxBatchRequests = IntegerSetting(range: 1...65_536, defaultValue: IncomingMessage.defaultMaxBatchRequests)
+    /// Bytes of one batch's answers: at least 1 KiB, at most 1 GiB.
+    static let maxBatchAnswerBytes = IntegerSetting(range: 1024...1_073_741_824, defaultValue: ConnectionLimits.defaultMaxBatchAnswerBytes)
 
     /// The largest body an HTTP source reads: at least 1 KiB, at most 1 GiB.
     static let maxResponseBytes = IntegerSetting(range: 1024...1_073_741_824, defaultValue: HTTPSourceOptions.defaultMaxResponseBytes)

@@ -93,6 +93,7 @@ final class Reloader: Service {
         limits.replayStates = new.replayStates
         limits.replayBytes = new.replayBytes
         limits.maxBatchRequests = new.maxBatchRequests
+        limits.maxBatchAnswerBytes = new.maxBatchAnswerBytes
         server.updateLimits(limits)
         if new.socketPath != old.socketPath || new.socketMode != old.socketMode {
             logger.warning("the socket's path and mode change only on restart; still listening on \(old.socketPath)")

@@ -57,6 +57,19 @@ public struct EncodedMessage: Sendable {
         parts.append(buffer)
     }
 
+    /// The bytes so far.
+    public var byteCount: Int {
+        parts.reduce(tail.readableBytes) { $0 + $1.readableBytes }
+    }
+
+    /// Appends another message's bytes (its large buffers still shared, not copied).
+    public mutating func append(_ other: EncodedMessage) {
+        for part in other.parts {
+            append(shared: part)
+        }
+        append(shared: other.tail)
+    }
+
     /// The parts, ending with the line's newline.
     public consuming func finishLine() -> [ByteBuffer] {
         tail.writeInteger(UInt8(ascii: "\n"))

@@ -11,17 +11,19 @@ public struct PendingLine: Sendable {
 
     private let elements: [Element]
     private let isBatch: Bool
+    private let limit: BatchAnswerLimit
 
-    init(elements: [Element], isBatch: Bool) {
+    init(elements: [Element], isBatch: Bool, limit: BatchAnswerLimit = .unbounded) {
         self.elements = elements
         self.isBatch = isBatch
+        self.limit = limit
     }
 
     /// Calls `body` once with the line — nil when the message held only notifications — when every pending
     /// result is in; on the thread that delivers the last one.
     @discardableResult
     public func whenReady(_ body: @escaping @Sendable (EncodedMessage?) -> Void) -> Withdrawal {
-        let collector = Collector(elements: elements, isBatch: isBatch, body: body)
+        let collector = Collector(elements: elements, isBatch: isBatch, limit: limit, body: body)
         let withdrawals = elements.enumerated().compactMap { index, element -> Withdrawal? in
             guard case .pending(let id, let result) = element else { return nil }
             return result.whenDone { outcome in
@@ -42,9 +44,11 @@ public struct PendingLine: Sendable {
 
         private let slots: Mutex<Slots>
         private let isBatch: Bool
+        private let limit: BatchAnswerLimit
         private let body: @Sendable (EncodedMessage?) -> Void
 
-        init(elements: [Element], isBatch: Bool, body: @escaping @Sendable (EncodedMessage?) -> Void) {
+        init(elements: [Element], isBatch: Bool, limit: BatchAnswerLimit, body: @escaping @Sendable (EncodedMessage?) -> Void) {
+            self.limit = limit
             var responses: [RPCResponse?] = []
             var remaining = 0
             for element in elements {
@@ -71,7 +75,7 @@ public struct PendingLine: Sendable {
             if complete.isEmpty {
                 body(nil)
             } else {
-                body(isBatch ? RPCResponse.batchLine(complete) : complete[0].line)
+                body(isBatch ? RPCResponse.batchLine(complete, limit: limit) : complete[0].line)
             }
         }
     }

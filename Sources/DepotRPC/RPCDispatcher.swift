@@ -25,7 +25,8 @@ public struct RPCDispatcher<Context>: Sendable {
         self.methodNames = self.methods.keys.sorted()
     }
 
-    public func dispatch(_ message: IncomingMessage, context: Context) -> DispatchOutcome {
+    /// `limit` bounds a batch's answers (see `RPCResponse.batchLine`).
+    public func dispatch(_ message: IncomingMessage, context: Context, limit: BatchAnswerLimit = .unbounded) -> DispatchOutcome {
         switch message {
         case .unanswerable(let error):
             return .now(RPCResponse(id: .null, outcome: .failure(error)).line)
@@ -42,9 +43,9 @@ public struct RPCDispatcher<Context>: Sendable {
             let answers = elements.map { answer($0, context: context) }
             guard answers.contains(where: { if case .pending = $0 { true } else { false } }) else {
                 let responses = answers.compactMap { if case .ready(let response) = $0 { response } else { nil } }
-                return responses.isEmpty ? .nothing : .now(RPCResponse.batchLine(responses))
+                return responses.isEmpty ? .nothing : .now(RPCResponse.batchLine(responses, limit: limit))
             }
-            return .later(PendingLine(elements: answers, isBatch: true))
+            return .later(PendingLine(elements: answers, isBatch: true, limit: limit))
         }
     }
 

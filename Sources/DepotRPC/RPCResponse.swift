@@ -38,14 +38,35 @@ public struct RPCResponse: Sendable {
     }
 
     /// A batch's responses as one line: an array, in the order given.
-    public static func batchLine(_ responses: [RPCResponse]) -> EncodedMessage {
+    ///
+    /// The answers are bounded: the first always goes, then each while the line stays within `limit` bytes; the
+    /// others are replaced by the error `limit.leftOut` makes (their calls ran; their answers do not fit).
+    public static func batchLine(_ responses: [RPCResponse], limit: BatchAnswerLimit = .unbounded) -> EncodedMessage {
         var line = EncodedMessage()
         line.append(raw: "[")
         for (index, response) in responses.enumerated() {
             if index > 0 { line.append(raw: ",") }
-            response.encode(into: &line)
+            let encoded = response.line
+            if index == 0 || line.byteCount + encoded.byteCount <= limit.bytes {
+                line.append(encoded)
+            } else {
+                RPCResponse(id: response.id, outcome: .failure(limit.leftOut(limit.bytes))).encode(into: &line)
+            }
         }
         line.append(raw: "]")
         return line
     }
+}
+
+/// How many bytes of answers one batch's line may carry, and the error that stands for an answer left out.
+public struct BatchAnswerLimit: Sendable {
+    public let bytes: Int
+    public let leftOut: @Sendable (_ bytes: Int) -> RPCError
+
+    public init(bytes: Int, leftOut: @escaping @Sendable (_ bytes: Int) -> RPCError) {
+        self.bytes = bytes
+        self.leftOut = leftOut
+    }
+
+    public static let unbounded = BatchAnswerLimit(bytes: .max) { _ in .internalError("unreachable: no batch answer limit") }
 }

@@ -136,6 +136,15 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         return SubscriptionStart(id: id, epoch: fanout.epoch, seq: current.seq, resumed: resumed)
     }
 
+    /// The bound on a batch's answers, with the error that stands for one left out.
+    private static func batchAnswerLimit(_ bytes: Int) -> BatchAnswerLimit {
+        BatchAnswerLimit(bytes: bytes) { bytes in
+            .limitExceeded(
+                "this batch's answers passed \(bytes) bytes, the most one line may carry (--max-batch-answer-bytes); this call ran, but its answer is left out: send it on its own, or fewer calls per batch"
+            )
+        }
+    }
+
     private static func timeAmount(seconds: Double) -> TimeAmount {
         .nanoseconds(Int64((seconds * 1_000_000_000).rounded()))
     }
@@ -439,7 +448,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         guard let message else { return }
 
         subscriptionsAwaitingAnswer = []
-        let outcome = dispatcher.dispatch(message, context: self)
+        let outcome = dispatcher.dispatch(message, context: self, limit: Self.batchAnswerLimit(limits.maxBatchAnswerBytes))
         let newSubscriptions = subscriptionsAwaitingAnswer
         subscriptionsAwaitingAnswer = []
 

@@ -21,7 +21,11 @@ public struct ConnectionLimits: Sendable {
     public var maxSubscriptions: Int
     /// Requests one batch may hold; a larger batch is refused whole.
     public var maxBatchRequests: Int
+    /// Bytes of answers one batch's line may carry; past it, the remaining answers are replaced by an error.
+    public var maxBatchAnswerBytes: Int
 
+    /// 1 MiB, the size of the longest request line by default: a batch cannot amplify its request by more.
+    public static let defaultMaxBatchAnswerBytes = 1 << 20
     public static let defaultMaxMessageBytes = 1 << 20
     public static let defaultSubscriberQueueLimit = 256
     /// 8 MiB: 32 states of 256 KiB, or one of a 100,000-item collection.
@@ -39,8 +43,10 @@ public struct ConnectionLimits: Sendable {
         replayBytes: Int = defaultReplayBytes,
         maxPendingRequests: Int = 64,
         maxSubscriptions: Int = 64,
-        maxBatchRequests: Int = IncomingMessage.defaultMaxBatchRequests
+        maxBatchRequests: Int = IncomingMessage.defaultMaxBatchRequests,
+        maxBatchAnswerBytes: Int = defaultMaxBatchAnswerBytes
     ) {
+        self.maxBatchAnswerBytes = maxBatchAnswerBytes
         self.maxMessageBytes = maxMessageBytes
         self.subscriberQueueLimit = subscriberQueueLimit
         self.subscriberQueueBytes = subscriberQueueBytes

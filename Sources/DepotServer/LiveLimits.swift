@@ -12,6 +12,7 @@ final class LiveLimits: Sendable {
     private let maxPendingRequestsValue: Atomic<Int>
     private let maxSubscriptionsValue: Atomic<Int>
     private let maxBatchRequestsValue: Atomic<Int>
+    private let maxBatchAnswerBytesValue: Atomic<Int>
 
     init(_ limits: ConnectionLimits) {
         maxMessageBytesValue = Atomic(limits.maxMessageBytes)
@@ -22,6 +23,7 @@ final class LiveLimits: Sendable {
         maxPendingRequestsValue = Atomic(limits.maxPendingRequests)
         maxSubscriptionsValue = Atomic(limits.maxSubscriptions)
         maxBatchRequestsValue = Atomic(limits.maxBatchRequests)
+        maxBatchAnswerBytesValue = Atomic(limits.maxBatchAnswerBytes)
     }
 
     var maxMessageBytes: Int { maxMessageBytesValue.load(ordering: .relaxed) }
@@ -32,6 +34,7 @@ final class LiveLimits: Sendable {
     var maxPendingRequests: Int { maxPendingRequestsValue.load(ordering: .relaxed) }
     var maxSubscriptions: Int { maxSubscriptionsValue.load(ordering: .relaxed) }
     var maxBatchRequests: Int { maxBatchRequestsValue.load(ordering: .relaxed) }
+    var maxBatchAnswerBytes: Int { maxBatchAnswerBytesValue.load(ordering: .relaxed) }
 
     var current: ConnectionLimits {
         ConnectionLimits(
@@ -42,7 +45,8 @@ final class LiveLimits: Sendable {
             replayBytes: replayBytes,
             maxPendingRequests: maxPendingRequests,
             maxSubscriptions: maxSubscriptions,
-            maxBatchRequests: maxBatchRequests
+            maxBatchRequests: maxBatchRequests,
+            maxBatchAnswerBytes: maxBatchAnswerBytes
         )
     }
 
@@ -55,5 +59,6 @@ final class LiveLimits: Sendable {
         maxPendingRequestsValue.store(limits.maxPendingRequests, ordering: .relaxed)
         maxSubscriptionsValue.store(limits.maxSubscriptions, ordering: .relaxed)
         maxBatchRequestsValue.store(limits.maxBatchRequests, ordering: .relaxed)
+        maxBatchAnswerBytesValue.store(limits.maxBatchAnswerBytes, ordering: .relaxed)
     }
 }

@@ -185,3 +185,30 @@ struct RandomInputTests {
         }
     }
 }
+
+@Suite("Server: a batch's answers are bounded in bytes")
+struct BatchAnswerLimitTests {
+    @Test("256 rpc.discover in one batch: every one answered, the line within the bound, those past it limitExceeded")
+    func amplification() async throws {
+        let limit = 64 * 1024
+        try await withServer(limits: ConnectionLimits(maxBatchAnswerBytes: limit)) { server in
+            let connection = try await server.connectLines()
+            let batch = "[" + (0..<256).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"rpc.discover"}"# }.joined(separator: ",") + "]"
+            try await connection.send(batch)
+            var lines = connection.lines.makeAsyncIterator()
+            let line = try #require(try await lines.next())
+            let answers = try #require(try JSONParser.parse(line).arrayValue)
+            let document = answers[0].jsonText.utf8.count
+            #expect(line.count <= limit + document + 256 * 400, "the bound, one answer past it, and a short error for each left out")
+            #expect(line.count < 256 * document / 10, "not the 256 documents (\(256 * document) bytes)")
+            #expect(answers.count == 256)
+            #expect(answers.map { $0["id"]?.numberValue?.intValue } == Array(0..<256).map { $0 }, "in order, each id once")
+            let answered = answers.filter { $0["result"] != nil }.count
+            #expect(answered >= 1 && answered < 256)
+            for leftOut in answers where leftOut["error"] != nil {
+                #expect(leftOut["error"]?["code"] == -32004)
+                #expect(leftOut["error"]?["message"]?.stringValue?.contains("this call ran, but its answer is left out") == true)
+            }
+        }
+    }
+}
