@@ -4,6 +4,7 @@ public import Foundation
 import GRDB
 import GRDBSQLite
 public import Logging
+import Synchronization
 
 /// The last successful item list, kept on disk so that a restarted depotd has items before the source answers.
 ///
@@ -20,6 +21,8 @@ public final class ItemCache: Sendable {
     /// The cache file.
     public let path: String
     private let database: DatabaseQueue
+    /// Set by `discard`: the files are gone and nothing is read from or written to the database again.
+    private let discarded = Mutex(false)
 
     /// `cache.sqlite` in `stateDirectory`.
     public static func defaultPath(in stateDirectory: String) -> String {
@@ -68,7 +71,8 @@ public final class ItemCache: Sendable {
 
     /// The cached list; nil when nothing was saved since the cache was created or cleared.
     public func read() async throws(ItemCacheError) -> CachedCollection? {
-        try await access("read") { database in
+        if discarded.withLock({ $0 }) { return nil }
+        return try await access("read") { database in
             try await database.read { db in
                 guard
                     let row = try Row.fetchOne(
@@ -117,6 +121,7 @@ public final class ItemCache: Sendable {
     /// The log holds the whole new list until a checkpoint copies it into the file; emptying it at once
     /// means a restart after a `kill -9` does not have to read and verify a log as large as the list.
     public func save(_ collection: CachedCollection) async throws(ItemCacheError) {
+        if discarded.withLock({ $0 }) { return }
         try await access("save to") { database in
             try await database.write { db in
                 try db.execute(sql: "DELETE FROM item")
@@ -143,7 +148,8 @@ public final class ItemCache: Sendable {
     /// - Returns: false when the cached list has no such item (or there is none).
     @discardableResult
     public func remove(id: String) async throws(ItemCacheError) -> Bool {
-        try await access("remove an item from") { database in
+        if discarded.withLock({ $0 }) { return false }
+        return try await access("remove an item from") { database in
             try await database.write { db in
                 try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
                 return db.changesCount > 0
@@ -156,7 +162,8 @@ public final class ItemCache: Sendable {
     /// - Returns: false when the cached list has no such item (or there is none); then nothing changes.
     @discardableResult
     public func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws(ItemCacheError) -> Bool {
-        try await access("remove an item from") { database in
+        if discarded.withLock({ $0 }) { return false }
+        return try await access("remove an item from") { database in
             try await database.write { db in
                 try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
                 guard db.changesCount > 0 else { return false }
@@ -171,6 +178,7 @@ public final class ItemCache: Sendable {
 
     /// Forgets the cached list, and compacts the file so the items' bytes no longer sit in it (wipe).
     public func clear() async throws(ItemCacheError) {
+        if discarded.withLock({ $0 }) { return }
         try await access("clear") { database in
             try await database.write { db in
                 try db.execute(sql: "DELETE FROM item; DELETE FROM collection")
@@ -188,6 +196,16 @@ public final class ItemCache: Sendable {
     private static func truncateLog(_ database: DatabaseQueue) async {
         _ = try? await database.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    /// Deletes the cache's files and stops using it: nothing is read or written again while depotd runs, and a
+    /// restart starts with an empty cache. Unlinking needs no free space, so this works on a full disk; it fails on
+    /// a read-only file system, naming the file left.
+    public func discard() async throws(ItemCacheError) {
+        discarded.withLock { $0 = true }
+        for file in [path, path + "-wal", path + "-shm"] where unlink(file) != 0 && errno != ENOENT {
+            throw ItemCacheError(path: path, .database(operation: "delete", reason: "\(file) is left: \(String(cString: strerror(errno)))"))
         }
     }
 

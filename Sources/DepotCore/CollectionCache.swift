@@ -22,4 +22,8 @@ public protocol CollectionCache: Sendable {
     func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws -> Bool
     /// Drops the list kept.
     func clear() async throws
+    /// Makes sure the list kept is never read again, when a removal or a wipe could not be applied to it (a full
+    /// disk): its files are deleted (which needs no space) and it reads as empty from now on. Throws when even that
+    /// fails (a read-only file system), saying what is left on disk.
+    func discard() async throws
 }

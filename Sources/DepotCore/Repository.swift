@@ -211,7 +211,7 @@ public final class Repository: Sendable {
         let published = publish(.success(items, .source(at: fetchedAt)))
         logger.info("removed \(id); \(items.count) items remain", metadata: ["seq": "\(published.seq)"])
         if let previous, items.isRemoval(of: id, from: previous) {
-            await cacheOperation("drop \(id) from") { try await $0.remove(id: id, fetchedAt: fetchedAt, version: newVersion) }
+            await cacheChange("drop \(id) from") { try await $0.remove(id: id, fetchedAt: fetchedAt, version: newVersion) }
         } else {
             await keep(items, fetchedAt: fetchedAt, version: newVersion)
         }
@@ -232,7 +232,7 @@ public final class Repository: Sendable {
         } else {
             logger.info("removed \(id); \(remaining.items?.count ?? 0) items remain", metadata: ["seq": "\(published.seq)"])
         }
-        await cacheOperation("drop \(id) from") { try await $0.remove(id: id) }
+        await cacheChange("drop \(id) from") { try await $0.remove(id: id) }
         return .success(published)
     }
 
@@ -243,7 +243,7 @@ public final class Repository: Sendable {
             version.withLock { $0 = nil }
             let published = publish(.idle)
             logger.info("wiped", metadata: ["seq": "\(published.seq)"])
-            await cacheOperation("clear") { try await $0.clear() }
+            await cacheChange("clear") { try await $0.clear() }
             return .success(published)
         }
     }
@@ -364,6 +364,24 @@ public final class Repository: Sendable {
 
     /// Runs `operation` on the cache, if there is one; a failure is logged, never passed on: the cache only
     /// ever helps.
+    /// A change that must not be undone by a restart (a removal, a wipe): when the cache cannot take it, the cache is
+    /// discarded rather than left to serve what was removed or wiped.
+    private func cacheChange(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async {
+        guard let cache else { return }
+        do {
+            try await operation(cache)
+        } catch {
+            do {
+                try await cache.discard()
+                logger.error("cannot \(what) the cache (\(error)); its files were deleted, so they are never served")
+            } catch let discardError {
+                logger.critical(
+                    "cannot \(what) the cache (\(error)), nor delete it (\(discardError)): it is no longer read while depotd runs, but after a restart it would serve what it holds; fix the state directory"
+                )
+            }
+        }
+    }
+
     private func cacheOperation(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async {
         guard let cache else { return }
         do {

@@ -34,6 +34,10 @@ struct OpeningCache: CollectionCache {
         try await opening.value?.clear()
     }
 
+    func discard() async throws {
+        try await opening.value?.discard()
+    }
+
     /// Closes the file once it is open, so the next start finds no write-ahead log to recover.
     func close() async throws {
         try await opening.value?.close()

@@ -34,6 +34,64 @@ final class CountingCache: CollectionCache {
     }
 
     func clear() async throws { try await cache.clear() }
+
+    func discard() async throws { try await cache.discard() }
+}
+
+/// A real cache whose changes fail, as on a full disk: what the repository does then.
+final class FullDiskCache: CollectionCache {
+    struct DiskFull: Error {}
+    let cache: ItemCache
+    let failing = Mutex(false)
+
+    init(_ cache: ItemCache) {
+        self.cache = cache
+    }
+
+    func read() async throws -> CachedCollection? { try await cache.read() }
+    func save(_ collection: CachedCollection) async throws { try await cache.save(collection) }
+
+    func remove(id: String) async throws -> Bool {
+        if failing.withLock({ $0 }) { throw DiskFull() }
+        return try await cache.remove(id: id)
+    }
+
+    func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws -> Bool {
+        if failing.withLock({ $0 }) { throw DiskFull() }
+        return try await cache.remove(id: id, fetchedAt: fetchedAt, version: version)
+    }
+
+    func clear() async throws {
+        if failing.withLock({ $0 }) { throw DiskFull() }
+        try await cache.clear()
+    }
+
+    func discard() async throws { try await cache.discard() }
+}
+
+@Suite("A wipe or removal the cache cannot take never comes back from it")
+struct UndoableCacheChangeTests {
+    @Test("the cache's files are deleted instead, and a restart finds an empty cache", arguments: ["wipe", "remove"])
+    func discarded(change: String) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("cache.sqlite")
+        let source = TestSource(count: 4)
+        let cache = FullDiskCache(try await ItemCache.open(at: path, logger: quietLogger))
+        let repository = Repository(source: source, cache: cache, logger: quietLogger)
+        _ = try await repository.load().result.get()
+        #expect(try await cache.read()?.items.count == 4)
+        cache.failing.withLock { $0 = true }
+        if change == "wipe" {
+            _ = try await repository.wipe().result.get()
+        } else {
+            _ = try await repository.remove(id: "2").result.get()
+        }
+        #expect(!FileManager.default.fileExists(atPath: path), "the files are gone")
+        #expect(try await cache.read() == nil, "and nothing is read from it while depotd runs")
+        let reopened = try await ItemCache.open(at: path, logger: quietLogger)
+        #expect(try await reopened.read() == nil, "a restart starts with an empty cache: the wiped or removed items never come back")
+    }
 }
 
 @Suite("A removal keeps the on-disk cache in step with one row, not a new list", .timeLimit(.minutes(1)))
