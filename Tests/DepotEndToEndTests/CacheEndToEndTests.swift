@@ -183,3 +183,61 @@ struct CacheEndToEndTests {
         print("depotd killed \(Self.kills) times (\(killedAfterSuccess) as a save began): \(failures.count) failures")
     }
 }
+
+/// The state directory on a tiny tmpfs in a mount namespace of the test's own (held by a sleeping process, so it
+/// outlives each depotd), filled up while depotd runs.
+@Suite("depotd: a full disk under the cache")
+struct FullDiskTests {
+    @Test("wipe with the disk full answers, and after a crash and restart with the source gone, nothing wiped is served")
+    func wipeOnFullDisk() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let state = directory.file("state")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let holder = try ChildProcess(
+            "/usr/bin/unshare",
+            ["-m", "--propagation", "private", "/bin/sh", "-c", "mount -t tmpfs -o size=2m tmpfs \"$0\" && echo mounted && exec sleep 600", state],
+            environment: [:])
+        defer { holder.signal(SIGKILL) }
+        _ = try await holder.waitForOutputLines(1)
+        let source = Daemon.writeItems(2000, in: directory, padding: 100)
+        var environment = Daemon.environment(in: directory)
+        environment["STATE_DIRECTORY"] = state
+        func depotd() throws -> ChildProcess {
+            try ChildProcess(
+                "/usr/bin/nsenter", ["-t", "\(holder.pid)", "-m", Binaries.depotd, "--socket", directory.file("d.sock"), "--source", source],
+                environment: environment)
+        }
+        func control() async throws -> DepotConnection {
+            try await DepotConnection.connect(to: directory.file("d.sock"))
+        }
+
+        let first = try depotd()
+        defer { first.signal(SIGKILL) }
+        try await first.waitForError(containing: "listening on")
+        _ = try await control().call("load")
+        // Fill the rest of the disk, from inside the namespace.
+        let fill = try ChildProcess(
+            "/usr/bin/nsenter", ["-t", "\(holder.pid)", "-m", "/bin/dd", "if=/dev/zero", "of=\(state)/fill", "bs=64k"], environment: [:])
+        _ = try await fill.waitForExit()
+        #expect(fill.standardError.value.contains("No space left on device"), "\(fill.standardError.value)")
+
+        let wiped = try await control().call("wipe")
+        #expect(wiped["status"] == "idle")
+        try await first.waitForError(containing: "its files were deleted, so they are never served")
+        first.signal(SIGKILL)
+        _ = try await first.waitForExit()
+
+        // The source is gone too: only the cache could bring the items back, and it must not.
+        try FileManager.default.removeItem(atPath: String(source.dropFirst("file:".count)))
+        try FileManager.default.removeItem(atPath: directory.file("d.sock"))
+        let second = try depotd()
+        defer { second.signal(SIGKILL) }
+        try await second.waitForError(containing: "listening on")
+        let subscription = try await control().subscribe()
+        for await change in subscription where change.status == "failure" || change.status == "success" {
+            #expect(change.status == "failure", "no wiped item is served: \(change.state.jsonText.prefix(200))")
+            break
+        }
+    }
+}
