@@ -19,6 +19,11 @@ public struct PendingLine: Sendable {
         self.limit = limit
     }
 
+    /// How many of the message's calls are still to be answered: one for a single call, up to the batch's size.
+    public var pendingCount: Int {
+        elements.count { if case .pending = $0 { true } else { false } }
+    }
+
     /// Calls `body` once with the line — nil when the message held only notifications — when every pending
     /// result is in; on the thread that delivers the last one.
     @discardableResult

@@ -462,7 +462,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                 activate(newSubscriptions)
             }
         case .later(let pending):
-            machine.answerPending()
+            // Each call of a batch waiting counts, so one line cannot queue more than the bound of work.
+            let count = pending.pendingCount
+            machine.answerPending(count: count)
             let number = nextAnswerNumber
             nextAnswerNumber += 1
             // The answer comes on whichever thread finished the work; it is written on this loop.
@@ -470,13 +472,13 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             let eventLoop = context.eventLoop
             pendingAnswers[number] = pending.whenReady { answer in
                 eventLoop.execute {
-                    connection.value.answerArrived(number, answer: answer, newSubscriptions: newSubscriptions)
+                    connection.value.answerArrived(number, answer: answer, newSubscriptions: newSubscriptions, count: count)
                 }
             }
         }
     }
 
-    private func answerArrived(_ number: Int, answer: EncodedMessage?, newSubscriptions: [String]) {
+    private func answerArrived(_ number: Int, answer: EncodedMessage?, newSubscriptions: [String], count: Int) {
         // Withdrawn: the connection closed while the answer was on its way here.
         guard pendingAnswers.removeValue(forKey: number) != nil else { return }
         if let answer, machine.activity != nil {
@@ -484,7 +486,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             flushIfNeeded()
         }
         activate(newSubscriptions)
-        perform(machine.answerWritten())
+        perform(machine.answerWritten(count: count))
         resumeReadingIfAllowed()
     }
 

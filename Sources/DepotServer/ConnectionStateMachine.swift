@@ -139,15 +139,16 @@ struct ConnectionStateMachine: Equatable {
 
     // MARK: Answers and subscriptions
 
-    /// A dispatched message will be answered later.
-    mutating func answerPending() {
-        updateActivity { $0.pendingAnswers += 1 }
+    /// A dispatched message will be answered later; it counts as `count` requests waiting (a batch's pending calls
+    /// each count), so one line cannot queue more work than the bound allows.
+    mutating func answerPending(count: Int = 1) {
+        updateActivity { $0.pendingAnswers += count }
     }
 
-    /// A pending answer was written (or had nothing to write). A quiescing connection closes with its last
-    /// answer; a draining one once nothing holds it.
-    mutating func answerWritten() -> CloseAction {
-        updateActivity { $0.pendingAnswers -= 1 }
+    /// A pending answer was written (or had nothing to write), for `count` requests. A quiescing connection closes
+    /// with its last answer; a draining one once nothing holds it.
+    mutating func answerWritten(count: Int = 1) -> CloseAction {
+        updateActivity { $0.pendingAnswers -= count }
         return closeIfFinished()
     }
 

@@ -212,3 +212,28 @@ struct BatchAnswerLimitTests {
         }
     }
 }
+
+@Suite("Server: a batch's calls each count toward a connection's pending work")
+struct BatchPendingTests {
+    @Test("a batch of 100 removals holds the connection's reading until it is answered: its next line is read after")
+    func batchHoldsReading() async throws {
+        let source = TestSource(count: 120)
+        try await withServer(source: source) { server in
+            _ = try await server.connect().call("load")
+            let gate = source.holdNextDelete()
+            let connection = try await server.connectLines()
+            let batch =
+                "[" + (1...100).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"remove","params":{"id":"\#($0)"}}"# }.joined(separator: ",") + "]"
+            try await connection.send(batch)
+            // The batch is read and its first removal under way; the next line comes in a later read.
+            try await withTimeout { await source.calls.wait { $0.deletesStarted == 1 } }
+            try await connection.send(#"{"jsonrpc":"2.0","id":"after","method":"state"}"#)
+            gate.open()
+            var lines = connection.lines.makeAsyncIterator()
+            let first = try await connection.nextMessage(&lines)
+            #expect(first.arrayValue?.count == 100, "the batch's answer comes first: the state line was not read while 100 calls waited")
+            let second = try await connection.nextMessage(&lines)
+            #expect(second["id"] == "after")
+        }
+    }
+}

@@ -243,6 +243,15 @@ struct ConnectionStateMachineTests {
         _ = machine.answerWritten()
         atLimit.append(machine.mayResumeReading(isWritable: true, maxPendingAnswers: 2))
         #expect(atLimit == [false, false, true])
+
+        // A batch's calls each count: one line of 100 pending calls holds reading until it is answered.
+        var batch = Machine()
+        batch.answerPending(count: 100)
+        let held = batch.readRequested(isWritable: true, maxPendingAnswers: 64)
+        let stillHeld = batch.mayResumeReading(isWritable: true, maxPendingAnswers: 64)
+        _ = batch.answerWritten(count: 100)
+        let resumed = batch.mayResumeReading(isWritable: true, maxPendingAnswers: 64)
+        #expect([held, stillHeld, resumed] == [false, false, true])
     }
 
     @Test("reads by state: held for good once requests are no longer taken; a discarding connection reads to drop")
