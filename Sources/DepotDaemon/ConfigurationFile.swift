@@ -24,6 +24,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var replayBytes: Int?
     public var maxBatchRequests: Int?
     public var maxBatchAnswerBytes: Int?
+    public var maxConnections: Int?
+    public var maxConnectionsPerUser: Int?
     public var socketMode: String?
     public var logLevel: String?
     public var initialLoad: Bool?
@@ -52,7 +54,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     }
 
     public static let keys = [
-        "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "maxBatchAnswerBytes", "subscriberQueue", "subscriberQueueBytes",
+        "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "maxBatchAnswerBytes", "maxConnections", "maxConnectionsPerUser",
+        "subscriberQueue", "subscriberQueueBytes",
         "replayStates",
         "replayBytes", "socketMode", "logLevel",
         "initialLoad",
@@ -106,6 +109,8 @@ public struct ConfigurationFile: Sendable, Equatable {
         replayBytes = try members.integer("replayBytes", .replayBytes)
         maxBatchRequests = try members.integer("maxBatchRequests", .maxBatchRequests)
         maxBatchAnswerBytes = try members.integer("maxBatchAnswerBytes", .maxBatchAnswerBytes)
+        maxConnections = try members.integer("maxConnections", .maxConnections)
+        maxConnectionsPerUser = try members.integer("maxConnectionsPerUser", .maxConnectionsPerUser)
         socketMode = try members.string("socketMode")
         logLevel = try members.string("logLevel")
         itemsPath = try members.string("itemsPath")

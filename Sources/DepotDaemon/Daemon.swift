@@ -93,7 +93,9 @@ public struct Daemon: Sendable {
                     replayStates: settings.replayStates,
                     replayBytes: settings.replayBytes,
                     maxBatchRequests: settings.maxBatchRequests,
-                    maxBatchAnswerBytes: settings.maxBatchAnswerBytes
+                    maxBatchAnswerBytes: settings.maxBatchAnswerBytes,
+                    maxConnections: settings.maxConnections,
+                    maxConnectionsPerUser: settings.maxConnectionsPerUser
                 )
             ),
             repository: repository,

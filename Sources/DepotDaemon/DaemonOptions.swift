@@ -27,7 +27,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
             discussion:
                 "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
             valueName: "file"
@@ -54,6 +54,20 @@ public struct DaemonOptions: ParsableArguments, Sendable {
             "Bytes of answers one batch's line may carry, 1024 to 1073741824; past it the remaining answers are replaced by a limitExceeded error (the calls still ran). Default: 1048576 (1 MiB).",
             valueName: "bytes"))
     public var maxBatchAnswerBytes: Int?
+
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "Connections open at once, 1 to 1048576; past it a new one gets one limitExceeded error line and is closed. Default: 4096.",
+            valueName: "connections"))
+    public var maxConnections: Int?
+
+    @Option(
+        name: .customLong("max-connections-per-user"),
+        help: ArgumentHelp(
+            "Connections open at once from one uid (root is exempt), 1 to 1048576; past it, as --max-connections. Default: 1024.",
+            valueName: "connections"))
+    public var maxConnectionsPerUser: Int?
 
     @Option(
         name: .customLong("subscriber-queue"),

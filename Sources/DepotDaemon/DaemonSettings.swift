@@ -24,6 +24,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var replayBytes: Int
     public var maxBatchRequests: Int
     public var maxBatchAnswerBytes = ConnectionLimits.defaultMaxBatchAnswerBytes
+    public var maxConnections = ConnectionLimits.defaultMaxConnections
+    public var maxConnectionsPerUser = ConnectionLimits.defaultMaxConnectionsPerUser
     public var socketMode: UInt32
     public var logLevel: Logger.Level
     public var initialLoad: Bool
@@ -98,6 +100,11 @@ public struct DaemonSettings: Sendable, Equatable {
         settings.maxBatchAnswerBytes = try lookup.integer(
             .maxBatchAnswerBytes, flag: options.maxBatchAnswerBytes, "--max-batch-answer-bytes", file: file.maxBatchAnswerBytes,
             "maxBatchAnswerBytes")
+        settings.maxConnections = try lookup.integer(
+            .maxConnections, flag: options.maxConnections, "--max-connections", file: file.maxConnections, "maxConnections")
+        settings.maxConnectionsPerUser = try lookup.integer(
+            .maxConnectionsPerUser, flag: options.maxConnectionsPerUser, "--max-connections-per-user", file: file.maxConnectionsPerUser,
+            "maxConnectionsPerUser")
         settings.privateDirectory = settings.sharedFallbackDirectory(paths: paths)
         return settings
     }

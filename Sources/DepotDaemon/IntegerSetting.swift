@@ -21,6 +21,9 @@ struct IntegerSetting: Sendable {
     static let replayBytes = IntegerSetting(range: 0...(1 << 40), defaultValue: ConnectionLimits.defaultReplayBytes)
     /// Requests in one batch: at least one, at most 64 Ki.
     static let maxBatchRequests = IntegerSetting(range: 1...65_536, defaultValue: IncomingMessage.defaultMaxBatchRequests)
+    /// Connections at once, in all and per user: at least one, at most 1 Mi.
+    static let maxConnections = IntegerSetting(range: 1...1_048_576, defaultValue: ConnectionLimits.defaultMaxConnections)
+    static let maxConnectionsPerUser = IntegerSetting(range: 1...1_048_576, defaultValue: ConnectionLimits.defaultMaxConnectionsPerUser)
     /// Bytes of one batch's answers: at least 1 KiB, at most 1 GiB.
     static let maxBatchAnswerBytes = IntegerSetting(range: 1024...1_073_741_824, defaultValue: ConnectionLimits.defaultMaxBatchAnswerBytes)
 

@@ -94,6 +94,8 @@ final class Reloader: Service {
         limits.replayBytes = new.replayBytes
         limits.maxBatchRequests = new.maxBatchRequests
         limits.maxBatchAnswerBytes = new.maxBatchAnswerBytes
+        limits.maxConnections = new.maxConnections
+        limits.maxConnectionsPerUser = new.maxConnectionsPerUser
         server.updateLimits(limits)
         if new.socketPath != old.socketPath || new.socketMode != old.socketMode {
             logger.warning("the socket's path and mode change only on restart; still listening on \(old.socketPath)")

@@ -134,12 +134,25 @@ extension OpenRPCDocument {
         guard let code else { return violations }
         if let method = method(named: name) {
             violations += method.validateError(code: code, data: object.member(named: "data"))
-        } else if !OpenRPCError.jsonRPCCodes.contains(code) {
+        } else if !OpenRPCError.jsonRPCCodes.contains(code), !(name.isEmpty && connectionErrorCodes.contains(code)) {
             let own = OpenRPCError.jsonRPCCodes.map(String.init).joined(separator: ", ")
             violations.append(
                 SchemaViolation(path: "/code", message: "must be one of JSON-RPC's own (\(own)) as \(unknownMethod(name)), found \(code)"))
         }
         return violations
+    }
+
+    /// The codes a server may answer with to no request when it refuses a connection: the document's
+    /// `x-connection-errors`, each an error object or a `$ref` to one in `components/errors`.
+    var connectionErrorCodes: Set<Int> {
+        let errors = json["components"]?["errors"]
+        return Set(
+            (json["x-connection-errors"]?.arrayValue ?? []).compactMap { entry in
+                if let ref = entry["$ref"]?.stringValue, ref.hasPrefix("#/components/errors/") {
+                    return errors?[String(ref.dropFirst("#/components/errors/".count))]?["code"]?.numberValue?.intValue
+                }
+                return entry["code"]?.numberValue?.intValue
+            })
     }
 
     private func unknownMethod(_ name: String) -> String {

@@ -44,6 +44,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// The shutdown deadline, or the discard limit, while one is armed.
     private var closeTimer: Scheduled<Void>?
 
+    private let connections: ConnectionCounter
+    /// Whether this connection was counted in (and so is counted out when it closes).
+    private var isCounted = false
+
     /// How long a client that sent an oversized line may keep sending before the connection is cut.
     static let discardLimit = TimeAmount.seconds(5)
 
@@ -52,8 +56,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         fanout: StateFanout,
         limits: LiveLimits,
         shutdownTimeout: TimeAmount,
-        logger: Logger
+        logger: Logger,
+        connections: ConnectionCounter = ConnectionCounter()
     ) {
+        self.connections = connections
         self.dispatcher = dispatcher
         self.fanout = fanout
         self.limits = limits
@@ -329,6 +335,18 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     func channelActive(context: ChannelHandlerContext) {
         identifyPeer(context: context)
+        if let refusal = connections.admit(uid: peer?.uid, limits: limits) {
+            // One error line, so the client knows why, then the connection closes.
+            logger.warning("connection refused: \(refusal)")
+            let line = RPCResponse(id: .null, outcome: .failure(.limitExceeded(refusal))).line
+            for part in line.finishLine() {
+                context.write(wrapOutboundOut(part), promise: nil)
+            }
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: nil)
+            context.close(promise: nil)
+            return
+        }
+        isCounted = true
         context.fireChannelActive()
     }
 
@@ -366,6 +384,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// The connection is gone: its subscriptions end, and answers still coming are not wanted. The mutations
     /// behind them still run, for every subscriber; only the call back to this connection is withdrawn.
     private func closed() {
+        if isCounted {
+            isCounted = false
+            connections.release(uid: peer?.uid)
+        }
         machine.channelClosed()
         closeTimer?.cancel()
         closeTimer = nil

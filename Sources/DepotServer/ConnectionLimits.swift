@@ -23,6 +23,14 @@ public struct ConnectionLimits: Sendable {
     public var maxBatchRequests: Int
     /// Bytes of answers one batch's line may carry; past it, the remaining answers are replaced by an error.
     public var maxBatchAnswerBytes: Int
+    /// Connections open at once, in all; past it a new one is told so and closed.
+    public var maxConnections: Int
+    /// Connections open at once from one uid (root is exempt); past it a new one is told so and closed.
+    public var maxConnectionsPerUser: Int
+
+    /// 4096 in all and 1024 per user, varlink's bounds.
+    public static let defaultMaxConnections = 4096
+    public static let defaultMaxConnectionsPerUser = 1024
 
     /// 1 MiB, the size of the longest request line by default: a batch cannot amplify its request by more.
     public static let defaultMaxBatchAnswerBytes = 1 << 20
@@ -44,9 +52,13 @@ public struct ConnectionLimits: Sendable {
         maxPendingRequests: Int = 64,
         maxSubscriptions: Int = 64,
         maxBatchRequests: Int = IncomingMessage.defaultMaxBatchRequests,
-        maxBatchAnswerBytes: Int = defaultMaxBatchAnswerBytes
+        maxBatchAnswerBytes: Int = defaultMaxBatchAnswerBytes,
+        maxConnections: Int = defaultMaxConnections,
+        maxConnectionsPerUser: Int = defaultMaxConnectionsPerUser
     ) {
         self.maxBatchAnswerBytes = maxBatchAnswerBytes
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerUser = maxConnectionsPerUser
         self.maxMessageBytes = maxMessageBytes
         self.subscriberQueueLimit = subscriberQueueLimit
         self.subscriberQueueBytes = subscriberQueueBytes

@@ -22,6 +22,8 @@ public final class DepotServer: Service {
     private let onListening: @Sendable () -> Void
     private let limits: LiveLimits
     private let access: AccessControl
+    /// The connections open now, against the limits.
+    let connections = ConnectionCounter()
 
     /// - Parameters:
     ///   - onListening: called once the socket accepts connections.
@@ -157,7 +159,8 @@ public final class DepotServer: Service {
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handler = ConnectionHandler(
-                        dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: shutdownTimeout, logger: logger
+                        dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: shutdownTimeout, logger: logger,
+                        connections: connections
                     )
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limits.maxMessageBytes)))
                     try channel.pipeline.syncOperations.addHandler(handler)

@@ -13,6 +13,8 @@ final class LiveLimits: Sendable {
     private let maxSubscriptionsValue: Atomic<Int>
     private let maxBatchRequestsValue: Atomic<Int>
     private let maxBatchAnswerBytesValue: Atomic<Int>
+    private let maxConnectionsValue: Atomic<Int>
+    private let maxConnectionsPerUserValue: Atomic<Int>
 
     init(_ limits: ConnectionLimits) {
         maxMessageBytesValue = Atomic(limits.maxMessageBytes)
@@ -24,6 +26,8 @@ final class LiveLimits: Sendable {
         maxSubscriptionsValue = Atomic(limits.maxSubscriptions)
         maxBatchRequestsValue = Atomic(limits.maxBatchRequests)
         maxBatchAnswerBytesValue = Atomic(limits.maxBatchAnswerBytes)
+        maxConnectionsValue = Atomic(limits.maxConnections)
+        maxConnectionsPerUserValue = Atomic(limits.maxConnectionsPerUser)
     }
 
     var maxMessageBytes: Int { maxMessageBytesValue.load(ordering: .relaxed) }
@@ -35,6 +39,8 @@ final class LiveLimits: Sendable {
     var maxSubscriptions: Int { maxSubscriptionsValue.load(ordering: .relaxed) }
     var maxBatchRequests: Int { maxBatchRequestsValue.load(ordering: .relaxed) }
     var maxBatchAnswerBytes: Int { maxBatchAnswerBytesValue.load(ordering: .relaxed) }
+    var maxConnections: Int { maxConnectionsValue.load(ordering: .relaxed) }
+    var maxConnectionsPerUser: Int { maxConnectionsPerUserValue.load(ordering: .relaxed) }
 
     var current: ConnectionLimits {
         ConnectionLimits(
@@ -46,7 +52,9 @@ final class LiveLimits: Sendable {
             maxPendingRequests: maxPendingRequests,
             maxSubscriptions: maxSubscriptions,
             maxBatchRequests: maxBatchRequests,
-            maxBatchAnswerBytes: maxBatchAnswerBytes
+            maxBatchAnswerBytes: maxBatchAnswerBytes,
+            maxConnections: maxConnections,
+            maxConnectionsPerUser: maxConnectionsPerUser
         )
     }
 
@@ -60,5 +68,7 @@ final class LiveLimits: Sendable {
         maxSubscriptionsValue.store(limits.maxSubscriptions, ordering: .relaxed)
         maxBatchRequestsValue.store(limits.maxBatchRequests, ordering: .relaxed)
         maxBatchAnswerBytesValue.store(limits.maxBatchAnswerBytes, ordering: .relaxed)
+        maxConnectionsValue.store(limits.maxConnections, ordering: .relaxed)
+        maxConnectionsPerUserValue.store(limits.maxConnectionsPerUser, ordering: .relaxed)
     }
 }

@@ -65,4 +65,35 @@ struct AccessEndToEndTests {
             #expect(state.standardError.contains("forbidden: state needs read access, and uid 65534 has no access"))
         }
     }
+
+    @Test("one uid may hold --max-connections-per-user connections; the next gets one limitExceeded line; root is exempt")
+    func perUserConnections() async throws {
+        let directory = TemporaryDirectory()
+        chmod(directory.path, 0o755)
+        let source = Daemon.writeItems(2, in: directory)
+        try await withDaemon(["--source", source, "--socket-mode", "0666", "--max-connections-per-user", "2"], directory: directory) { daemon in
+            let script = """
+                import socket, sys
+                held = []
+                for n in range(3):
+                    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); held.append(s)
+                    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"whoami"}\\n')
+                    print(s.makefile().readline().strip(), flush=True)
+                """
+            let run = try await CommandResult.run(
+                "/usr/bin/setpriv", Self.nobody + ["/usr/bin/python3", "-c", script, daemon.socketPath], environment: [:])
+            let lines = run.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "\(run.standardOutput)\(run.standardError)")
+            #expect(lines.prefix(2).allSatisfy { $0.contains(#""uid":65534"#) })
+            #expect(lines.last?.contains(#""code":-32004"#) == true)
+            #expect(lines.last?.contains("uid 65534 holds 2 connections to depotd, the most one user may") == true)
+            // Root (this test) is not held to it.
+            var connections: [DepotConnection] = []
+            for _ in 0..<4 {
+                let connection = try await daemon.connect()
+                _ = try await connection.call("state")
+                connections.append(connection)
+            }
+        }
+    }
 }

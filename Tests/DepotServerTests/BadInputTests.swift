@@ -1,9 +1,10 @@
 import DepotClient
 import DepotCore
 import DepotJSON
-import DepotServer
 import DepotTestSupport
 import Testing
+
+@testable import DepotServer
 
 @Suite("Server: bad input")
 struct BadInputTests {
@@ -235,5 +236,38 @@ struct BatchPendingTests {
             let second = try await connection.nextMessage(&lines)
             #expect(second["id"] == "after")
         }
+    }
+}
+
+@Suite("Server: connections are bounded, in all and per user")
+struct ConnectionLimitTests {
+    @Test("past maxConnections a new connection gets one limitExceeded line and is closed; once one closes, another is served")
+    func total() async throws {
+        try await withServer(limits: ConnectionLimits(maxConnections: 3)) { server in
+            var held: [DepotConnection] = []
+            for _ in 0..<3 {
+                let connection = try await server.connect()
+                _ = try await connection.call("state")
+                held.append(connection)
+            }
+            let refused = try await server.connectLines()
+            var lines = refused.lines.makeAsyncIterator()
+            let error = try await refused.nextMessage(&lines)
+            #expect(error["error"]?["code"] == -32004)
+            #expect(error["error"]?["message"]?.stringValue?.contains("depotd holds 3 connections, the most it may (--max-connections)") == true)
+            #expect(try await lines.next() == nil, "and closed")
+            #expect(server.server.connections.total == 3)
+
+            await held.removeLast().close()
+            try await withTimeout { await waitFor { server.server.connections.total == 2 } }
+            #expect(try await server.connect().call("state")["seq"] != nil)
+        }
+    }
+}
+
+/// Polls `condition` on the cooperative pool until it holds (a count updated by another thread).
+private func waitFor(_ condition: @escaping @Sendable () -> Bool) async {
+    while !condition() {
+        await Task.yield()
     }
 }

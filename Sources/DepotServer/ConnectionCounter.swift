@@ -1,0 +1,37 @@
+import Synchronization
+
+/// The connections open now, in all and by uid, against `maxConnections` and `maxConnectionsPerUser` (read at
+/// every accept, so a reload applies to the next connection). Root is exempt from the per-user bound.
+final class ConnectionCounter: Sendable {
+    private let counts = Mutex<(total: Int, byUID: [UInt32: Int])>((0, [:]))
+
+    /// Counts a new connection in; when a bound is reached, nothing is counted and the reason comes back.
+    func admit(uid: UInt32?, limits: LiveLimits) -> String? {
+        counts.withLock { counts in
+            if counts.total >= limits.maxConnections {
+                return "depotd holds \(counts.total) connections, the most it may (--max-connections); try again when some have closed"
+            }
+            if let uid, uid != 0, counts.byUID[uid, default: 0] >= limits.maxConnectionsPerUser {
+                return
+                    "uid \(uid) holds \(counts.byUID[uid, default: 0]) connections to depotd, the most one user may (--max-connections-per-user); close some"
+            }
+            counts.total += 1
+            if let uid { counts.byUID[uid, default: 0] += 1 }
+            return nil
+        }
+    }
+
+    /// Counts a connection that was admitted out.
+    func release(uid: UInt32?) {
+        counts.withLock { counts in
+            counts.total -= 1
+            if let uid {
+                counts.byUID[uid, default: 1] -= 1
+                if counts.byUID[uid] == 0 { counts.byUID[uid] = nil }
+            }
+        }
+    }
+
+    /// Connections open now, for tests and stats.
+    var total: Int { counts.withLock { $0.total } }
+}
