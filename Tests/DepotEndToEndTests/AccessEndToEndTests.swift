@@ -73,10 +73,11 @@ struct AccessEndToEndTests {
         let source = Daemon.writeItems(2, in: directory)
         try await withDaemon(["--source", source, "--socket-mode", "0666", "--max-connections-per-user", "2"], directory: directory) { daemon in
             let script = """
-                import socket, sys
+                from socket import socket, AF_UNIX
+                from sys import argv
                 held = []
                 for n in range(3):
-                    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); held.append(s)
+                    s = socket(AF_UNIX); s.connect(argv[1]); held.append(s)
                     s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"whoami"}\\n')
                     print(s.makefile().readline().strip(), flush=True)
                 """
