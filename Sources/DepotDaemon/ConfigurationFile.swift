@@ -26,6 +26,7 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var maxBatchAnswerBytes: Int?
     public var maxConnections: Int?
     public var maxConnectionsPerUser: Int?
+    public var partialLineTimeout: Double?
     public var socketMode: String?
     public var logLevel: String?
     public var initialLoad: Bool?
@@ -55,7 +56,7 @@ public struct ConfigurationFile: Sendable, Equatable {
 
     public static let keys = [
         "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "maxBatchAnswerBytes", "maxConnections", "maxConnectionsPerUser",
-        "subscriberQueue", "subscriberQueueBytes",
+        "partialLineTimeout", "subscriberQueue", "subscriberQueueBytes",
         "replayStates",
         "replayBytes", "socketMode", "logLevel",
         "initialLoad",
@@ -111,6 +112,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         maxBatchAnswerBytes = try members.integer("maxBatchAnswerBytes", .maxBatchAnswerBytes)
         maxConnections = try members.integer("maxConnections", .maxConnections)
         maxConnectionsPerUser = try members.integer("maxConnectionsPerUser", .maxConnectionsPerUser)
+        partialLineTimeout = try members.seconds("partialLineTimeout")
         socketMode = try members.string("socketMode")
         logLevel = try members.string("logLevel")
         itemsPath = try members.string("itemsPath")

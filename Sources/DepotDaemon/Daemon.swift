@@ -95,7 +95,8 @@ public struct Daemon: Sendable {
                     maxBatchRequests: settings.maxBatchRequests,
                     maxBatchAnswerBytes: settings.maxBatchAnswerBytes,
                     maxConnections: settings.maxConnections,
-                    maxConnectionsPerUser: settings.maxConnectionsPerUser
+                    maxConnectionsPerUser: settings.maxConnectionsPerUser,
+                    partialLineTimeout: settings.partialLineTimeout
                 )
             ),
             repository: repository,

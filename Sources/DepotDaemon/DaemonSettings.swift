@@ -26,6 +26,7 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxBatchAnswerBytes = ConnectionLimits.defaultMaxBatchAnswerBytes
     public var maxConnections = ConnectionLimits.defaultMaxConnections
     public var maxConnectionsPerUser = ConnectionLimits.defaultMaxConnectionsPerUser
+    public var partialLineTimeout = ConnectionLimits.defaultPartialLineTimeout
     public var socketMode: UInt32
     public var logLevel: Logger.Level
     public var initialLoad: Bool
@@ -105,6 +106,7 @@ public struct DaemonSettings: Sendable, Equatable {
         settings.maxConnectionsPerUser = try lookup.integer(
             .maxConnectionsPerUser, flag: options.maxConnectionsPerUser, "--max-connections-per-user", file: file.maxConnectionsPerUser,
             "maxConnectionsPerUser")
+        settings.partialLineTimeout = try lookup.partialLineTimeout()
         settings.privateDirectory = settings.sharedFallbackDirectory(paths: paths)
         return settings
     }

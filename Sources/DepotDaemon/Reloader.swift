@@ -96,6 +96,7 @@ final class Reloader: Service {
         limits.maxBatchAnswerBytes = new.maxBatchAnswerBytes
         limits.maxConnections = new.maxConnections
         limits.maxConnectionsPerUser = new.maxConnectionsPerUser
+        limits.partialLineTimeout = new.partialLineTimeout
         server.updateLimits(limits)
         if new.socketPath != old.socketPath || new.socketMode != old.socketMode {
             logger.warning("the socket's path and mode change only on restart; still listening on \(old.socketPath)")

@@ -44,6 +44,13 @@ struct SettingLookup {
 
     // MARK: Settings
 
+    /// How long a line may sit unfinished: a flag, else the config file, else the default.
+    func partialLineTimeout() throws(ConfigurationError) -> Duration {
+        guard let seconds = flag(options.partialLineTimeout, "--partial-line-timeout") ?? file(file.partialLineTimeout, "partialLineTimeout")
+        else { return TimeoutSetting.partialLine.defaultValue }
+        return try TimeoutSetting.partialLine.checked(seconds)
+    }
+
     /// Who holds each access level: per level, a flag, else the config file's `access`, else the default.
     func access() throws(ConfigurationError) -> AccessPolicy {
         var policy = AccessPolicy.default

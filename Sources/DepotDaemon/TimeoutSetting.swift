@@ -1,4 +1,5 @@
 import DepotHTTPSource
+import DepotServer
 
 /// A timeout in seconds, fractions allowed, with its range and default; like `IntegerSetting`, its error says
 /// both bounds: `--request-timeout 0 must be a number of seconds between 0.1 and 3600 (default 30)`.
@@ -10,6 +11,9 @@ struct TimeoutSetting: Sendable {
     static let connect = TimeoutSetting(range: 0.1...600, defaultValue: HTTPSourceOptions.defaultConnectTimeout)
     /// One whole request to an HTTP source, body and redirects included.
     static let request = TimeoutSetting(range: 0.1...3600, defaultValue: HTTPSourceOptions.defaultRequestTimeout)
+
+    /// How long a line may sit unfinished before its connection is closed.
+    static let partialLine = TimeoutSetting(range: 0.1...3600, defaultValue: ConnectionLimits.defaultPartialLineTimeout)
 
     /// `value` as a duration, when it is in range.
     func checked(_ value: Sourced<Double>) throws(ConfigurationError) -> Duration {

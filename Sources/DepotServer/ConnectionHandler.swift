@@ -43,6 +43,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private var heartbeatTimer: Scheduled<Void>?
     /// The shutdown deadline, or the discard limit, while one is armed.
     private var closeTimer: Scheduled<Void>?
+    /// While a line sits unfinished: when it has sat too long, the connection closes.
+    private var partialLineTimer: Scheduled<Void>?
 
     private let connections: ConnectionCounter
     /// Whether this connection was counted in (and so is counted out when it closes).
@@ -391,6 +393,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         machine.channelClosed()
         closeTimer?.cancel()
         closeTimer = nil
+        partialLineTimer?.cancel()
+        partialLineTimer = nil
         leaveAllSubscriptions()
         let withdrawals = pendingAnswers.values
         pendingAnswers = [:]
@@ -446,12 +450,35 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .line(let line):
+            partialLineTimer?.cancel()
+            partialLineTimer = nil
             guard machine.lineRead() == .dispatch else { return }
             handle(line: line, context: context)
+        case .unfinished:
+            armPartialLineTimer(context: context)
         case .tooLong(let limit):
             guard machine.lineTooLong() == .refuseAndDiscard else { return }
             refuseOversizedLine(limit: limit, context: context)
         }
+    }
+
+    /// A line began: if it is not finished within the partial-line timeout, the sender is cut off.
+    private func armPartialLineTimer(context: ChannelHandlerContext) {
+        partialLineTimer?.cancel()
+        let timeout = limits.partialLineTimeout
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let (seconds, attoseconds) = timeout.components
+        partialLineTimer = context.eventLoop.assumeIsolated().scheduleTask(
+            in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        ) {
+            connection.value.partialLineTimedOut(timeout)
+        }
+    }
+
+    private func partialLineTimedOut(_ timeout: Duration) {
+        partialLineTimer = nil
+        logger.notice("closing the connection: a line was left unfinished for \(timeout) (--partial-line-timeout)")
+        context?.close(promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

@@ -27,6 +27,11 @@ public struct ConnectionLimits: Sendable {
     public var maxConnections: Int
     /// Connections open at once from one uid (root is exempt); past it a new one is told so and closed.
     public var maxConnectionsPerUser: Int
+    /// How long a line may sit unfinished; past it the connection is closed (a slow or stalled sender).
+    public var partialLineTimeout: Duration
+
+    /// 30 seconds: far longer than any client needs to send one line.
+    public static let defaultPartialLineTimeout = Duration.seconds(30)
 
     /// 4096 in all and 1024 per user, varlink's bounds.
     public static let defaultMaxConnections = 4096
@@ -54,8 +59,10 @@ public struct ConnectionLimits: Sendable {
         maxBatchRequests: Int = IncomingMessage.defaultMaxBatchRequests,
         maxBatchAnswerBytes: Int = defaultMaxBatchAnswerBytes,
         maxConnections: Int = defaultMaxConnections,
-        maxConnectionsPerUser: Int = defaultMaxConnectionsPerUser
+        maxConnectionsPerUser: Int = defaultMaxConnectionsPerUser,
+        partialLineTimeout: Duration = defaultPartialLineTimeout
     ) {
+        self.partialLineTimeout = partialLineTimeout
         self.maxBatchAnswerBytes = maxBatchAnswerBytes
         self.maxConnections = maxConnections
         self.maxConnectionsPerUser = maxConnectionsPerUser

@@ -15,6 +15,7 @@ final class LiveLimits: Sendable {
     private let maxBatchAnswerBytesValue: Atomic<Int>
     private let maxConnectionsValue: Atomic<Int>
     private let maxConnectionsPerUserValue: Atomic<Int>
+    private let partialLineTimeoutNanoseconds: Atomic<Int64>
 
     init(_ limits: ConnectionLimits) {
         maxMessageBytesValue = Atomic(limits.maxMessageBytes)
@@ -28,6 +29,12 @@ final class LiveLimits: Sendable {
         maxBatchAnswerBytesValue = Atomic(limits.maxBatchAnswerBytes)
         maxConnectionsValue = Atomic(limits.maxConnections)
         maxConnectionsPerUserValue = Atomic(limits.maxConnectionsPerUser)
+        partialLineTimeoutNanoseconds = Atomic(Self.nanoseconds(limits.partialLineTimeout))
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     var maxMessageBytes: Int { maxMessageBytesValue.load(ordering: .relaxed) }
@@ -41,6 +48,7 @@ final class LiveLimits: Sendable {
     var maxBatchAnswerBytes: Int { maxBatchAnswerBytesValue.load(ordering: .relaxed) }
     var maxConnections: Int { maxConnectionsValue.load(ordering: .relaxed) }
     var maxConnectionsPerUser: Int { maxConnectionsPerUserValue.load(ordering: .relaxed) }
+    var partialLineTimeout: Duration { .nanoseconds(partialLineTimeoutNanoseconds.load(ordering: .relaxed)) }
 
     var current: ConnectionLimits {
         ConnectionLimits(
@@ -54,7 +62,8 @@ final class LiveLimits: Sendable {
             maxBatchRequests: maxBatchRequests,
             maxBatchAnswerBytes: maxBatchAnswerBytes,
             maxConnections: maxConnections,
-            maxConnectionsPerUser: maxConnectionsPerUser
+            maxConnectionsPerUser: maxConnectionsPerUser,
+            partialLineTimeout: partialLineTimeout
         )
     }
 
@@ -70,5 +79,6 @@ final class LiveLimits: Sendable {
         maxBatchAnswerBytesValue.store(limits.maxBatchAnswerBytes, ordering: .relaxed)
         maxConnectionsValue.store(limits.maxConnections, ordering: .relaxed)
         maxConnectionsPerUserValue.store(limits.maxConnectionsPerUser, ordering: .relaxed)
+        partialLineTimeoutNanoseconds.store(Self.nanoseconds(limits.partialLineTimeout), ordering: .relaxed)
     }
 }

@@ -7,11 +7,13 @@ import Testing
 enum Frame: Equatable, CustomStringConvertible {
     case line(String)
     case tooLong(limit: Int)
+    case unfinished
 
     init(_ frame: LineFrame) {
         switch frame {
         case .line(let buffer): self = .line(String(buffer: buffer))
         case .tooLong(let limit): self = .tooLong(limit: limit)
+        case .unfinished: self = .unfinished
         }
     }
 
@@ -19,6 +21,7 @@ enum Frame: Equatable, CustomStringConvertible {
         switch self {
         case .line(let text): "line(\(text.debugDescription))"
         case .tooLong(let limit): "tooLong(\(limit))"
+        case .unfinished: "unfinished"
         }
     }
 }
@@ -43,11 +46,12 @@ final class DecoderHarness {
         return try frames()
     }
 
-    /// The frames decoded and not yet taken.
-    func frames() throws -> [Frame] {
+    /// The frames decoded and not yet taken; `.unfinished` only when asked for.
+    func frames(includingUnfinished: Bool = false) throws -> [Frame] {
         var frames: [Frame] = []
         while let frame = try channel.readInbound(as: LineFrame.self) {
-            frames.append(Frame(frame))
+            let decoded = Frame(frame)
+            if decoded != .unfinished || includingUnfinished { frames.append(decoded) }
         }
         return frames
     }
@@ -194,5 +198,20 @@ struct LineFrameDecoderTests {
         let decoder = try DecoderHarness(maxLineBytes: 8)
         #expect(try decoder.feed("123456789") == [.tooLong(limit: 8)])
         #expect(try decoder.closeInput().isEmpty)
+    }
+}
+
+@Suite("LineFrameDecoder: unfinished lines")
+struct UnfinishedLineTests {
+    @Test("a line that begins without its newline is reported once, and again for the next line that does")
+    func unfinished() throws {
+        let harness = try DecoderHarness(maxLineBytes: 100)
+        try harness.channel.writeInbound(ByteBuffer(string: "{\"a\""))
+        try harness.channel.writeInbound(ByteBuffer(string: ":1"))
+        #expect(try harness.frames(includingUnfinished: true) == [.unfinished], "once, however many reads it takes")
+        try harness.channel.writeInbound(ByteBuffer(string: "}\n{\"b\""))
+        #expect(try harness.frames(includingUnfinished: true) == [.line("{\"a\":1}"), .unfinished])
+        try harness.channel.writeInbound(ByteBuffer(string: ":2}\n"))
+        #expect(try harness.frames(includingUnfinished: true) == [.line("{\"b\":2}")])
     }
 }

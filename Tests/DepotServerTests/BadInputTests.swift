@@ -271,3 +271,19 @@ private func waitFor(_ condition: @escaping @Sendable () -> Bool) async {
         await Task.yield()
     }
 }
+
+@Suite("Server: a line left unfinished")
+struct PartialLineTests {
+    @Test("a line left unfinished past the timeout closes its connection; others, and finished lines, are not affected")
+    func slowSender() async throws {
+        try await withServer(limits: ConnectionLimits(partialLineTimeout: .milliseconds(300))) { server in
+            let stalled = try await server.connectLines()
+            try await stalled.send(bytes: Array(#"{"jsonrpc":"2.0","id":1,"#.utf8))
+            var lines = stalled.lines.makeAsyncIterator()
+            #expect(try await lines.next() == nil, "closed, with nothing answered")
+            // A client that finishes its lines is served as ever.
+            let prompt = try await server.connect()
+            #expect(try await prompt.call("state")["seq"] != nil)
+        }
+    }
+}
