@@ -1,47 +1,73 @@
-import DequeModule
 import Synchronization
 
 /// What every repository mutation ends with: the state it published last, or why it failed.
 public typealias MutationResult = Result<PublishedState, RepositoryError>
 
-/// Runs the repository's mutations one at a time, in the order they were submitted.
+/// Runs the repository's mutations one at a time: each requester's in the order it submitted them, and between
+/// requesters in a fair turn (`FairQueue`: round robin over users, then over each user's connections), so one
+/// client's flood cannot hold back another's call by more than a turn of each.
 ///
-/// `submit` is synchronous, so the order is fixed by the caller's thread at the moment of arrival, not by
+/// `submit` is synchronous, so each requester's order is fixed by its thread at the moment of arrival, not by
 /// whichever task the scheduler happens to start first. A drain task is started when work arrives and ends
 /// when the queue is empty, so an idle repository holds no task.
 ///
 /// A *joinable* submission (a load) joins the last submission instead of queueing a new one when that one is
-/// also joinable and has not finished: callers share one source call and one result. It never joins a load
-/// that other mutations were queued behind, so every caller's result reflects everything submitted before it.
+/// also joinable and has not finished, and the requester has nothing queued before it: callers share one source
+/// call and one result. A load queued by another requester then also waits in the joiner's lane and runs at the
+/// first of their turns. It never joins a load that other mutations were submitted after.
+///
+/// `withdraw` drops what a requester queued and did not start (its connection closed): a mutation another
+/// requester joined stays.
 final class MutationQueue: Sendable {
     typealias Body = @Sendable () async -> MutationResult
 
-    private struct Job {
+    /// One mutation; every lane that waits for it holds it, and it runs at the first of their turns.
+    /// Touched only under the queue's lock.
+    private final class Job {
         let mutation: Mutation<MutationResult>
         let body: Body
+        var started = false
+        /// Lanes holding it; when the last is withdrawn before it started, it is dropped.
+        var lanes = 1
+
+        init(mutation: Mutation<MutationResult>, body: @escaping Body) {
+            self.mutation = mutation
+            self.body = body
+        }
     }
 
     private struct State {
-        var jobs: Deque<Job> = []
+        var jobs = FairQueue<Job>()
         var isDraining = false
         /// The last submitted mutation, if it is joinable and still queued or running.
-        var joinable: Mutation<MutationResult>?
+        var joinable: Job?
     }
 
     private let state = Mutex(State())
 
-    /// Queues `body`, or joins the last submission when both are joinable.
-    func submit(joinable: Bool, _ body: @escaping Body) -> Mutation<MutationResult> {
+    /// Queues `body` in `requester`'s lane, or joins the last submission when both are joinable.
+    func submit(joinable: Bool, from requester: Requester, _ body: @escaping Body) -> Mutation<MutationResult> {
         let (mutation, startDraining) = state.withLock { state -> (Mutation<MutationResult>, Bool) in
-            if joinable, let running = state.joinable {
-                return (running, false)
+            if joinable, let last = state.joinable {
+                let lane = state.jobs.queued(from: requester)
+                if lane.isEmpty {
+                    // Nothing of this requester's comes before it: wait for it in this lane too, if it has not started.
+                    if !last.started {
+                        last.lanes += 1
+                        state.jobs.append(last, from: requester)
+                    }
+                    return (last.mutation, false)
+                }
+                if lane.last === last {
+                    return (last.mutation, false)
+                }
             }
-            let mutation = Mutation<MutationResult>()
-            state.jobs.append(Job(mutation: mutation, body: body))
-            state.joinable = joinable ? mutation : nil
+            let job = Job(mutation: Mutation<MutationResult>(), body: body)
+            state.jobs.append(job, from: requester)
+            state.joinable = joinable ? job : nil
             let startDraining = !state.isDraining
             state.isDraining = true
-            return (mutation, startDraining)
+            return (job.mutation, startDraining)
         }
         if startDraining {
             Task { await self.drain() }
@@ -49,25 +75,50 @@ final class MutationQueue: Sendable {
         return mutation
     }
 
-    private func drain() async {
-        while let job = nextJob() {
-            let result = await job.body()
-            state.withLock { state in
-                if state.joinable === job.mutation {
+    /// Drops what `requester` queued and did not start, unless another requester waits for it too; returns the
+    /// dropped mutations, for the caller to finish.
+    func withdraw(_ requester: Requester) -> [Mutation<MutationResult>] {
+        state.withLock { state in
+            var dropped: [Mutation<MutationResult>] = []
+            for job in state.jobs.removeAll(from: requester) where !job.started {
+                job.lanes -= 1
+                guard job.lanes == 0 else { continue }
+                dropped.append(job.mutation)
+                if state.joinable === job {
                     state.joinable = nil
                 }
             }
-            job.mutation.finish(with: result)
+            return dropped
         }
     }
 
-    private func nextJob() -> Job? {
-        state.withLock { state in
-            guard let job = state.jobs.popFirst() else {
-                state.isDraining = false
-                return nil
+    /// Mutations waiting for their turn, by user (nil: the daemon's own); for stats.
+    var queuedByUser: [UInt32?: Int] {
+        state.withLock { $0.jobs.countByUser }
+    }
+
+    private func drain() async {
+        while let (mutation, body) = nextJob() {
+            let result = await body()
+            state.withLock { state in
+                if state.joinable?.mutation === mutation {
+                    state.joinable = nil
+                }
             }
-            return job
+            mutation.finish(with: result)
+        }
+    }
+
+    /// The next job in turn, marked started; a job already started from another lane is passed over.
+    private func nextJob() -> (Mutation<MutationResult>, Body)? {
+        state.withLock { state in
+            while let job = state.jobs.popFirst() {
+                guard !job.started else { continue }
+                job.started = true
+                return (job.mutation, job.body)
+            }
+            state.isDraining = false
+            return nil
         }
     }
 }

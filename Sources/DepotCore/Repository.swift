@@ -11,8 +11,9 @@ import Foundation
 /// The one shared collection: loads it from a source, keeps it in memory, and publishes every change
 /// of state, numbered by `seq`, to its observers.
 ///
-/// Mutations (`load`, `remove`, `wipe`) are accepted synchronously and run one at a time in arrival order;
-/// each returns a `Mutation` whose result is awaited separately. Reads (`current`, `item(id:)`) answer at once
+/// Mutations (`load`, `remove`, `wipe`) are accepted synchronously and run one at a time: each requester's in
+/// its order, requesters in a fair turn (`MutationQueue`); each returns a `Mutation` whose result is awaited
+/// separately. Reads (`current`, `item(id:)`) answer at once
 /// from the last published state and never wait behind a source call.
 ///
 /// With a `CollectionCache`, every list the source gives is kept on disk, removals and wipes keep it in step,
@@ -108,11 +109,11 @@ public final class Repository: Sendable {
     /// When items are held and the source gave a version with them, the source is asked only for changes
     /// since that version; if it answers unchanged, success is published again with the same items.
     ///
-    /// A load submitted while the last submitted mutation is a load that has not finished joins it:
-    /// one source call, and every caller gets the same result.
+    /// A load submitted while the last submitted mutation is a load that has not finished joins it, unless
+    /// `requester` queued something before: one source call, and every caller gets the same result.
     @discardableResult
-    public func load(strategy: RetrievalStrategy = .defaultForLoad) -> Mutation<MutationResult> {
-        queue.submit(joinable: true) { [self] in
+    public func load(strategy: RetrievalStrategy = .defaultForLoad, by requester: Requester = .daemon) -> Mutation<MutationResult> {
+        queue.submit(joinable: true, from: requester) { [self] in
             await performLoad(strategy)
         }
     }
@@ -121,7 +122,7 @@ public final class Repository: Sendable {
     /// joins a load already under way, which may have read the source before the change.
     @discardableResult
     public func loadAfterChange(strategy: RetrievalStrategy = .defaultForLoad) -> Mutation<MutationResult> {
-        queue.submit(joinable: false) { [self] in
+        queue.submit(joinable: false, from: .daemon) { [self] in
             await performLoad(strategy)
         }
     }
@@ -130,7 +131,7 @@ public final class Repository: Sendable {
     /// by the new one's (or by a failure). Runs in its turn, like every mutation.
     @discardableResult
     public func replaceSource(_ source: any Source, idField: String) -> Mutation<MutationResult> {
-        queue.submit(joinable: false) { [self] in
+        queue.submit(joinable: false, from: .daemon) { [self] in
             binding.withLock { $0 = (source, idField) }
             version.withLock { $0 = nil }
             logger.info("now serving \(source.description)", metadata: ["source": "\(source.description)"])
@@ -151,8 +152,8 @@ public final class Repository: Sendable {
     ///   the state from before the removal again: the rollback every subscriber sees.
     /// The cache follows with one row dropped, or the whole list saved when the source changed in other ways too.
     @discardableResult
-    public func remove(id: String, optimistic: Bool = false) -> Mutation<MutationResult> {
-        queue.submit(joinable: false) { [self] in
+    public func remove(id: String, optimistic: Bool = false, by requester: Requester = .daemon) -> Mutation<MutationResult> {
+        queue.submit(joinable: false, from: requester) { [self] in
             let before = current.state
             if optimistic {
                 if let items = before.items, let provenance = before.provenance {
@@ -238,14 +239,34 @@ public final class Repository: Sendable {
 
     /// Publishes idle and drops the items held in memory and in the cache.
     @discardableResult
-    public func wipe() -> Mutation<MutationResult> {
-        queue.submit(joinable: false) { [self] in
+    public func wipe(by requester: Requester = .daemon) -> Mutation<MutationResult> {
+        queue.submit(joinable: false, from: requester) { [self] in
             version.withLock { $0 = nil }
             let published = publish(.idle)
             logger.info("wiped", metadata: ["seq": "\(published.seq)"])
             await cacheChange("clear") { try await $0.clear() }
             return .success(published)
         }
+    }
+
+    /// Drops the mutations `requester` queued and that have not started (its connection closed): each ends with a
+    /// `cancelled` failure and never runs. A load another requester joined still runs. Returns how many were dropped.
+    @discardableResult
+    public func dropQueued(by requester: Requester) -> Int {
+        let dropped = queue.withdraw(requester)
+        guard !dropped.isEmpty else { return 0 }
+        let state = current
+        let message = "not run: \(requester) closed before its turn came"
+        for mutation in dropped {
+            mutation.finish(with: .failure(RepositoryError(.cancelled, message: message, state: state)))
+        }
+        logger.info("dropped \(dropped.count) queued mutation\(dropped.count == 1 ? "" : "s") of \(requester), which closed before their turn")
+        return dropped.count
+    }
+
+    /// Mutations waiting for their turn, by user (nil: depotd's own work).
+    public var queuedMutations: [UInt32?: Int] {
+        queue.queuedByUser
     }
 
     // MARK: Loading

@@ -18,6 +18,8 @@ public struct StateError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let removeFailed = Kind("removeFailed")
         /// No item has the requested id.
         public static let notFound = Kind("notFound")
+        /// The mutation never ran: the client that asked for it went away before its turn.
+        public static let cancelled = Kind("cancelled")
 
         public var description: String { name }
     }

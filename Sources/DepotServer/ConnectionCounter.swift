@@ -4,6 +4,12 @@ import Synchronization
 /// every accept, so a reload applies to the next connection). Root is exempt from the per-user bound.
 final class ConnectionCounter: Sendable {
     private let counts = Mutex<(total: Int, byUID: [UInt32: Int])>((0, [:]))
+    private let numbers = Atomic<UInt64>(0)
+
+    /// A number for a new connection, unique for the daemon's life (from 1; 0 is the daemon's own work).
+    func nextNumber() -> UInt64 {
+        numbers.wrappingAdd(1, ordering: .relaxed).newValue
+    }
 
     /// Counts a new connection in; when a bound is reached, nothing is counted and the reason comes back.
     func admit(uid: UInt32?, limits: LiveLimits) -> String? {
@@ -34,4 +40,7 @@ final class ConnectionCounter: Sendable {
 
     /// Connections open now, for tests and stats.
     var total: Int { counts.withLock { $0.total } }
+
+    /// Connections open now from each uid (those whose uid is known).
+    var byUser: [UInt32: Int] { counts.withLock { $0.byUID } }
 }

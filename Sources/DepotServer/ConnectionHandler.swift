@@ -49,6 +49,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private let connections: ConnectionCounter
     /// Whether this connection was counted in (and so is counted out when it closes).
     private var isCounted = false
+    /// This connection's number, unique for the daemon's life: its lane in the repository's fair turn.
+    private let number: UInt64
+    /// Drops the mutations this connection queued and that have not started, once it closes.
+    private let dropQueuedMutations: @Sendable (Requester) -> Void
 
     /// How long a client that sent an oversized line may keep sending before the connection is cut.
     static let discardLimit = TimeAmount.seconds(5)
@@ -59,15 +63,20 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         limits: LiveLimits,
         shutdownTimeout: TimeAmount,
         logger: Logger,
-        connections: ConnectionCounter = ConnectionCounter()
+        connections: ConnectionCounter = ConnectionCounter(),
+        dropQueuedMutations: @escaping @Sendable (Requester) -> Void = { _ in }
     ) {
         self.connections = connections
+        self.number = connections.nextNumber()
+        self.dropQueuedMutations = dropQueuedMutations
         self.dispatcher = dispatcher
         self.fanout = fanout
         self.limits = limits
         self.shutdownTimeout = shutdownTimeout
         self.logger = logger
     }
+
+    var requester: Requester { Requester(user: peer?.uid, connection: number) }
 
     /// What the connection is doing; for tests.
     var phase: ConnectionStateMachine.Phase { machine.phase }
@@ -383,13 +392,16 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         self.context = nil
     }
 
-    /// The connection is gone: its subscriptions end, and answers still coming are not wanted. The mutations
-    /// behind them still run, for every subscriber; only the call back to this connection is withdrawn.
+    /// The connection is gone: its subscriptions end, and answers still coming are not wanted. Its mutations that
+    /// have not started are dropped; those under way still run, for every subscriber, and only the call back to
+    /// this connection is withdrawn.
     private func closed() {
+        guard machine.phase != .closed else { return }
         if isCounted {
             isCounted = false
             connections.release(uid: peer?.uid)
         }
+        dropQueuedMutations(requester)
         machine.channelClosed()
         closeTimer?.cancel()
         closeTimer = nil

@@ -92,15 +92,15 @@ enum DepotMethods {
             method(LoadRequest.self) { request, connection throws(RPCError) in
                 let strategy = request.strategy ?? .defaultForLoad
                 let note = connection.noteMutation(LoadRequest.method, strategy == .defaultForLoad ? "" : strategy.rawValue)
-                return answer(repository.load(strategy: strategy), note)
+                return answer(repository.load(strategy: strategy, by: connection.requester), note)
             },
             method(RemoveRequest.self) { request, connection throws(RPCError) in
                 let note = connection.noteMutation(RemoveRequest.method, request.optimistic ? "\(request.id) (optimistic)" : request.id)
-                return answer(repository.remove(id: request.id, optimistic: request.optimistic), note)
+                return answer(repository.remove(id: request.id, optimistic: request.optimistic, by: connection.requester), note)
             },
             method(WipeRequest.self) { _, connection throws(RPCError) in
                 let note = connection.noteMutation(WipeRequest.method)
-                return answer(repository.wipe(), note)
+                return answer(repository.wipe(by: connection.requester), note)
             },
             method(SubscribeRequest.self) { request, connection throws(RPCError) in
                 let start = try connection.subscribe(request)

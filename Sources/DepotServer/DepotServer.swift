@@ -160,7 +160,7 @@ public final class DepotServer: Service {
                 channel.eventLoop.makeCompletedFuture {
                     let handler = ConnectionHandler(
                         dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: shutdownTimeout, logger: logger,
-                        connections: connections
+                        connections: connections, dropQueuedMutations: { [repository] in repository.dropQueued(by: $0) }
                     )
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limits.maxMessageBytes)))
                     try channel.pipeline.syncOperations.addHandler(handler)

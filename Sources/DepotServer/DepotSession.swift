@@ -1,3 +1,4 @@
+import DepotCore
 import DepotRPC
 import DepotWire
 
@@ -9,6 +10,9 @@ import DepotWire
 protocol DepotSession: AnyObject {
     /// The process on the other end of the socket, from SO_PEERCRED; nil when the transport has none.
     var peer: PeerCredentials? { get }
+
+    /// Who the repository runs this connection's mutations for: its user and the connection, for their fair turn.
+    var requester: Requester { get }
 
     /// Creates a subscription as `request` asks: from the current state, or resuming after `since`; its states are
     /// written once the answer to the current message is. Throws limitExceeded when the connection holds the most it may.

@@ -33,11 +33,12 @@ struct ChannelBench {
         repository.addObserver(fanout)
         let dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
         let maxLineBytes = limits.maxMessageBytes
-        let (fanout, limits, loop) = (fanout, LiveLimits(limits), loop)
+        let (fanout, limits, loop, repository) = (fanout, LiveLimits(limits), loop, repository)
         handler = try await loop.submit {
             let handler = ConnectionHandler(
                 dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: ChannelBench.shutdownTimeout,
-                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+                dropQueuedMutations: { repository.dropQueued(by: $0) }
             )
             return NIOLoopBound(handler, eventLoop: loop)
         }.get()
@@ -150,6 +151,25 @@ struct ConnectionHandlerTests {
         try await withTimeout { await recorder.states.wait { $0.last?.state.status == .success } }
         await bench.run()
         #expect(try await bench.writtenLines().isEmpty, "no answer goes to a closed connection")
+        await bench.tearDown()
+    }
+
+    @Test("closed with mutations queued: those not started are dropped, the one under way still runs")
+    func closeDropsQueuedMutations() async throws {
+        let bench = try await ChannelBench(source: TestSource(count: 5))
+        _ = try await bench.repository.load().result.get()
+        let gate = bench.source.holdNextDelete()
+        let removals = (1...4).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"remove","params":{"id":"\#($0)"}}"# }
+        try await bench.send(removals.joined(separator: "\n") + "\n")
+        try await withTimeout { await bench.source.calls.wait { $0.deletesStarted == 1 } }
+        #expect(bench.repository.queuedMutations.values.reduce(0, +) == 3)
+        try await bench.channel.close()
+        #expect(bench.repository.queuedMutations.isEmpty, "the three not started were dropped")
+        gate.open()
+        try await withTimeout { await bench.source.calls.wait { $0.deletesFinished == 1 } }
+        let after = try await bench.repository.load().result.get()
+        #expect(bench.source.calls.value.deletedIDs == ["1"])
+        #expect(after.state.items?.count == 4)
         await bench.tearDown()
     }
 

@@ -12,6 +12,7 @@ import Testing
 /// A session in memory: the subscriptions it was asked for and the mutations it noted.
 final class RecordingSession: DepotSession {
     var peer: PeerCredentials? = PeerCredentials(pid: 4242, uid: 1000, gid: 1000)
+    var requester = Requester(user: 1000, connection: 1)
     var subscriptions: [String] = []
     var maxSubscriptions = 2
     var notes: [String] = []
