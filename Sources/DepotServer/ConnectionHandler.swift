@@ -39,6 +39,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private var nextAnswerNumber = 0
     private var needsFlush = false
     private var isDrainingQueues = false
+    /// Lines read while the connection could not take more requests, oldest first (see `ConnectionStateMachine.lineRead`).
+    private var heldLines = CircularBuffer<ByteBuffer>()
+    private var isDispatchingHeldLines = false
     /// The next heartbeat due, while a subscription asked for them.
     private var heartbeatTimer: Scheduled<Void>?
     /// The shutdown deadline, or the discard limit, while one is armed.
@@ -408,6 +411,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         partialLineTimer?.cancel()
         partialLineTimer = nil
         leaveAllSubscriptions()
+        heldLines.removeAll()
         let withdrawals = pendingAnswers.values
         pendingAnswers = [:]
         for withdraw in withdrawals {
@@ -447,6 +451,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
             drainQueues()
+            dispatchHeldLines()
             resumeReadingIfAllowed()
         }
         context.fireChannelWritabilityChanged()
@@ -464,8 +469,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         case .line(let line):
             partialLineTimer?.cancel()
             partialLineTimer = nil
-            guard machine.lineRead() == .dispatch else { return }
-            handle(line: line, context: context)
+            switch machine.lineRead(isWritable: context.channel.isWritable, maxPendingAnswers: limits.maxPendingRequests) {
+            case .dispatch: handle(line: line, context: context)
+            case .hold: heldLines.append(line)
+            case .ignore: break
+            }
         case .unfinished:
             armPartialLineTimer(context: context)
         case .tooLong(let limit):
@@ -548,7 +556,23 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         }
         activate(newSubscriptions)
         perform(machine.answerWritten(count: count))
+        dispatchHeldLines()
         resumeReadingIfAllowed()
+    }
+
+    /// Dispatches the held lines, oldest first, while the connection may take requests again. Re-entrant calls (a
+    /// flush can report the socket writable synchronously) return at once; the outer call goes on.
+    private func dispatchHeldLines() {
+        guard let context, !heldLines.isEmpty, !isDispatchingHeldLines else { return }
+        isDispatchingHeldLines = true
+        defer { isDispatchingHeldLines = false }
+        while !heldLines.isEmpty,
+            machine.nextHeldLine(isWritable: context.channel.isWritable, maxPendingAnswers: limits.maxPendingRequests)
+        {
+            handle(line: heldLines.removeFirst(), context: context)
+        }
+        flushIfNeeded()
+        perform(machine.heldLinesDispatched())
     }
 
     private func write(_ answer: EncodedMessage) {
@@ -566,6 +590,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     }
 
     private func refuseOversizedLine(limit: Int, context: ChannelHandlerContext) {
+        heldLines.removeAll()
         logger.warning("closing a connection that sent a line longer than \(limit) bytes")
         let error = RPCError.invalidRequest(
             "the message is longer than \(limit) bytes, the limit set by --max-message-bytes; closing the connection"

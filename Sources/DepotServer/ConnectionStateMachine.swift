@@ -16,13 +16,19 @@ struct ConnectionStateMachine: Equatable {
         var pendingAnswers = 0
         /// Subscriptions receiving notifications.
         var subscriptions = 0
+        /// Lines read but not dispatched yet: they came while the socket was full or too many answers were pending.
+        var heldLines = 0
 
-        init(pendingAnswers: Int = 0, subscriptions: Int = 0) {
+        init(pendingAnswers: Int = 0, subscriptions: Int = 0, heldLines: Int = 0) {
             self.pendingAnswers = pendingAnswers
             self.subscriptions = subscriptions
+            self.heldLines = heldLines
         }
 
-        var isIdle: Bool { pendingAnswers == 0 && subscriptions == 0 }
+        var isIdle: Bool { pendingAnswers == 0 && subscriptions == 0 && heldLines == 0 }
+
+        /// Whether every request read has been answered (subscriptions aside).
+        var isAnswered: Bool { pendingAnswers == 0 && heldLines == 0 }
     }
 
     enum State: Equatable {
@@ -50,6 +56,9 @@ struct ConnectionStateMachine: Equatable {
     /// What the handler does with a line it read.
     enum LineAction: Equatable {
         case dispatch
+        /// Keep it, after any kept before, until `nextHeldLine` says to dispatch it: the client is not reading its
+        /// answers (the socket is full) or has the most requests waiting that it may.
+        case hold
         /// The connection no longer takes requests: drop the line.
         case ignore
     }
@@ -81,7 +90,7 @@ struct ConnectionStateMachine: Equatable {
     var phase: Phase {
         switch state {
         case .open(let activity):
-            if activity.pendingAnswers > 0 { return .answering }
+            if activity.pendingAnswers > 0 || activity.heldLines > 0 { return .answering }
             return activity.subscriptions > 0 ? .subscribed : .reading
         case .draining: return .draining
         case .quiescing: return .quiescing
@@ -104,9 +113,9 @@ struct ConnectionStateMachine: Equatable {
 
     // MARK: Reading
 
-    /// NIO asks to read. Held while the socket cannot take more output or too many answers are pending, so a
-    /// client that does not read its answers cannot make the daemon buffer without bound; held for good once the
-    /// connection stops taking requests. A discarding connection keeps reading to drop what comes.
+    /// NIO asks to read. Held while the socket cannot take more output, too many answers are pending or lines are
+    /// held, so a client that does not read its answers cannot make the daemon buffer without bound; held for good
+    /// once the connection stops taking requests. A discarding connection keeps reading to drop what comes.
     mutating func readRequested(isWritable: Bool, maxPendingAnswers: Int) -> Bool {
         let mayRead = mayRead(isWritable: isWritable, maxPendingAnswers: maxPendingAnswers)
         isReadHeld = !mayRead
@@ -123,7 +132,7 @@ struct ConnectionStateMachine: Equatable {
     private func mayRead(isWritable: Bool, maxPendingAnswers: Int) -> Bool {
         switch state {
         case .open(let activity), .draining(let activity):
-            isWritable && activity.pendingAnswers < maxPendingAnswers
+            activity.heldLines == 0 && Self.mayDispatch(activity, isWritable: isWritable, maxPendingAnswers: maxPendingAnswers)
         case .discarding:
             true
         case .quiescing, .closing, .closed:
@@ -131,10 +140,35 @@ struct ConnectionStateMachine: Equatable {
         }
     }
 
-    /// A line arrived. Lines already read when the server began to quiesce are still answered; a discarding or
-    /// closing connection takes none.
-    func lineRead() -> LineAction {
-        activity == nil ? .ignore : .dispatch
+    private static func mayDispatch(_ activity: Activity, isWritable: Bool, maxPendingAnswers: Int) -> Bool {
+        isWritable && activity.pendingAnswers < maxPendingAnswers
+    }
+
+    /// A line arrived. It is dispatched while the socket takes output and fewer than `maxPendingAnswers` answers
+    /// wait, after the lines held before it; otherwise held (lines already read in one go arrive even when reading
+    /// is held, so holding them is what bounds the work one connection can queue). Lines already read when the
+    /// server began to quiesce are still answered; a discarding or closing connection takes none.
+    mutating func lineRead(isWritable: Bool, maxPendingAnswers: Int) -> LineAction {
+        guard let activity else { return .ignore }
+        if activity.heldLines == 0, Self.mayDispatch(activity, isWritable: isWritable, maxPendingAnswers: maxPendingAnswers) {
+            return .dispatch
+        }
+        updateActivity { $0.heldLines += 1 }
+        return .hold
+    }
+
+    /// After the socket became writable or an answer was written: true when the oldest held line is to be
+    /// dispatched now (it no longer counts as held).
+    mutating func nextHeldLine(isWritable: Bool, maxPendingAnswers: Int) -> Bool {
+        guard let activity, activity.heldLines > 0, Self.mayDispatch(activity, isWritable: isWritable, maxPendingAnswers: maxPendingAnswers)
+        else { return false }
+        updateActivity { $0.heldLines -= 1 }
+        return true
+    }
+
+    /// Held lines were dispatched: a draining or quiescing connection with nothing left to answer closes.
+    mutating func heldLinesDispatched() -> CloseAction {
+        closeIfFinished()
     }
 
     // MARK: Answers and subscriptions
@@ -224,7 +258,9 @@ struct ConnectionStateMachine: Equatable {
         func changed(_ activity: Activity) -> Activity {
             var activity = activity
             change(&activity)
-            assert(activity.pendingAnswers >= 0 && activity.subscriptions >= 0, "more answers or subscriptions ended than began")
+            assert(
+                activity.pendingAnswers >= 0 && activity.subscriptions >= 0 && activity.heldLines >= 0,
+                "more answers, subscriptions or held lines ended than began")
             return activity
         }
         switch state {
@@ -239,7 +275,7 @@ struct ConnectionStateMachine: Equatable {
         switch state {
         case .draining(let activity) where activity.isIdle:
             return startClosing()
-        case .quiescing(let activity) where activity.pendingAnswers == 0:
+        case .quiescing(let activity) where activity.isAnswered:
             return startClosing()
         default:
             return .none

@@ -173,6 +173,49 @@ struct ConnectionHandlerTests {
         await bench.tearDown()
     }
 
+    @Test("a client that does not read: its lines wait unanswered while the socket is full, then are answered in order")
+    func linesWaitWhileTheSocketIsFull() async throws {
+        let bench = try await ChannelBench()
+        bench.channel.isWritable = false
+        let lines = (1...5).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"state"}"# }
+        try await bench.send(lines.joined(separator: "\n") + "\n")
+        await bench.run()
+        #expect(try await bench.writtenLines().isEmpty, "nothing is answered, so nothing is buffered, while the client does not read")
+        #expect(try await bench.phase == .answering)
+        bench.channel.isWritable = true
+        bench.channel.pipeline.fireChannelWritabilityChanged()
+        await bench.run()
+        #expect(try await bench.writtenLines().map { $0["id"] } == [1, 2, 3, 4, 5])
+        #expect(try await bench.phase == .reading)
+        await bench.tearDown()
+    }
+
+    @Test("lines read in one go past the bound on waiting requests are held, not queued as work; each runs as one finishes")
+    func pendingRequestsBoundHoldsLinesReadInOneGo() async throws {
+        var limits = ConnectionLimits()
+        limits.maxPendingRequests = 2
+        let bench = try await ChannelBench(source: TestSource(count: 8), limits: limits)
+        _ = try await bench.repository.load().result.get()
+        let gate = bench.source.holdNextDelete()
+        let removals = (1...6).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"remove","params":{"id":"\#($0)"}}"# }
+        try await bench.send(removals.joined(separator: "\n") + "\n")
+        try await withTimeout { await bench.source.calls.wait { $0.deletesStarted == 1 } }
+        #expect(bench.repository.queuedMutations.values.reduce(0, +) == 1, "two taken (one under way, one queued); four held")
+        gate.open()
+        try await withTimeout { await bench.source.calls.wait { $0.deletesFinished == 6 } }
+        let answered = try await withTimeout {
+            var answered: [JSONValue] = []
+            while answered.count < 6 {
+                await bench.run()
+                answered += try await bench.writtenLines()
+            }
+            return answered
+        }
+        #expect(answered.compactMap { $0["id"]?.numberValue?.intValue }.sorted() == [1, 2, 3, 4, 5, 6])
+        #expect(bench.source.calls.value.deletedIDs == ["1", "2", "3", "4", "5", "6"])
+        await bench.tearDown()
+    }
+
     @Test("a write that fails in the middle of a notification closes the connection and ends its subscriptions")
     func writeFailsMidNotification() async throws {
         // The subscribe answer and the first notification's three parts go out; the next notification's second part fails.

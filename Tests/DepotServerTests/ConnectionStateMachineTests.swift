@@ -29,7 +29,7 @@ struct ConnectionStateMachineTests {
         /// Applies the event; the action, as text.
         func apply(to machine: inout Machine) -> String {
             switch self {
-            case .lineRead: "\(machine.lineRead())"
+            case .lineRead: "\(machine.lineRead(isWritable: true, maxPendingAnswers: 64))"
             case .lineTooLong: "\(machine.lineTooLong())"
             case .answerPending:
                 {
@@ -252,6 +252,68 @@ struct ConnectionStateMachineTests {
         _ = batch.answerWritten(count: 100)
         let resumed = batch.mayResumeReading(isWritable: true, maxPendingAnswers: 64)
         #expect([held, stillHeld, resumed] == [false, false, true])
+    }
+
+    @Test("lines: held while the socket is full or too many answers wait, in order after those held before; released when both clear")
+    func linesAreHeldAndReleased() {
+        var machine = Machine()
+        var actions: [Machine.LineAction] = []
+        actions.append(machine.lineRead(isWritable: true, maxPendingAnswers: 2))
+        actions.append(machine.lineRead(isWritable: false, maxPendingAnswers: 2))
+        actions.append(machine.lineRead(isWritable: true, maxPendingAnswers: 2))  // one is held: this one waits behind it
+        #expect(actions == [.dispatch, .hold, .hold])
+        #expect(machine.activity?.heldLines == 2)
+        #expect(machine.phase == .answering)
+        let readsWhileHeld = machine.readRequested(isWritable: true, maxPendingAnswers: 2)
+        #expect(!readsWhileHeld, "no more input while lines are held")
+        var steps: [Bool] = []
+        steps.append(machine.nextHeldLine(isWritable: false, maxPendingAnswers: 2))
+        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))
+        machine.answerPending()
+        machine.answerPending()
+        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))  // two answers wait, the most allowed
+        let another = machine.lineRead(isWritable: true, maxPendingAnswers: 2)
+        #expect(another == .hold)
+        _ = machine.answerWritten()
+        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))
+        _ = machine.answerWritten()
+        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))
+        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))  // nothing left
+        #expect(steps == [false, true, false, true, true, false])
+        #expect(machine.activity == .init(pendingAnswers: 0, subscriptions: 0, heldLines: 0))
+        steps = [machine.mayResumeReading(isWritable: true, maxPendingAnswers: 2)]
+        #expect(steps == [true])
+    }
+
+    @Test("held lines keep a draining or quiescing connection open until they are dispatched and answered")
+    func heldLinesHoldTheEnd() {
+        var draining = Machine(state: .open(.init(heldLines: 1)))
+        var closes: [Machine.CloseAction] = []
+        closes.append(draining.inputClosed())
+        #expect(draining.state == .draining(.init(heldLines: 1)))
+        closes.append(draining.heldLinesDispatched())
+        let released = draining.nextHeldLine(isWritable: true, maxPendingAnswers: 1)
+        closes.append(draining.heldLinesDispatched())  // answered at once: nothing is left
+        #expect(released)
+        #expect(closes == [.none, .none, .close])
+
+        var quiescing = Machine(state: .open(.init(subscriptions: 1, heldLines: 2)))
+        closes = [quiescing.quiesce()]
+        let lateLine = quiescing.lineRead(isWritable: true, maxPendingAnswers: 1)
+        #expect(lateLine == .hold, "a line already read still counts")
+        var steps = [quiescing.nextHeldLine(isWritable: true, maxPendingAnswers: 1)]
+        quiescing.answerPending()
+        closes.append(quiescing.answerWritten())  // two lines are still held
+        steps.append(quiescing.nextHeldLine(isWritable: true, maxPendingAnswers: 1))
+        steps.append(quiescing.nextHeldLine(isWritable: true, maxPendingAnswers: 1))
+        closes.append(quiescing.heldLinesDispatched())
+        #expect(steps == [true, true, true])
+        #expect(closes == [.none, .none, .close])
+
+        var ended = Machine(state: .discarding)
+        let ignored = ended.lineRead(isWritable: false, maxPendingAnswers: 0)
+        let none = ended.nextHeldLine(isWritable: true, maxPendingAnswers: 1)
+        #expect(ignored == .ignore && !none)
     }
 
     @Test("reads by state: held for good once requests are no longer taken; a discarding connection reads to drop")
