@@ -275,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "DepotDaemonTests",
             dependencies: [
-                "DepotDaemon", "DepotCore", "DepotHTTPSource", "DepotPlatform", "DepotSources", "DepotSystemd", "DepotTestSupport",
+                "DepotDaemon", "DepotCore", "DepotHTTPSource", "DepotPlatform", "DepotServer", "DepotSources", "DepotSystemd", "DepotTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -27,6 +27,11 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var maxConnections: Int?
     public var maxConnectionsPerUser: Int?
     public var partialLineTimeout: Double?
+    public var maxPendingRequests: Int?
+    public var maxSubscriptions: Int?
+    public var maxUnreadAnswerBytes: Int?
+    public var maxMemoryPerUser: Int?
+    public var maxUnfinishedLineBytes: Int?
     public var socketMode: String?
     public var logLevel: String?
     public var initialLoad: Bool?
@@ -56,7 +61,8 @@ public struct ConfigurationFile: Sendable, Equatable {
 
     public static let keys = [
         "socket", "source", "idField", "maxMessageBytes", "maxBatchRequests", "maxBatchAnswerBytes", "maxConnections", "maxConnectionsPerUser",
-        "partialLineTimeout", "subscriberQueue", "subscriberQueueBytes",
+        "partialLineTimeout", "maxPendingRequests", "maxSubscriptions", "maxUnreadAnswerBytes", "maxMemoryPerUser", "maxUnfinishedLineBytes",
+        "subscriberQueue", "subscriberQueueBytes",
         "replayStates",
         "replayBytes", "socketMode", "logLevel",
         "initialLoad",
@@ -113,6 +119,11 @@ public struct ConfigurationFile: Sendable, Equatable {
         maxConnections = try members.integer("maxConnections", .maxConnections)
         maxConnectionsPerUser = try members.integer("maxConnectionsPerUser", .maxConnectionsPerUser)
         partialLineTimeout = try members.seconds("partialLineTimeout")
+        maxPendingRequests = try members.integer("maxPendingRequests", .maxPendingRequests)
+        maxSubscriptions = try members.integer("maxSubscriptions", .maxSubscriptions)
+        maxUnreadAnswerBytes = try members.integer("maxUnreadAnswerBytes", .maxUnreadAnswerBytes)
+        maxMemoryPerUser = try members.integer("maxMemoryPerUser", .maxMemoryPerUser)
+        maxUnfinishedLineBytes = try members.integer("maxUnfinishedLineBytes", .maxUnfinishedLineBytes)
         socketMode = try members.string("socketMode")
         logLevel = try members.string("logLevel")
         itemsPath = try members.string("itemsPath")

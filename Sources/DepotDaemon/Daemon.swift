@@ -86,18 +86,7 @@ public struct Daemon: Sendable {
                 socketPath: socketPath,
                 inheritedSocket: inherited?.descriptor,
                 socketMode: settings.socketMode,
-                limits: ConnectionLimits(
-                    maxMessageBytes: settings.maxMessageBytes,
-                    subscriberQueueLimit: settings.subscriberQueue,
-                    subscriberQueueBytes: settings.subscriberQueueBytes,
-                    replayStates: settings.replayStates,
-                    replayBytes: settings.replayBytes,
-                    maxBatchRequests: settings.maxBatchRequests,
-                    maxBatchAnswerBytes: settings.maxBatchAnswerBytes,
-                    maxConnections: settings.maxConnections,
-                    maxConnectionsPerUser: settings.maxConnectionsPerUser,
-                    partialLineTimeout: settings.partialLineTimeout
-                )
+                limits: settings.connectionLimits
             ),
             repository: repository,
             logger: logger,

@@ -27,7 +27,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
             discussion:
                 "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
             valueName: "file"
@@ -75,6 +75,41 @@ public struct DaemonOptions: ParsableArguments, Sendable {
             "Seconds a line may sit unfinished, 0.1 to 3600; past it the connection is closed (a stalled or slow sender). Default: 30.",
             valueName: "seconds"))
     public var partialLineTimeout: Double?
+
+    @Option(
+        name: .customLong("max-pending-requests"),
+        help: ArgumentHelp(
+            "Requests of one connection that may wait for a mutation at once, 1 to 65536 (each call of a batch counts); past it the connection's next lines wait, unread, until one is answered. Default: 64.",
+            valueName: "requests"))
+    public var maxPendingRequests: Int?
+
+    @Option(
+        name: .customLong("max-subscriptions"),
+        help: ArgumentHelp(
+            "Subscriptions one connection may hold at once, 1 to 65536; one more is refused with limitExceeded. Default: 64.",
+            valueName: "subscriptions"))
+    public var maxSubscriptions: Int?
+
+    @Option(
+        name: .customLong("max-unread-answer-bytes"),
+        help: ArgumentHelp(
+            "Bytes of answers one connection may leave unread, 65536 to 1099511627776; past it, with more than one answer waiting, the connection is closed and the log says why (one answer always goes, however large). Default: 67108864 (64 MiB).",
+            valueName: "bytes"))
+    public var maxUnreadAnswerBytes: Int?
+
+    @Option(
+        name: .customLong("max-memory-per-user"),
+        help: ArgumentHelp(
+            "Bytes of depotd's memory the connections of one uid may hold together (root is exempt), 65536 to 1099511627776: lines unfinished or waiting, answers and notifications unread, a state many of them hold counted once; past it the connection that takes more is closed and the log says why. Default: 268435456 (256 MiB).",
+            valueName: "bytes"))
+    public var maxMemoryPerUser: Int?
+
+    @Option(
+        name: .customLong("max-unfinished-line-bytes"),
+        help: ArgumentHelp(
+            "Bytes of unfinished lines from all connections together, 65536 to 1099511627776; past it the connection whose line grows gets a limitExceeded line and is closed. Default: 536870912 (512 MiB).",
+            valueName: "bytes"))
+    public var maxUnfinishedLineBytes: Int?
 
     @Option(
         name: .customLong("subscriber-queue"),

@@ -27,6 +27,11 @@ public struct DaemonSettings: Sendable, Equatable {
     public var maxConnections = ConnectionLimits.defaultMaxConnections
     public var maxConnectionsPerUser = ConnectionLimits.defaultMaxConnectionsPerUser
     public var partialLineTimeout = ConnectionLimits.defaultPartialLineTimeout
+    public var maxPendingRequests = ConnectionLimits.defaultMaxPendingRequests
+    public var maxSubscriptions = ConnectionLimits.defaultMaxSubscriptions
+    public var maxUnreadAnswerBytes = ConnectionLimits.defaultMaxUnreadAnswerBytes
+    public var maxMemoryPerUser = ConnectionLimits.defaultMaxMemoryPerUser
+    public var maxUnfinishedLineBytes = ConnectionLimits.defaultMaxUnfinishedLineBytes
     public var socketMode: UInt32
     public var logLevel: Logger.Level
     public var initialLoad: Bool
@@ -57,6 +62,27 @@ public struct DaemonSettings: Sendable, Equatable {
 
     /// The config file depotd reads from $CONFIGURATION_DIRECTORY when no --config is given.
     public static let defaultConfigFileName = "depotd.json"
+
+    /// The limits every connection is held to, as these settings give them.
+    public var connectionLimits: ConnectionLimits {
+        ConnectionLimits(
+            maxMessageBytes: maxMessageBytes,
+            subscriberQueueLimit: subscriberQueue,
+            subscriberQueueBytes: subscriberQueueBytes,
+            replayStates: replayStates,
+            replayBytes: replayBytes,
+            maxPendingRequests: maxPendingRequests,
+            maxSubscriptions: maxSubscriptions,
+            maxBatchRequests: maxBatchRequests,
+            maxBatchAnswerBytes: maxBatchAnswerBytes,
+            maxConnections: maxConnections,
+            maxConnectionsPerUser: maxConnectionsPerUser,
+            partialLineTimeout: partialLineTimeout,
+            maxUnreadAnswerBytes: maxUnreadAnswerBytes,
+            maxMemoryPerUser: maxMemoryPerUser,
+            maxUnfinishedLineBytes: maxUnfinishedLineBytes
+        )
+    }
 
     /// Resolves the settings. Relative paths in flags and the environment (`--config`, `file:` sources) are
     /// resolved against `workingDirectory`; a relative `file:` source in the config file against the config
@@ -107,6 +133,18 @@ public struct DaemonSettings: Sendable, Equatable {
             .maxConnectionsPerUser, flag: options.maxConnectionsPerUser, "--max-connections-per-user", file: file.maxConnectionsPerUser,
             "maxConnectionsPerUser")
         settings.partialLineTimeout = try lookup.partialLineTimeout()
+        settings.maxPendingRequests = try lookup.integer(
+            .maxPendingRequests, flag: options.maxPendingRequests, "--max-pending-requests", file: file.maxPendingRequests, "maxPendingRequests")
+        settings.maxSubscriptions = try lookup.integer(
+            .maxSubscriptions, flag: options.maxSubscriptions, "--max-subscriptions", file: file.maxSubscriptions, "maxSubscriptions")
+        settings.maxUnreadAnswerBytes = try lookup.integer(
+            .maxUnreadAnswerBytes, flag: options.maxUnreadAnswerBytes, "--max-unread-answer-bytes", file: file.maxUnreadAnswerBytes,
+            "maxUnreadAnswerBytes")
+        settings.maxMemoryPerUser = try lookup.integer(
+            .maxMemoryPerUser, flag: options.maxMemoryPerUser, "--max-memory-per-user", file: file.maxMemoryPerUser, "maxMemoryPerUser")
+        settings.maxUnfinishedLineBytes = try lookup.integer(
+            .maxUnfinishedLineBytes, flag: options.maxUnfinishedLineBytes, "--max-unfinished-line-bytes", file: file.maxUnfinishedLineBytes,
+            "maxUnfinishedLineBytes")
         settings.privateDirectory = settings.sharedFallbackDirectory(paths: paths)
         return settings
     }

@@ -27,6 +27,14 @@ struct IntegerSetting: Sendable {
     /// Bytes of one batch's answers: at least 1 KiB, at most 1 GiB.
     static let maxBatchAnswerBytes = IntegerSetting(range: 1024...1_073_741_824, defaultValue: ConnectionLimits.defaultMaxBatchAnswerBytes)
 
+    /// Per connection: requests waiting for a mutation, and subscriptions: at least one, at most 64 Ki.
+    static let maxPendingRequests = IntegerSetting(range: 1...65_536, defaultValue: ConnectionLimits.defaultMaxPendingRequests)
+    static let maxSubscriptions = IntegerSetting(range: 1...65_536, defaultValue: ConnectionLimits.defaultMaxSubscriptions)
+    /// Memory bounds: at least 64 KiB, at most 1 TiB.
+    static let maxUnreadAnswerBytes = IntegerSetting(range: 65_536...(1 << 40), defaultValue: ConnectionLimits.defaultMaxUnreadAnswerBytes)
+    static let maxMemoryPerUser = IntegerSetting(range: 65_536...(1 << 40), defaultValue: ConnectionLimits.defaultMaxMemoryPerUser)
+    static let maxUnfinishedLineBytes = IntegerSetting(range: 65_536...(1 << 40), defaultValue: ConnectionLimits.defaultMaxUnfinishedLineBytes)
+
     /// The largest body an HTTP source reads: at least 1 KiB, at most 1 GiB.
     static let maxResponseBytes = IntegerSetting(range: 1024...1_073_741_824, defaultValue: HTTPSourceOptions.defaultMaxResponseBytes)
     /// Redirects an HTTP source follows: none to 20.

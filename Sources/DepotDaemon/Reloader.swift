@@ -86,18 +86,7 @@ final class Reloader: Service {
 
     private func apply(_ new: DaemonSettings, old: DaemonSettings, source: (any Source)?) {
         level.current = new.logLevel
-        var limits = server.currentLimits
-        limits.maxMessageBytes = new.maxMessageBytes
-        limits.subscriberQueueLimit = new.subscriberQueue
-        limits.subscriberQueueBytes = new.subscriberQueueBytes
-        limits.replayStates = new.replayStates
-        limits.replayBytes = new.replayBytes
-        limits.maxBatchRequests = new.maxBatchRequests
-        limits.maxBatchAnswerBytes = new.maxBatchAnswerBytes
-        limits.maxConnections = new.maxConnections
-        limits.maxConnectionsPerUser = new.maxConnectionsPerUser
-        limits.partialLineTimeout = new.partialLineTimeout
-        server.updateLimits(limits)
+        server.updateLimits(new.connectionLimits)
         if new.socketPath != old.socketPath || new.socketMode != old.socketMode {
             logger.warning("the socket's path and mode change only on restart; still listening on \(old.socketPath)")
         }

@@ -4,9 +4,10 @@ public import NIOCore
 public enum LineFrame: Sendable {
     case line(ByteBuffer)
     case tooLong(limit: Int)
-    /// A line has begun and is not finished yet; the next `.line` finishes it. Sent once per line, so a
-    /// connection can bound how long a line may sit unfinished.
-    case unfinished
+    /// A line has begun and is not finished yet, and `bytes` of it have come; the next `.line` finishes it. Sent
+    /// each time more of it arrives, so a connection can bound how long a line may sit unfinished and how much
+    /// memory it holds meanwhile.
+    case unfinished(bytes: Int)
 }
 
 /// Line framing, one JSON-RPC message per line: splits input into lines at `\n`. A line longer than `maxLineBytes` is reported once as `.tooLong` and
@@ -19,8 +20,8 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
     /// How far the current buffer has been searched for a newline, so no byte is scanned twice.
     private var scanned = 0
     private var overflowed = false
-    /// Whether `.unfinished` was sent for the line now being received.
-    private var reportedUnfinished = false
+    /// The bytes of the line now being received that `.unfinished` last reported.
+    private var reportedUnfinished = 0
 
     public init(maxLineBytes: Int) {
         self.maxLineBytes = maxLineBytes
@@ -36,15 +37,15 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
             scanned = view.count
             if view.count > maxLineBytes {
                 reportTooLong(context: context, buffer: &buffer)
-            } else if view.count > 0, !reportedUnfinished {
-                reportedUnfinished = true
-                context.fireChannelRead(wrapInboundOut(.unfinished))
+            } else if view.count > reportedUnfinished {
+                reportedUnfinished = view.count
+                context.fireChannelRead(wrapInboundOut(.unfinished(bytes: view.count)))
             }
             return .needMoreData
         }
         let length = newline - view.startIndex
         scanned = 0
-        reportedUnfinished = false
+        reportedUnfinished = 0
         guard length <= maxLineBytes else {
             reportTooLong(context: context, buffer: &buffer)
             return .needMoreData

@@ -42,6 +42,17 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// Lines read while the connection could not take more requests, oldest first (see `ConnectionStateMachine.lineRead`).
     private var heldLines = CircularBuffer<ByteBuffer>()
     private var isDispatchingHeldLines = false
+
+    /// What this connection holds in memory, counted against its user (see `ClientMemory`): the changes not yet
+    /// applied, the line being received so far, and the output written and not yet taken by the socket.
+    private let memory: ClientMemory
+    private var memoryChange = ClientMemory.Change()
+    private var unfinishedLineBytes = 0
+    /// Output written since the last flush: released from the books once the socket has taken it.
+    private var unflushed: [ByteBuffer] = []
+    private var unflushedAnswers = (count: 0, bytes: 0)
+    /// Answers written and not yet taken by the socket, against `maxUnreadAnswerBytes`.
+    private var unreadAnswers = (count: 0, bytes: 0)
     /// The next heartbeat due, while a subscription asked for them.
     private var heartbeatTimer: Scheduled<Void>?
     /// The shutdown deadline, or the discard limit, while one is armed.
@@ -67,9 +78,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         shutdownTimeout: TimeAmount,
         logger: Logger,
         connections: ConnectionCounter = ConnectionCounter(),
+        memory: ClientMemory = ClientMemory(),
         dropQueuedMutations: @escaping @Sendable (Requester) -> Void = { _ in }
     ) {
         self.connections = connections
+        self.memory = memory
         self.number = connections.nextNumber()
         self.dropQueuedMutations = dropQueuedMutations
         self.dispatcher = dispatcher
@@ -184,7 +197,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     /// Drops the subscription at `index`, and the group when it was the connection's last.
     private func removeSubscription(at index: Int) {
-        let removed = subscriptions.remove(at: index)
+        var removed = subscriptions.remove(at: index)
+        memoryChange.merge(removed.takeLedger())
+        memoryChange.release(removed.queuedBuffers)
         if let channel = removed.channel { fanout.leave(channel) }
         if removed.isActive {
             fanout.subscriptionsEnded(1)
@@ -264,16 +279,17 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                     continue
                 }
                 if let (prefix, state, delta) = subscriptions[index].nextNotification() {
-                    context.write(wrapOutboundOut(prefix), promise: nil)
-                    context.write(wrapOutboundOut(state), promise: nil)
+                    emit(prefix, context: context)
+                    // The state and delta come from the queue, which held them in the books: they stay held until written.
+                    emit(state, context: context, alreadyHeld: true)
                     if let delta {
-                        context.write(wrapOutboundOut(delta), promise: nil)
+                        emit(delta, context: context, alreadyHeld: true)
                     }
-                    context.write(wrapOutboundOut(StateNotification.suffix), promise: nil)
+                    emit(StateNotification.suffix, context: context)
                     wrote = true
                 } else if let reason = subscriptions[index].endReason {
                     let ended = SubscriptionEnded(subscription: subscriptions[index].id, reason: reason)
-                    context.write(wrapOutboundOut(ended.line(allocator: context.channel.allocator)), promise: nil)
+                    emit(ended.line(allocator: context.channel.allocator), context: context)
                     wrote = true
                     logger.info("subscription ended", metadata: ["subscription": "\(ended.subscription)", "reason": "\(reason)"])
                     removeSubscription(at: index)
@@ -285,10 +301,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             }
             if wrote {
                 needsFlush = false
-                context.flush()
+                flushOutput()
             }
         } while wrote && self.context != nil && context.channel.isWritable
             && subscriptions.contains(where: { $0.isActive && $0.hasQueuedStates })
+        settleMemory()
     }
 
     /// Arms the heartbeat timer for the subscription due soonest, replacing the one armed.
@@ -318,17 +335,22 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             guard subscription.isActive, !subscription.hasQueuedStates, let seq = subscription.lastWrittenSeq, context.channel.isWritable
             else { continue }
             let heartbeat = Heartbeat(subscription: subscription.id, epoch: fanout.epoch, seq: seq)
-            context.write(wrapOutboundOut(heartbeat.line(allocator: context.channel.allocator)), promise: nil)
+            emit(heartbeat.line(allocator: context.channel.allocator), context: context)
             wrote = true
         }
         if wrote {
-            context.flush()
+            flushOutput()
+            settleMemory()
         }
         scheduleHeartbeats()
     }
 
     private func leaveAllSubscriptions() {
         let active = subscriptions.filter(\.isActive).count
+        for index in subscriptions.indices {
+            memoryChange.merge(subscriptions[index].takeLedger())
+            memoryChange.release(subscriptions[index].queuedBuffers)
+        }
         for channel in subscriptions.compactMap(\.channel) {
             fanout.leave(channel)
         }
@@ -405,18 +427,20 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             connections.release(uid: peer?.uid)
         }
         dropQueuedMutations(requester)
+        releaseInput()
         machine.channelClosed()
         closeTimer?.cancel()
         closeTimer = nil
         partialLineTimer?.cancel()
         partialLineTimer = nil
         leaveAllSubscriptions()
-        heldLines.removeAll()
         let withdrawals = pendingAnswers.values
         pendingAnswers = [:]
         for withdraw in withdrawals {
             withdraw()
         }
+        // Output still in NIO's hands is let go when its writes fail, as the channel closes.
+        settleMemory()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -469,17 +493,59 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         case .line(let line):
             partialLineTimer?.cancel()
             partialLineTimer = nil
+            lineFinished()
             switch machine.lineRead(isWritable: context.channel.isWritable, maxPendingAnswers: limits.maxPendingRequests) {
-            case .dispatch: handle(line: line, context: context)
-            case .hold: heldLines.append(line)
-            case .ignore: break
+            case .dispatch:
+                handle(line: line, context: context)
+            case .hold:
+                heldLines.append(line)
+                memoryChange.exclusiveBytes += line.readableBytes
+            case .ignore:
+                break
             }
-        case .unfinished:
-            armPartialLineTimer(context: context)
+        case .unfinished(let bytes):
+            if partialLineTimer == nil {
+                armPartialLineTimer(context: context)
+            }
+            lineGrew(to: bytes)
         case .tooLong(let limit):
+            lineFinished()
             guard machine.lineTooLong() == .refuseAndDiscard else { return }
             refuseOversizedLine(limit: limit, context: context)
         }
+        settleMemory()
+    }
+
+    /// More of an unfinished line came: it counts against the user and against all users' unfinished lines.
+    private func lineGrew(to bytes: Int) {
+        let added = bytes - unfinishedLineBytes
+        unfinishedLineBytes = bytes
+        memoryChange.exclusiveBytes += added
+        let total = memory.addUnfinished(added)
+        guard total > limits.maxUnfinishedLineBytes, machine.activity != nil else { return }
+        let limit = limits.maxUnfinishedLineBytes
+        cutOff(
+            "unfinished lines from all clients hold \(total) bytes, past --max-unfinished-line-bytes (\(limit)); this one's has \(bytes)",
+            tell:
+                "depotd holds \(total) bytes of unfinished lines from its clients, past its bound of \(limit) (--max-unfinished-line-bytes); send each line whole, or try again later"
+        )
+    }
+
+    /// The line being received ended (or was dropped): its bytes are no longer held by this connection.
+    private func lineFinished() {
+        guard unfinishedLineBytes > 0 else { return }
+        memoryChange.exclusiveBytes -= unfinishedLineBytes
+        memory.addUnfinished(-unfinishedLineBytes)
+        unfinishedLineBytes = 0
+    }
+
+    /// The connection is gone: its unfinished line and held lines are let go.
+    private func releaseInput() {
+        lineFinished()
+        for line in heldLines {
+            memoryChange.exclusiveBytes -= line.readableBytes
+        }
+        heldLines.removeAll()
     }
 
     /// A line began: if it is not finished within the partial-line timeout, the sender is cut off.
@@ -503,6 +569,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         flushIfNeeded()
+        settleMemory()
         context.fireChannelReadComplete()
     }
 
@@ -558,6 +625,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         perform(machine.answerWritten(count: count))
         dispatchHeldLines()
         resumeReadingIfAllowed()
+        settleMemory()
     }
 
     /// Dispatches the held lines, oldest first, while the connection may take requests again. Re-entrant calls (a
@@ -569,7 +637,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         while !heldLines.isEmpty,
             machine.nextHeldLine(isWritable: context.channel.isWritable, maxPendingAnswers: limits.maxPendingRequests)
         {
-            handle(line: heldLines.removeFirst(), context: context)
+            let line = heldLines.removeFirst()
+            memoryChange.exclusiveBytes -= line.readableBytes
+            handle(line: line, context: context)
         }
         flushIfNeeded()
         perform(machine.heldLinesDispatched())
@@ -577,20 +647,111 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     private func write(_ answer: EncodedMessage) {
         guard let context else { return }
+        var bytes = 0
         for part in answer.finishLine() {
-            context.write(wrapOutboundOut(part), promise: nil)
+            emit(part, context: context)
+            bytes += part.readableBytes
         }
         needsFlush = true
+        unflushedAnswers.count += 1
+        unflushedAnswers.bytes += bytes
+        unreadAnswers.count += 1
+        unreadAnswers.bytes += bytes
+        // Answers cannot be dropped or merged: a client that lets them pile up is cut off. One always goes, however large.
+        let limit = limits.maxUnreadAnswerBytes
+        if unreadAnswers.count > 1, unreadAnswers.bytes > limit, machine.activity != nil {
+            cutOff("it left \(unreadAnswers.count) answers (\(unreadAnswers.bytes) bytes) unread, past --max-unread-answer-bytes (\(limit))")
+        }
     }
 
     private func flushIfNeeded() {
-        guard needsFlush, let context else { return }
+        guard needsFlush, context != nil else { return }
         needsFlush = false
+        flushOutput()
+    }
+
+    // MARK: Output and memory
+
+    /// Writes `buffer` (not flushed), holding it in the books until the socket has taken it; `alreadyHeld` when a
+    /// subscription's queue held it there already.
+    private func emit(_ buffer: ByteBuffer, context: ChannelHandlerContext, alreadyHeld: Bool = false) {
+        context.write(wrapOutboundOut(buffer), promise: nil)
+        if !alreadyHeld {
+            memoryChange.hold(buffer)
+        }
+        unflushed.append(buffer)
+    }
+
+    /// Flushes, and lets the output written since the last flush go from the books once the socket has taken it
+    /// (or the write failed, as the channel closed).
+    private func flushOutput() {
+        guard let context else { return }
+        if !unflushed.isEmpty {
+            let (written, answers) = (unflushed, unflushedAnswers)
+            unflushed = []
+            unflushedAnswers = (0, 0)
+            let taken = context.eventLoop.makePromise(of: Void.self)
+            // Writes complete in order: this empty one completes once everything before it is written.
+            context.write(wrapOutboundOut(ByteBuffer()), promise: taken)
+            let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+            taken.futureResult.assumeIsolated().whenComplete { _ in
+                connection.value.outputTaken(written, answers: answers)
+            }
+        }
         context.flush()
     }
 
+    private func outputTaken(_ written: [ByteBuffer], answers: (count: Int, bytes: Int)) {
+        memoryChange.release(written)
+        unreadAnswers.count -= answers.count
+        unreadAnswers.bytes -= answers.bytes
+        settleMemory()
+    }
+
+    /// Applies what this connection took and let go to its user's account; when that passes the user's bound (root
+    /// is exempt), this connection, which just took more, is cut off.
+    private func settleMemory() {
+        for index in subscriptions.indices {
+            memoryChange.merge(subscriptions[index].takeLedger())
+        }
+        guard !memoryChange.isEmpty else { return }
+        let change = memoryChange
+        memoryChange = ClientMemory.Change()
+        let user = peer?.uid
+        let total = memory.apply(change, user: user)
+        let limit = limits.maxMemoryPerUser
+        guard change.takes, user != 0, total > limit, machine.activity != nil || machine.phase == .discarding else { return }
+        cutOff(
+            "the connections of uid \(user.map(String.init) ?? "?") hold \(total) bytes in depotd (lines unfinished or waiting, answers and notifications unread), past --max-memory-per-user (\(limit))",
+            tell:
+                "your connections to depotd hold \(total) bytes of its memory, past its bound of \(limit) per user (--max-memory-per-user): read your answers and notifications, and send whole lines"
+        )
+    }
+
+    /// Closes the connection at once, with `reason` in the log. `tell` goes to the client first, as a limitExceeded
+    /// error line, when its socket takes it; the connection then closes once that is written, or a second later.
+    private func cutOff(_ reason: String, tell message: String? = nil) {
+        guard let context, machine.cutOff() == .close else { return }
+        logger.warning("closing the connection: \(reason)")
+        releaseInput()
+        needsFlush = false
+        let channel = context.channel
+        guard let message, channel.isWritable else {
+            flushOutput()
+            channel.close(promise: nil)
+            return
+        }
+        write(RPCResponse(id: .null, outcome: .failure(.limitExceeded(message))).line)
+        needsFlush = false
+        flushOutput()
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+        armCloseTimer(after: .seconds(1), context: context) { _ in "its socket did not take the error line within a second" }
+    }
+
     private func refuseOversizedLine(limit: Int, context: ChannelHandlerContext) {
-        heldLines.removeAll()
+        releaseInput()
         logger.warning("closing a connection that sent a line longer than \(limit) bytes")
         let error = RPCError.invalidRequest(
             "the message is longer than \(limit) bytes, the limit set by --max-message-bytes; closing the connection"
@@ -600,6 +761,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         // the client closes: closing with its unread bytes in our buffer would reset the connection and
         // could destroy the answer before the client reads it. A client that never stops sending is cut off.
         needsFlush = false
+        flushOutput()
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in
             channel.close(mode: .output, promise: nil)
@@ -617,6 +779,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private func perform(_ action: ConnectionStateMachine.CloseAction) {
         guard action == .close, let context else { return }
         needsFlush = false
+        flushOutput()
         let channel = context.channel
         guard channel.isWritable else {
             channel.close(promise: nil)

@@ -29,6 +29,25 @@ public struct ConnectionLimits: Sendable {
     public var maxConnectionsPerUser: Int
     /// How long a line may sit unfinished; past it the connection is closed (a slow or stalled sender).
     public var partialLineTimeout: Duration
+    /// Bytes of answers one connection may leave unread (written, not yet taken by its socket); past it, with more
+    /// than one answer waiting, the connection is closed: answers cannot be dropped or merged, as states can.
+    public var maxUnreadAnswerBytes: Int
+    /// Bytes the connections of one user (root aside) may hold in depotd's memory (`ClientMemory`): past it, the
+    /// connection that takes more is closed.
+    public var maxMemoryPerUser: Int
+    /// Bytes of unfinished lines from all connections together; past it, the connection whose line grows is told
+    /// so and closed.
+    public var maxUnfinishedLineBytes: Int
+
+    /// 64 MiB: several answers of a large collection, yet a client that never reads cannot pile up hundreds.
+    public static let defaultMaxUnreadAnswerBytes = 64 << 20
+    /// 256 MiB: a user's connections together may keep that much alive in depotd, whatever they send.
+    public static let defaultMaxMemoryPerUser = 256 << 20
+    /// 512 MiB: twice one user's bound, so one user cannot take all of it.
+    public static let defaultMaxUnfinishedLineBytes = 512 << 20
+    /// 64 requests waiting for a mutation, and 64 subscriptions, per connection.
+    public static let defaultMaxPendingRequests = 64
+    public static let defaultMaxSubscriptions = 64
 
     /// 30 seconds: far longer than any client needs to send one line.
     public static let defaultPartialLineTimeout = Duration.seconds(30)
@@ -54,14 +73,20 @@ public struct ConnectionLimits: Sendable {
         subscriberQueueBytes: Int = defaultSubscriberQueueBytes,
         replayStates: Int = defaultReplayStates,
         replayBytes: Int = defaultReplayBytes,
-        maxPendingRequests: Int = 64,
-        maxSubscriptions: Int = 64,
+        maxPendingRequests: Int = defaultMaxPendingRequests,
+        maxSubscriptions: Int = defaultMaxSubscriptions,
         maxBatchRequests: Int = IncomingMessage.defaultMaxBatchRequests,
         maxBatchAnswerBytes: Int = defaultMaxBatchAnswerBytes,
         maxConnections: Int = defaultMaxConnections,
         maxConnectionsPerUser: Int = defaultMaxConnectionsPerUser,
-        partialLineTimeout: Duration = defaultPartialLineTimeout
+        partialLineTimeout: Duration = defaultPartialLineTimeout,
+        maxUnreadAnswerBytes: Int = defaultMaxUnreadAnswerBytes,
+        maxMemoryPerUser: Int = defaultMaxMemoryPerUser,
+        maxUnfinishedLineBytes: Int = defaultMaxUnfinishedLineBytes
     ) {
+        self.maxUnreadAnswerBytes = maxUnreadAnswerBytes
+        self.maxMemoryPerUser = maxMemoryPerUser
+        self.maxUnfinishedLineBytes = maxUnfinishedLineBytes
         self.partialLineTimeout = partialLineTimeout
         self.maxBatchAnswerBytes = maxBatchAnswerBytes
         self.maxConnections = maxConnections

@@ -6,7 +6,8 @@
 ///     open ──peer ends its input──▶ draining ──idle──▶ closing ──▶ closed
 ///       │                              │                  ▲
 ///       ├──server quiesces──▶ quiescing ──answers written─┤ (or its deadline)
-///       └──line too long───▶ discarding ──peer ends, or its limit─┘
+///       ├──line too long───▶ discarding ──peer ends, or its limit─┤
+///       └──over a memory bound (from any state)───────────────────┘
 ///
 /// `open` covers reading, answering (answers pending) and subscribed (subscriptions receiving states); see `phase`.
 struct ConnectionStateMachine: Equatable {
@@ -244,6 +245,17 @@ struct ConnectionStateMachine: Equatable {
     mutating func discardLimitReached() -> CloseAction {
         guard state == .discarding else { return .none }
         return startClosing()
+    }
+
+    /// The connection is cut off: it holds more of depotd's memory than it may. Nothing more is dispatched or
+    /// delivered; what was written is flushed if the socket takes it, and the connection closes.
+    mutating func cutOff() -> CloseAction {
+        switch state {
+        case .open, .draining, .quiescing, .discarding:
+            return startClosing()
+        case .closing, .closed:
+            return .none
+        }
     }
 
     /// The channel is closed, whoever closed it.

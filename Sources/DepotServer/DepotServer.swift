@@ -24,6 +24,8 @@ public final class DepotServer: Service {
     private let access: AccessControl
     /// The connections open now, against the limits.
     let connections = ConnectionCounter()
+    /// What each user's connections hold in memory, against the limits.
+    let memory = ClientMemory()
 
     /// - Parameters:
     ///   - onListening: called once the socket accepts connections.
@@ -160,7 +162,7 @@ public final class DepotServer: Service {
                 channel.eventLoop.makeCompletedFuture {
                     let handler = ConnectionHandler(
                         dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: shutdownTimeout, logger: logger,
-                        connections: connections, dropQueuedMutations: { [repository] in repository.dropQueued(by: $0) }
+                        connections: connections, memory: memory, dropQueuedMutations: { [repository] in repository.dropQueued(by: $0) }
                     )
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limits.maxMessageBytes)))
                     try channel.pipeline.syncOperations.addHandler(handler)

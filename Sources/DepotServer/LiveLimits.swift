@@ -1,7 +1,8 @@
 import Synchronization
 
 /// The connection limits in force, which a reload may change while the server runs: every subscription's
-/// queue, the replay ring (at the next state), and every connection's pending-request and subscription limits follow a change at once; the
+/// queue, the replay ring (at the next state), the memory bounds, and every connection's pending-request and
+/// subscription limits follow a change at once; the
 /// message-size limit applies to connections opened after it (a connection's line decoder keeps its own).
 final class LiveLimits: Sendable {
     private let maxMessageBytesValue: Atomic<Int>
@@ -16,6 +17,9 @@ final class LiveLimits: Sendable {
     private let maxConnectionsValue: Atomic<Int>
     private let maxConnectionsPerUserValue: Atomic<Int>
     private let partialLineTimeoutNanoseconds: Atomic<Int64>
+    private let maxUnreadAnswerBytesValue: Atomic<Int>
+    private let maxMemoryPerUserValue: Atomic<Int>
+    private let maxUnfinishedLineBytesValue: Atomic<Int>
 
     init(_ limits: ConnectionLimits) {
         maxMessageBytesValue = Atomic(limits.maxMessageBytes)
@@ -30,6 +34,9 @@ final class LiveLimits: Sendable {
         maxConnectionsValue = Atomic(limits.maxConnections)
         maxConnectionsPerUserValue = Atomic(limits.maxConnectionsPerUser)
         partialLineTimeoutNanoseconds = Atomic(Self.nanoseconds(limits.partialLineTimeout))
+        maxUnreadAnswerBytesValue = Atomic(limits.maxUnreadAnswerBytes)
+        maxMemoryPerUserValue = Atomic(limits.maxMemoryPerUser)
+        maxUnfinishedLineBytesValue = Atomic(limits.maxUnfinishedLineBytes)
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {
@@ -49,6 +56,9 @@ final class LiveLimits: Sendable {
     var maxConnections: Int { maxConnectionsValue.load(ordering: .relaxed) }
     var maxConnectionsPerUser: Int { maxConnectionsPerUserValue.load(ordering: .relaxed) }
     var partialLineTimeout: Duration { .nanoseconds(partialLineTimeoutNanoseconds.load(ordering: .relaxed)) }
+    var maxUnreadAnswerBytes: Int { maxUnreadAnswerBytesValue.load(ordering: .relaxed) }
+    var maxMemoryPerUser: Int { maxMemoryPerUserValue.load(ordering: .relaxed) }
+    var maxUnfinishedLineBytes: Int { maxUnfinishedLineBytesValue.load(ordering: .relaxed) }
 
     var current: ConnectionLimits {
         ConnectionLimits(
@@ -63,7 +73,10 @@ final class LiveLimits: Sendable {
             maxBatchAnswerBytes: maxBatchAnswerBytes,
             maxConnections: maxConnections,
             maxConnectionsPerUser: maxConnectionsPerUser,
-            partialLineTimeout: partialLineTimeout
+            partialLineTimeout: partialLineTimeout,
+            maxUnreadAnswerBytes: maxUnreadAnswerBytes,
+            maxMemoryPerUser: maxMemoryPerUser,
+            maxUnfinishedLineBytes: maxUnfinishedLineBytes
         )
     }
 
@@ -80,5 +93,8 @@ final class LiveLimits: Sendable {
         maxConnectionsValue.store(limits.maxConnections, ordering: .relaxed)
         maxConnectionsPerUserValue.store(limits.maxConnectionsPerUser, ordering: .relaxed)
         partialLineTimeoutNanoseconds.store(Self.nanoseconds(limits.partialLineTimeout), ordering: .relaxed)
+        maxUnreadAnswerBytesValue.store(limits.maxUnreadAnswerBytes, ordering: .relaxed)
+        maxMemoryPerUserValue.store(limits.maxMemoryPerUser, ordering: .relaxed)
+        maxUnfinishedLineBytesValue.store(limits.maxUnfinishedLineBytes, ordering: .relaxed)
     }
 }

@@ -23,6 +23,9 @@ struct Subscription {
         let heldSuccess: Int?
 
         var bytes: Int { state.readableBytes + (delta?.readableBytes ?? 0) }
+
+        /// Its buffers, for the memory ledger.
+        var buffers: [ByteBuffer] { delta.map { [state, $0] } ?? [state] }
     }
 
     let id: String
@@ -53,6 +56,10 @@ struct Subscription {
     private var queue = CircularBuffer<Pending>(initialCapacity: 4)
     /// The bytes of the queued notifications.
     private(set) var queuedBytes = 0
+    /// Buffers queued and dropped since the connection last took the ledger (`takeLedger`), so it can count
+    /// what its subscriptions hold against its user's memory. A notification taken to be written leaves the
+    /// queue without a ledger entry: the connection holds it until the socket has taken it.
+    private var ledger = ClientMemory.Change()
     /// Delta mode: the success state the client holds once everything queued is written: the base of the next delta.
     private var queuedSuccess: Int?
     /// Delta mode: the success state the client holds now.
@@ -74,6 +81,24 @@ struct Subscription {
 
     /// Drops every notification not yet written.
     mutating func discardQueue() {
+        dropAll()
+    }
+
+    /// What was queued and dropped since the last call.
+    mutating func takeLedger() -> ClientMemory.Change {
+        defer { ledger = ClientMemory.Change() }
+        return ledger
+    }
+
+    /// Every buffer queued now, for a connection that lets the subscription go.
+    var queuedBuffers: [ByteBuffer] {
+        queue.flatMap(\.buffers)
+    }
+
+    private mutating func dropAll() {
+        for pending in queue {
+            ledger.release(pending.buffers)
+        }
         queue.removeAll()
         queuedBytes = 0
     }
@@ -139,8 +164,7 @@ struct Subscription {
             // are the old pipeline's, so nothing is a base for a delta. The new current state goes in full.
             generation = frame.generation
             pipelineChangedPending = true
-            queue.removeAll()
-            queuedBytes = 0
+            dropAll()
             queuedSuccess = nil
             writtenSuccess = nil
             unwrittenSuccess = nil
@@ -153,7 +177,9 @@ struct Subscription {
         switch mode {
         case .snapshot:
             while queue.count > 1, queue.count > limit || queuedBytes > byteLimit {
-                queuedBytes -= queue.removeFirst().bytes
+                let dropped = queue.removeFirst()
+                queuedBytes -= dropped.bytes
+                ledger.release(dropped.buffers)
             }
         case .delta:
             coalesce(to: frame)
@@ -164,8 +190,7 @@ struct Subscription {
     /// `newest` — `newest` itself (as a delta when its base is that success, else in full), preceded by the newest
     /// unwritten success in full when `newest` is not a success.
     private mutating func coalesce(to newest: StateFrame) {
-        queue.removeAll()
-        queuedBytes = 0
+        dropAll()
         queuedSuccess = writtenSuccess
         lastQueuedSeq = lastWrittenSeq ?? -1
         if !newest.isSuccess, let success = unwrittenSuccess, success.seq > (writtenSuccess ?? -1) {
@@ -198,6 +223,7 @@ struct Subscription {
         lastQueuedSeq = seq
         queue.append(notification)
         queuedBytes += notification.bytes
+        ledger.hold(notification.buffers)
         queuedSuccess = notification.heldSuccess
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DepotDaemon
 import DepotPlatform
+import DepotServer
 import DepotSources
 import DepotTestSupport
 import Logging
@@ -164,6 +165,41 @@ struct DaemonSettingsTests {
         #expect(settings.socketMode == 0o640)
         #expect(settings.logLevel == .error)
         #expect(!settings.initialLoad)
+    }
+
+    @Test("the per-connection and memory limits: defaults, from the config file, a flag beats the file, and a value out of range is refused")
+    func connectionLimits() throws {
+        let defaults = try resolve([]).connectionLimits
+        #expect(defaults.maxPendingRequests == 64 && defaults.maxSubscriptions == 64)
+        #expect(defaults.maxUnreadAnswerBytes == 64 << 20)
+        #expect(defaults.maxMemoryPerUser == 256 << 20)
+        #expect(defaults.maxUnfinishedLineBytes == 512 << 20)
+
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.write(
+            "depot.json",
+            """
+            {"maxPendingRequests": 8, "maxSubscriptions": 2, "maxUnreadAnswerBytes": 100000, "maxMemoryPerUser": 200000,
+             "maxUnfinishedLineBytes": 300000}
+            """)
+        let fromFile = try resolve(["--config", config]).connectionLimits
+        #expect(fromFile.maxPendingRequests == 8 && fromFile.maxSubscriptions == 2)
+        #expect(fromFile.maxUnreadAnswerBytes == 100_000 && fromFile.maxMemoryPerUser == 200_000 && fromFile.maxUnfinishedLineBytes == 300_000)
+
+        let flags = try resolve([
+            "--config", config, "--max-pending-requests", "1", "--max-subscriptions", "65536", "--max-unread-answer-bytes", "65536",
+            "--max-memory-per-user", "1099511627776", "--max-unfinished-line-bytes", "70000",
+        ]).connectionLimits
+        #expect(flags.maxPendingRequests == 1 && flags.maxSubscriptions == 65536)
+        #expect(flags.maxUnreadAnswerBytes == 65536 && flags.maxMemoryPerUser == 1 << 40 && flags.maxUnfinishedLineBytes == 70000)
+
+        #expect(
+            configurationError(["--max-memory-per-user", "1000"])
+                == ConfigurationError("--max-memory-per-user 1000 must be an integer between 65536 and 1099511627776 (default 268435456)"))
+        #expect(
+            configurationError(["--max-pending-requests", "0"])
+                == ConfigurationError("--max-pending-requests 0 must be an integer between 1 and 65536 (default 64)"))
     }
 
     @Test("initial load: on by default, off with --no-initial-load or \"initialLoad\": false")
@@ -411,7 +447,7 @@ struct DaemonSettingsTests {
         #expect(
             configurationError(["--config", typo, "--socket", "/flag.sock"])
                 == ConfigurationError(
-                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, access"#
+                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, access"#
                 ))
     }
 

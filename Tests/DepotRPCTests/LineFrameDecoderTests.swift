@@ -7,13 +7,13 @@ import Testing
 enum Frame: Equatable, CustomStringConvertible {
     case line(String)
     case tooLong(limit: Int)
-    case unfinished
+    case unfinished(Int)
 
     init(_ frame: LineFrame) {
         switch frame {
         case .line(let buffer): self = .line(String(buffer: buffer))
         case .tooLong(let limit): self = .tooLong(limit: limit)
-        case .unfinished: self = .unfinished
+        case .unfinished(let bytes): self = .unfinished(bytes)
         }
     }
 
@@ -21,7 +21,7 @@ enum Frame: Equatable, CustomStringConvertible {
         switch self {
         case .line(let text): "line(\(text.debugDescription))"
         case .tooLong(let limit): "tooLong(\(limit))"
-        case .unfinished: "unfinished"
+        case .unfinished(let bytes): "unfinished(\(bytes))"
         }
     }
 }
@@ -51,7 +51,8 @@ final class DecoderHarness {
         var frames: [Frame] = []
         while let frame = try channel.readInbound(as: LineFrame.self) {
             let decoded = Frame(frame)
-            if decoded != .unfinished || includingUnfinished { frames.append(decoded) }
+            if case .unfinished = decoded, !includingUnfinished { continue }
+            frames.append(decoded)
         }
         return frames
     }
@@ -203,14 +204,14 @@ struct LineFrameDecoderTests {
 
 @Suite("LineFrameDecoder: unfinished lines")
 struct UnfinishedLineTests {
-    @Test("a line that begins without its newline is reported once, and again for the next line that does")
+    @Test("a line that begins without its newline is reported with its bytes each time more of it comes")
     func unfinished() throws {
         let harness = try DecoderHarness(maxLineBytes: 100)
         try harness.channel.writeInbound(ByteBuffer(string: "{\"a\""))
         try harness.channel.writeInbound(ByteBuffer(string: ":1"))
-        #expect(try harness.frames(includingUnfinished: true) == [.unfinished], "once, however many reads it takes")
+        #expect(try harness.frames(includingUnfinished: true) == [.unfinished(4), .unfinished(6)])
         try harness.channel.writeInbound(ByteBuffer(string: "}\n{\"b\""))
-        #expect(try harness.frames(includingUnfinished: true) == [.line("{\"a\":1}"), .unfinished])
+        #expect(try harness.frames(includingUnfinished: true) == [.line("{\"a\":1}"), .unfinished(4)])
         try harness.channel.writeInbound(ByteBuffer(string: ":2}\n"))
         #expect(try harness.frames(includingUnfinished: true) == [.line("{\"b\":2}")])
     }

@@ -22,9 +22,14 @@ struct ChannelBench {
     let handler: NIOLoopBound<ConnectionHandler>
     static let shutdownTimeout = TimeAmount.seconds(5)
 
+    let memory: ClientMemory
+    let log = LogRecorder()
+
     init(
-        source: TestSource = TestSource(count: 3), limits: ConnectionLimits = ConnectionLimits(), extraHandlers: [any ChannelHandler & Sendable] = []
+        source: TestSource = TestSource(count: 3), limits: ConnectionLimits = ConnectionLimits(), extraHandlers: [any ChannelHandler & Sendable] = [],
+        memory: ClientMemory = ClientMemory()
     ) async throws {
+        self.memory = memory
         self.source = source
         loop = NIOAsyncTestingEventLoop()
         channel = NIOAsyncTestingChannel(loop: loop)
@@ -33,11 +38,11 @@ struct ChannelBench {
         repository.addObserver(fanout)
         let dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)
         let maxLineBytes = limits.maxMessageBytes
-        let (fanout, limits, loop, repository) = (fanout, LiveLimits(limits), loop, repository)
+        let (fanout, limits, loop, repository, logger) = (fanout, LiveLimits(limits), loop, repository, log.logger())
         handler = try await loop.submit {
             let handler = ConnectionHandler(
                 dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: ChannelBench.shutdownTimeout,
-                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+                logger: logger, memory: memory,
                 dropQueuedMutations: { repository.dropQueued(by: $0) }
             )
             return NIOLoopBound(handler, eventLoop: loop)
@@ -91,7 +96,7 @@ struct ChannelBench {
     }
 }
 
-/// Fails every write after the first `allowed`, the way a socket fails when the peer is gone: the promise
+/// Fails every write of data after the first `allowed`, the way a socket fails when the peer is gone: the promise
 /// fails and the channel closes.
 final class FailingWrites: ChannelOutboundHandler, Sendable {
     typealias OutboundIn = ByteBuffer
@@ -103,6 +108,11 @@ final class FailingWrites: ChannelOutboundHandler, Sendable {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // An empty write carries no data (the connection marks where a flush's output ends with one): not counted.
+        guard unwrapOutboundIn(data).readableBytes > 0 else {
+            context.write(data, promise: promise)
+            return
+        }
         let number = count.withLock { count in
             count += 1
             return count
@@ -114,6 +124,31 @@ final class FailingWrites: ChannelOutboundHandler, Sendable {
         promise?.fail(ChannelError.ioOnClosedChannel)
         context.close(promise: nil)
     }
+}
+
+/// A peer that does not read: every write is kept, its promise pending, as if the socket were full; they fail
+/// when the channel closes.
+final class UnreadWrites: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = ByteBuffer
+    private let kept = Mutex<[(ByteBuffer, EventLoopPromise<Void>?)]>([])
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let buffer = unwrapOutboundIn(data)
+        kept.withLock { $0.append((buffer, promise)) }
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        for (_, promise) in kept.withLock({ kept in
+            defer { kept = [] }
+            return kept
+        }) {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+        }
+        context.close(mode: mode, promise: promise)
+    }
+
+    /// Bytes kept, unwritten.
+    var bytes: Int { kept.withLock { $0.reduce(0) { $0 + $1.0.readableBytes } } }
 }
 
 /// Does what a socket does with a half-close, which the testing channel turns into a full close: notes that
@@ -315,6 +350,115 @@ struct ConnectionHandlerTests {
         await bench.loop.advanceTime(by: ConnectionHandler.discardLimit)
         #expect(await bench.isClosed)
         #expect(try await bench.writtenLines().isEmpty, "nothing after the oversized line was answered")
+        await bench.tearDown()
+    }
+}
+
+@Suite("ConnectionHandler: memory held for a client, bounded", .timeLimit(.minutes(1)))
+struct ConnectionMemoryTests {
+    static let state = #"{"jsonrpc":"2.0","id":1,"method":"state"}"# + "\n"
+
+    @Test("answers left unread past the bound close the connection, with the reason logged; one answer alone always goes")
+    func unreadAnswers() async throws {
+        var limits = ConnectionLimits()
+        limits.maxUnreadAnswerBytes = 2048
+        let unread = UnreadWrites()
+        // 100 items: each state answer is about 3 KiB.
+        let bench = try await ChannelBench(source: TestSource(count: 100), limits: limits, extraHandlers: [unread])
+        _ = try await bench.repository.load().result.get()
+        try await bench.send(Self.state)
+        await bench.run()
+        #expect(!(await bench.isClosed), "one answer, larger than the bound, is sent")
+        #expect(unread.bytes > 2048)
+        try await bench.send(Self.state)
+        #expect(await bench.isClosed)
+        #expect(bench.log.all.contains { $0.contains("answers") && $0.contains("unread, past --max-unread-answer-bytes (2048)") })
+        #expect(bench.memory.byUser.isEmpty, "everything it held is let go")
+        await bench.tearDown()
+    }
+
+    @Test("answers the client reads never close it, however many")
+    func readAnswers() async throws {
+        var limits = ConnectionLimits()
+        limits.maxUnreadAnswerBytes = 4096
+        let bench = try await ChannelBench(source: TestSource(count: 100), limits: limits)
+        _ = try await bench.repository.load().result.get()
+        var answered = 0
+        for _ in 0..<20 {
+            try await bench.send(Self.state)
+            await bench.run()
+            answered += try await bench.writtenLines().count
+        }
+        #expect(answered == 20)
+        #expect(!(await bench.isClosed))
+        await bench.tearDown()
+    }
+
+    @Test("an unfinished line past its user's memory bound: told why, then closed")
+    func unfinishedLinePastUserBound() async throws {
+        var limits = ConnectionLimits()
+        limits.maxMemoryPerUser = 10_000
+        let bench = try await ChannelBench(limits: limits)
+        try await bench.send(#"{"jsonrpc":"2.0","id":1,"method":"state","params":{"pad":""#)
+        try await bench.send(String(repeating: "x", count: 5000))
+        await bench.run()
+        #expect(bench.memory.byUser[nil] ?? 0 > 5000)
+        #expect(!(await bench.isClosed))
+        try await bench.send(String(repeating: "x", count: 6000))
+        #expect(await bench.isClosed)
+        let lines = try await bench.writtenLines()
+        #expect(lines.last?["error"]?["code"] == -32004)
+        #expect(lines.last?["error"]?["message"]?.stringValue?.contains("--max-memory-per-user") == true)
+        #expect(bench.memory.byUser.isEmpty && bench.memory.unfinished == 0)
+        await bench.tearDown()
+    }
+
+    @Test("unfinished lines of all clients past their bound: the one that grows is told why and closed")
+    func unfinishedLinesOfAll() async throws {
+        var limits = ConnectionLimits()
+        limits.maxUnfinishedLineBytes = 8000
+        let memory = ClientMemory()
+        // Another client's unfinished line already holds 5000 bytes.
+        memory.addUnfinished(5000)
+        let bench = try await ChannelBench(limits: limits, memory: memory)
+        try await bench.send(#"{"jsonrpc":"2.0","id":1,"#)
+        await bench.run()
+        #expect(!(await bench.isClosed))
+        try await bench.send(String(repeating: " ", count: 4000))
+        #expect(await bench.isClosed)
+        let lines = try await bench.writtenLines()
+        #expect(lines.last?["error"]?["message"]?.stringValue?.contains("--max-unfinished-line-bytes") == true)
+        #expect(memory.unfinished == 5000, "its own bytes are let go")
+        await bench.tearDown()
+    }
+
+    @Test("one state queued for many subscriptions of a connection is counted once; a subscriber that never reads is cut off at the bound")
+    func subscriptionsShareAState() async throws {
+        var limits = ConnectionLimits()
+        limits.maxMemoryPerUser = 64 * 1024
+        let unread = UnreadWrites()
+        let bench = try await ChannelBench(source: TestSource(count: 200), limits: limits, extraHandlers: [unread])
+        let subscribe = #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n"
+        try await bench.send(String(repeating: subscribe, count: 10))
+        await bench.run()
+        _ = try await bench.repository.load().result.get()
+        await bench.run()
+        let encoded = bench.fanout.current.snapshot.readableBytes
+        let held = bench.memory.byUser[nil] ?? 0
+        #expect(encoded > 5000)
+        #expect(held >= encoded && held < 2 * encoded, "ten subscriptions hold the one state once (\(held) bytes for a state of \(encoded))")
+        #expect(!(await bench.isClosed))
+        // Each new success is another state the stalled subscriber holds: past 64 KiB it is cut off.
+        func cutOff() -> Bool { bench.log.all.contains { $0.contains("past --max-memory-per-user (65536)") } }
+        for id in 1...40 where !cutOff() {
+            _ = try await bench.repository.remove(id: "\(id)", optimistic: true).result.get()
+            await bench.run()
+        }
+        #expect(cutOff())
+        // It was told why; its socket never takes that line, so it closes a second later.
+        await bench.loop.advanceTime(by: .seconds(1))
+        #expect(await bench.isClosed)
+        #expect(bench.memory.byUser.isEmpty)
         await bench.tearDown()
     }
 }

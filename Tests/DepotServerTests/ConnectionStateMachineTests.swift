@@ -22,7 +22,7 @@ struct ConnectionStateMachineTests {
 
     enum Event: String, CaseIterable, CustomTestStringConvertible {
         case lineRead, lineTooLong, answerPending, answerWritten, subscriptionStarted, subscriptionEnded
-        case inputClosed, quiesce, quiesceDeadlineReached, discardLimitReached, channelClosed
+        case inputClosed, quiesce, quiesceDeadlineReached, discardLimitReached, cutOff, channelClosed
 
         var testDescription: String { rawValue }
 
@@ -43,6 +43,7 @@ struct ConnectionStateMachineTests {
             case .quiesce: "\(machine.quiesce())"
             case .quiesceDeadlineReached: "\(machine.quiesceDeadlineReached())"
             case .discardLimitReached: "\(machine.discardLimitReached())"
+            case .cutOff: "\(machine.cutOff())"
             case .channelClosed:
                 {
                     machine.channelClosed()
@@ -169,6 +170,13 @@ struct ConnectionStateMachineTests {
             row(state, .discardLimitReached, state, "none")
         }
         row(.discarding, .discardLimitReached, .closing, "close")
+
+        // Over a memory bound, any connection still open closes.
+        for state in active + [State.discarding] {
+            row(state, .cutOff, .closing, "close")
+        }
+        row(.closing, .cutOff, .closing, "none")
+        row(.closed, .cutOff, .closed, "none")
 
         // However it happens, a closed channel is closed.
         for state in active + ended {
