@@ -310,7 +310,7 @@ let package = Package(
         .testTarget(
             name: "DepotControlTests",
             dependencies: [
-                "DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport",
+                "DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport", "DepotWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -11,7 +11,7 @@ public struct DepotControlCommand: AsyncParsableCommand {
             """,
         subcommands: [
             StateCommand.self, GetCommand.self, LoadCommand.self, RemoveCommand.self,
-            WipeCommand.self, WatchCommand.self, PipelineCommand.self, WhoamiCommand.self, CallCommand.self, SchemaCommand.self,
+            WipeCommand.self, WatchCommand.self, PipelineCommand.self, WhoamiCommand.self, StatsCommand.self, CallCommand.self, SchemaCommand.self,
         ]
     )
 

@@ -24,6 +24,7 @@ public final class Repository: Sendable {
 
     private let logger: Logger
     private let queue = MutationQueue()
+    private let sourceCalls = SourceCallRecorder()
     /// The source and the id field; replaced only by the `replaceSource` mutation, read by mutations.
     private let binding: Mutex<(source: any Source, idField: String)>
 
@@ -167,7 +168,7 @@ public final class Repository: Sendable {
             }
             let deletion: SourceDeletion
             do {
-                deletion = try await source.deleteItem(id: id)
+                deletion = try await sourceCalls.time(\.deletes) { try await source.deleteItem(id: id) }
             } catch {
                 return rollBack(to: before, removing: id, error: error)
             }
@@ -262,6 +263,11 @@ public final class Repository: Sendable {
         }
         logger.info("dropped \(dropped.count) queued mutation\(dropped.count == 1 ? "" : "s") of \(requester), which closed before their turn")
         return dropped.count
+    }
+
+    /// How the source's calls have gone: counts, failures, durations.
+    public var sourceCallStatistics: SourceCallStatistics {
+        sourceCalls.current
     }
 
     /// Mutations waiting for their turn, by user (nil: depotd's own work).
@@ -441,7 +447,7 @@ public final class Repository: Sendable {
         let values: [JSONValue]
         let newVersion: SourceVersion?
         do {
-            switch try await source.fetchItems(ifChangedSince: known) {
+            switch try await sourceCalls.time(\.fetches, { try await source.fetchItems(ifChangedSince: known) }) {
             case .items(let items, let version):
                 (values, newVersion) = (items, version)
             case .collection(let collection, let collectionIDField, let version) where collectionIDField == idField:

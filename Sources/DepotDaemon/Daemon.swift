@@ -93,6 +93,12 @@ public struct Daemon: Sendable {
             pipelines: PipelineLibrary(
                 storeDirectory: settings.pipelinesDirectory, configuredDirectory: settings.configuredPipelinesDirectory, logger: logger),
             access: settings.access,
+            cacheBytes: { [settings] in
+                guard settings.cacheEnabled else { return nil }
+                // SQLite's database, and its write-ahead log and shared memory while they exist.
+                let files = ["", "-wal", "-shm"].compactMap { FileStamp.of(settings.cachePath + $0) }
+                return files.isEmpty ? nil : Int(files.reduce(0) { $0 + $1.size })
+            },
             onListening: { readiness.listening() },
             onSubscribersChanged: { status.subscribersChanged(to: $0) }
         )

@@ -7,6 +7,8 @@ public enum IncomingMessage: Sendable {
     case batch([Result<RPCRequest, InvalidRequest>])
     /// The line is not JSON, or is an empty array: one error response with a null id.
     case unanswerable(RPCError)
+    /// A batch of more requests than the limit: refused whole, with this error and a null id.
+    case batchTooLarge(RPCError)
 
     /// The most requests one batch may hold when no other limit is given.
     public static let defaultMaxBatchRequests = 256
@@ -43,7 +45,7 @@ public enum IncomingMessage: Sendable {
             return .unanswerable(.invalidRequest("an empty batch has nothing to do"))
         }
         guard elements.count <= maxBatchRequests else {
-            return .unanswerable(
+            return .batchTooLarge(
                 .invalidRequest(
                     "a batch of \(elements.count) requests is more than this server's limit of \(maxBatchRequests); none of it was run: send at most \(maxBatchRequests) at a time"
                 ))

@@ -28,7 +28,7 @@ public struct RPCDispatcher<Context>: Sendable {
     /// `limit` bounds a batch's answers (see `RPCResponse.batchLine`).
     public func dispatch(_ message: IncomingMessage, context: Context, limit: BatchAnswerLimit = .unbounded) -> DispatchOutcome {
         switch message {
-        case .unanswerable(let error):
+        case .unanswerable(let error), .batchTooLarge(let error):
             return .now(RPCResponse(id: .null, outcome: .failure(error)).line)
         case .single(let element):
             switch answer(element, context: context) {

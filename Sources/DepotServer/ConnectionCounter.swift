@@ -11,15 +11,19 @@ final class ConnectionCounter: Sendable {
         numbers.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
-    /// Counts a new connection in; when a bound is reached, nothing is counted and the reason comes back.
-    func admit(uid: UInt32?, limits: LiveLimits) -> String? {
+    /// Counts a new connection in; when a bound is reached, nothing is counted and the bound and the reason come back.
+    func admit(uid: UInt32?, limits: LiveLimits) -> (limit: LimitCounters.Limit, reason: String)? {
         counts.withLock { counts in
             if counts.total >= limits.maxConnections {
-                return "depotd holds \(counts.total) connections, the most it may (--max-connections); try again when some have closed"
+                return (
+                    .maxConnections, "depotd holds \(counts.total) connections, the most it may (--max-connections); try again when some have closed"
+                )
             }
             if let uid, uid != 0, counts.byUID[uid, default: 0] >= limits.maxConnectionsPerUser {
-                return
+                return (
+                    .maxConnectionsPerUser,
                     "uid \(uid) holds \(counts.byUID[uid, default: 0]) connections to depotd, the most one user may (--max-connections-per-user); close some"
+                )
             }
             counts.total += 1
             if let uid { counts.byUID[uid, default: 0] += 1 }

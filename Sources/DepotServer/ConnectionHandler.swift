@@ -46,6 +46,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// What this connection holds in memory, counted against its user (see `ClientMemory`): the changes not yet
     /// applied, the line being received so far, and the output written and not yet taken by the socket.
     private let memory: ClientMemory
+    /// How often each limit was reached, for `stats`.
+    private let counters: LimitCounters
     private var memoryChange = ClientMemory.Change()
     private var unfinishedLineBytes = 0
     /// Output written since the last flush: released from the books once the socket has taken it.
@@ -79,10 +81,12 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         logger: Logger,
         connections: ConnectionCounter = ConnectionCounter(),
         memory: ClientMemory = ClientMemory(),
+        counters: LimitCounters = LimitCounters(),
         dropQueuedMutations: @escaping @Sendable (Requester) -> Void = { _ in }
     ) {
         self.connections = connections
         self.memory = memory
+        self.counters = counters
         self.number = connections.nextNumber()
         self.dropQueuedMutations = dropQueuedMutations
         self.dispatcher = dispatcher
@@ -105,6 +109,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// States queue from now on; they are written once the answer to the current message is.
     func subscribe(_ request: SubscribeRequest) throws(RPCError) -> SubscriptionStart {
         guard subscriptions.count < limits.maxSubscriptions else {
+            counters.hit(.maxSubscriptions)
             throw .limitExceeded(
                 "this connection already holds \(limits.maxSubscriptions) subscriptions, the most one connection may; unsubscribe one or open another connection"
             )
@@ -115,7 +120,12 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         case .operators(let pipeline)? where pipeline.isEmpty:
             break
         case let reference?:
-            channel = try fanout.join(reference)
+            do {
+                channel = try fanout.join(reference)
+            } catch {
+                if error.code == DepotErrorCode.limitExceeded { counters.hit(.maxPipelines) }
+                throw error
+            }
         case nil:
             break
         }
@@ -170,9 +180,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     }
 
     /// The bound on a batch's answers, with the error that stands for one left out.
-    private static func batchAnswerLimit(_ bytes: Int) -> BatchAnswerLimit {
+    private static func batchAnswerLimit(_ bytes: Int, counters: LimitCounters) -> BatchAnswerLimit {
         BatchAnswerLimit(bytes: bytes) { bytes in
-            .limitExceeded(
+            counters.hit(.maxBatchAnswerBytes)
+            return .limitExceeded(
                 "this batch's answers passed \(bytes) bytes, the most one line may carry (--max-batch-answer-bytes); this call ran, but its answer is left out: send it on its own, or fewer calls per batch"
             )
         }
@@ -180,6 +191,16 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     private static func timeAmount(seconds: Double) -> TimeAmount {
         .nanoseconds(Int64((seconds * 1_000_000_000).rounded()))
+    }
+
+    /// This connection's active subscriptions and their queues, for `stats`.
+    var subscriptionStatistics: [DepotStatistics.Subscription] {
+        subscriptions.filter(\.isActive).map { subscription in
+            DepotStatistics.Subscription(
+                subscription: subscription.id, uid: peer?.uid, mode: subscription.mode, pipeline: subscription.channel?.key,
+                queuedStates: subscription.queuedCount, queuedBytes: subscription.queuedBytes, skipped: subscription.skippedTotal,
+                sent: subscription.sentCount)
+        }
     }
 
     /// Whether a subscription of this connection is in snapshot mode: it needs each success state's full encoding.
@@ -278,7 +299,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                     index += 1
                     continue
                 }
+                let skippedBefore = subscriptions[index].skippedTotal
                 if let (prefix, state, delta) = subscriptions[index].nextNotification() {
+                    if subscriptions[index].skippedTotal > skippedBefore {
+                        counters.hit(.subscriberQueue, times: subscriptions[index].skippedTotal - skippedBefore)
+                    }
                     emit(prefix, context: context)
                     // The state and delta come from the queue, which held them in the books: they stay held until written.
                     emit(state, context: context, alreadyHeld: true)
@@ -373,8 +398,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         identifyPeer(context: context)
         if let refusal = connections.admit(uid: peer?.uid, limits: limits) {
             // One error line, so the client knows why, then the connection closes.
-            logger.warning("connection refused: \(refusal)")
-            let line = RPCResponse(id: .null, outcome: .failure(.limitExceeded(refusal))).line
+            counters.hit(refusal.limit)
+            logger.warning("connection refused: \(refusal.reason)")
+            let line = RPCResponse(id: .null, outcome: .failure(.limitExceeded(refusal.reason))).line
             for part in line.finishLine() {
                 context.write(wrapOutboundOut(part), promise: nil)
             }
@@ -498,6 +524,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             case .dispatch:
                 handle(line: line, context: context)
             case .hold:
+                if (machine.activity?.pendingAnswers ?? 0) >= limits.maxPendingRequests {
+                    counters.hit(.maxPendingRequests)
+                }
                 heldLines.append(line)
                 memoryChange.exclusiveBytes += line.readableBytes
             case .ignore:
@@ -525,6 +554,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         guard total > limits.maxUnfinishedLineBytes, machine.activity != nil else { return }
         let limit = limits.maxUnfinishedLineBytes
         cutOff(
+            .maxUnfinishedLineBytes,
             "unfinished lines from all clients hold \(total) bytes, past --max-unfinished-line-bytes (\(limit)); this one's has \(bytes)",
             tell:
                 "depotd holds \(total) bytes of unfinished lines from its clients, past its bound of \(limit) (--max-unfinished-line-bytes); send each line whole, or try again later"
@@ -563,6 +593,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     private func partialLineTimedOut(_ timeout: Duration) {
         partialLineTimer = nil
+        counters.hit(.partialLineTimeout)
         logger.notice("closing the connection: a line was left unfinished for \(timeout) (--partial-line-timeout)")
         context?.close(promise: nil)
     }
@@ -584,7 +615,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         guard let message else { return }
 
         subscriptionsAwaitingAnswer = []
-        let outcome = dispatcher.dispatch(message, context: self, limit: Self.batchAnswerLimit(limits.maxBatchAnswerBytes))
+        if case .batchTooLarge = message {
+            counters.hit(.maxBatchRequests)
+        }
+        let outcome = dispatcher.dispatch(message, context: self, limit: Self.batchAnswerLimit(limits.maxBatchAnswerBytes, counters: counters))
         let newSubscriptions = subscriptionsAwaitingAnswer
         subscriptionsAwaitingAnswer = []
 
@@ -660,7 +694,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         // Answers cannot be dropped or merged: a client that lets them pile up is cut off. One always goes, however large.
         let limit = limits.maxUnreadAnswerBytes
         if unreadAnswers.count > 1, unreadAnswers.bytes > limit, machine.activity != nil {
-            cutOff("it left \(unreadAnswers.count) answers (\(unreadAnswers.bytes) bytes) unread, past --max-unread-answer-bytes (\(limit))")
+            cutOff(
+                .maxUnreadAnswerBytes,
+                "it left \(unreadAnswers.count) answers (\(unreadAnswers.bytes) bytes) unread, past --max-unread-answer-bytes (\(limit))")
         }
     }
 
@@ -708,8 +744,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         settleMemory()
     }
 
-    /// Applies what this connection took and let go to its user's account; when that passes the user's bound (root
-    /// is exempt), this connection, which just took more, is cut off.
+    /// Applies what this connection took and let go to its user's account. When that passes the user's bound (root
+    /// is exempt), this connection, which just took more, first lets its snapshot-mode subscriptions skip to their
+    /// newest state; if that is not enough, it is cut off.
     private func settleMemory() {
         for index in subscriptions.indices {
             memoryChange.merge(subscriptions[index].takeLedger())
@@ -718,10 +755,20 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         let change = memoryChange
         memoryChange = ClientMemory.Change()
         let user = peer?.uid
-        let total = memory.apply(change, user: user)
+        var total = memory.apply(change, user: user)
         let limit = limits.maxMemoryPerUser
         guard change.takes, user != 0, total > limit, machine.activity != nil || machine.phase == .discarding else { return }
+        var trimmed = ClientMemory.Change()
+        for index in subscriptions.indices where subscriptions[index].trimToNewest() {
+            trimmed.merge(subscriptions[index].takeLedger())
+        }
+        if !trimmed.isEmpty {
+            total = memory.apply(trimmed, user: user)
+            logger.debug("over --max-memory-per-user: this connection's subscriptions skip to their newest state")
+            guard total > limit else { return }
+        }
         cutOff(
+            .maxMemoryPerUser,
             "the connections of uid \(user.map(String.init) ?? "?") hold \(total) bytes in depotd (lines unfinished or waiting, answers and notifications unread), past --max-memory-per-user (\(limit))",
             tell:
                 "your connections to depotd hold \(total) bytes of its memory, past its bound of \(limit) per user (--max-memory-per-user): read your answers and notifications, and send whole lines"
@@ -730,8 +777,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     /// Closes the connection at once, with `reason` in the log. `tell` goes to the client first, as a limitExceeded
     /// error line, when its socket takes it; the connection then closes once that is written, or a second later.
-    private func cutOff(_ reason: String, tell message: String? = nil) {
+    private func cutOff(_ limit: LimitCounters.Limit, _ reason: String, tell message: String? = nil) {
         guard let context, machine.cutOff() == .close else { return }
+        counters.hit(limit)
         logger.warning("closing the connection: \(reason)")
         releaseInput()
         needsFlush = false
@@ -751,6 +799,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     }
 
     private func refuseOversizedLine(limit: Int, context: ChannelHandlerContext) {
+        counters.hit(.maxMessageBytes)
         releaseInput()
         logger.warning("closing a connection that sent a line longer than \(limit) bytes")
         let error = RPCError.invalidRequest(

@@ -9,7 +9,8 @@ import NIOCore
 /// server does with it. The names, params and answers are the contract described in rpc-schema/.
 enum DepotMethods {
     static func dispatcher(
-        repository: Repository, fanout: StateFanout, access: AccessControl = AccessControl(.open)
+        repository: Repository, fanout: StateFanout, access: AccessControl = AccessControl(.open),
+        statistics: ServerStatistics = ServerStatistics()
     ) -> RPCDispatcher<any DepotSession> {
         /// Every method: the caller's access checked first, on every call; a refusal changes nothing.
         func method<Request: DepotRequest>(
@@ -119,6 +120,13 @@ enum DepotMethods {
                             uid: peer?.uid ?? access.daemonUID, gid: peer?.gid ?? 0, groups: peer?.groups ?? [], user: peer?.userName,
                             pid: peer?.pid, levels: levels
                         ).json))
+            },
+            method(StatsRequest.self) { _, _ throws(RPCError) in
+                .later(
+                    PendingResult { completion in
+                        statistics.gather(repository: repository, fanout: fanout) { completion(.success(.value($0.json))) }
+                        return .none
+                    })
             },
             method(DiscoverRequest.self) { _, _ throws(RPCError) in
                 .result(.encoded(document))

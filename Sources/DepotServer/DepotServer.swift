@@ -22,10 +22,9 @@ public final class DepotServer: Service {
     private let onListening: @Sendable () -> Void
     private let limits: LiveLimits
     private let access: AccessControl
-    /// The connections open now, against the limits.
-    let connections = ConnectionCounter()
-    /// What each user's connections hold in memory, against the limits.
-    let memory = ClientMemory()
+    /// The connections open now and what their users hold, against the limits; how often each limit was reached.
+    let statistics: ServerStatistics
+    var connections: ConnectionCounter { statistics.connections }
 
     /// - Parameters:
     ///   - onListening: called once the socket accepts connections.
@@ -37,6 +36,7 @@ public final class DepotServer: Service {
         logger: Logger,
         pipelines: PipelineLibrary? = nil,
         access: AccessPolicy = .default,
+        cacheBytes: @escaping @Sendable () -> Int? = { nil },
         onListening: @escaping @Sendable () -> Void = {},
         onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
@@ -51,7 +51,8 @@ public final class DepotServer: Service {
             idField: { [repository] in repository.idField },
             library: pipelines ?? PipelineLibrary(storeDirectory: nil, logger: logger), onSubscribersChanged: onSubscribersChanged)
         self.access = AccessControl(access)
-        self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout, access: self.access)
+        self.statistics = ServerStatistics(cacheBytes: cacheBytes)
+        self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout, access: self.access, statistics: statistics)
         repository.addObserver(fanout)
     }
 
@@ -162,7 +163,8 @@ public final class DepotServer: Service {
                 channel.eventLoop.makeCompletedFuture {
                     let handler = ConnectionHandler(
                         dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: shutdownTimeout, logger: logger,
-                        connections: connections, memory: memory, dropQueuedMutations: { [repository] in repository.dropQueued(by: $0) }
+                        connections: statistics.connections, memory: statistics.memory, counters: statistics.limits,
+                        dropQueuedMutations: { [repository] in repository.dropQueued(by: $0) }
                     )
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limits.maxMessageBytes)))
                     try channel.pipeline.syncOperations.addHandler(handler)

@@ -261,6 +261,23 @@ final class StateFanout: StateObserver {
     }
 
     /// The subscriber group of `eventLoop`.
+    /// Every active subscription with its queue, gathered from each loop; `done` is called once, on the loop that
+    /// answered last (at once when there are none).
+    func gatherSubscriptions(_ done: @escaping @Sendable ([DepotStatistics.Subscription]) -> Void) {
+        guard !groups.isEmpty else { return done([]) }
+        let gathered = Mutex<(remaining: Int, subscriptions: [DepotStatistics.Subscription])>((groups.count, []))
+        for group in groups {
+            group.gatherSubscriptions { subscriptions in
+                let all = gathered.withLock { gathered -> [DepotStatistics.Subscription]? in
+                    gathered.subscriptions += subscriptions
+                    gathered.remaining -= 1
+                    return gathered.remaining == 0 ? gathered.subscriptions : nil
+                }
+                if let all { done(all.sorted { $0.subscription < $1.subscription }) }
+            }
+        }
+    }
+
     func group(for eventLoop: any EventLoop) -> SubscriberGroup {
         guard let group = groups.first(where: { $0.eventLoop === eventLoop }) else {
             preconditionFailure("StateFanout was not given the event loop \(eventLoop)")

@@ -1,3 +1,4 @@
+import DepotWire
 import NIOCore
 import Synchronization
 
@@ -62,6 +63,13 @@ final class SubscriberGroup: Sendable {
             for connection in self.connections.value.values where !mayRead(connection.peer) {
                 connection.endAllSubscriptions(reason: reason)
             }
+        }
+    }
+
+    /// The subscriptions of this loop's connections, gathered on the loop and handed to `done` there.
+    func gatherSubscriptions(_ done: @escaping @Sendable ([DepotStatistics.Subscription]) -> Void) {
+        eventLoop.execute {
+            done(self.connections.value.values.flatMap(\.subscriptionStatistics))
         }
     }
 

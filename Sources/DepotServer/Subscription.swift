@@ -51,6 +51,9 @@ struct Subscription {
     private var lastQueuedSeq = -1
     /// The seq of the last state written (or the one a resumed subscription started after).
     private(set) var lastWrittenSeq: Int?
+    /// Notifications taken to be written, and the states they said were skipped, since the subscription began.
+    private(set) var sentCount = 0
+    private(set) var skippedTotal = 0
     /// When a notification or heartbeat was last written (kept only when heartbeats are asked for).
     var lastSentAt = NIODeadline.now()
     private var queue = CircularBuffer<Pending>(initialCapacity: 4)
@@ -186,6 +189,20 @@ struct Subscription {
         }
     }
 
+    /// Cuts a snapshot-mode queue to its newest state, which is all the client needs to be current: for a connection
+    /// whose user holds more memory than it may. Delta mode's queue is left as it is: already coalesced within its
+    /// bounds, and coalescing again could mean sending the items in full instead of small deltas. Returns whether
+    /// anything was dropped (the next notification then says how many states were skipped).
+    mutating func trimToNewest() -> Bool {
+        guard mode == .snapshot, queue.count > 1 else { return false }
+        while queue.count > 1 {
+            let dropped = queue.removeFirst()
+            queuedBytes -= dropped.bytes
+            ledger.release(dropped.buffers)
+        }
+        return true
+    }
+
     /// Delta mode, over a bound: replaces everything queued by what takes the client from the success it holds to
     /// `newest` — `newest` itself (as a delta when its base is that success, else in full), preceded by the newest
     /// unwritten success in full when `newest` is not a success.
@@ -206,6 +223,8 @@ struct Subscription {
         queuedBytes -= next.bytes
         // A pipeline change sends the current state again, with a seq not above the last one written.
         let skipped = lastWrittenSeq.map { max(0, next.seq - $0 - 1) } ?? 0
+        sentCount += 1
+        skippedTotal += skipped
         lastWrittenSeq = next.seq
         writtenSuccess = next.heldSuccess
         if let success = unwrittenSuccess, success.seq <= next.seq { unwrittenSuccess = nil }

@@ -3,6 +3,6 @@ public enum DepotRequests {
     public static let all: [any DepotRequest.Type] = [
         StateRequest.self, GetRequest.self, LoadRequest.self, RemoveRequest.self, WipeRequest.self,
         SubscribeRequest.self, UnsubscribeRequest.self, DiscoverRequest.self, PipelinesPutRequest.self, PipelinesGetRequest.self,
-        PipelinesListRequest.self, PipelinesDeleteRequest.self, WhoamiRequest.self,
+        PipelinesListRequest.self, PipelinesDeleteRequest.self, WhoamiRequest.self, StatsRequest.self,
     ]
 }

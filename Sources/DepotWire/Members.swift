@@ -35,6 +35,25 @@ struct Members {
         return integer
     }
 
+    /// An integer at least 0, or nil when the member is absent.
+    func optionalNonNegativeInteger(_ name: String) throws(WireDecodingError) -> Int? {
+        guard object[name] != nil else { return nil }
+        return try nonNegativeInteger(name)
+    }
+
+    /// A string, or nil when the member is absent.
+    func optionalString(_ name: String) throws(WireDecodingError) -> String? {
+        guard object[name] != nil else { return nil }
+        return try string(name)
+    }
+
+    /// An object's members, to read in turn.
+    func members(_ name: String) throws(WireDecodingError) -> Members {
+        let value = try required(name)
+        guard case .object(let inner) = value else { throw wrong(name, value, expected: "an object") }
+        return Members(object: inner, of: "\(subject)'s \(name)")
+    }
+
     func string(_ name: String) throws(WireDecodingError) -> String {
         let value = try required(name)
         guard case .string(let string) = value else { throw wrong(name, value, expected: "a string") }

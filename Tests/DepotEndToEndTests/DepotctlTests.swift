@@ -32,6 +32,34 @@ struct DepotctlTests {
         }
     }
 
+    @Test("stats: a table of users and subscriptions and the limits reached; --json as sent; --prometheus for a scraper")
+    func stats() async throws {
+        try await withDaemon(["--max-subscriptions", "1"]) { daemon in
+            let subscriber = try await daemon.connect()
+            _ = try await subscriber.call("load")
+            _ = try await subscriber.call("subscribe")
+            // A second subscription on that connection is past --max-subscriptions.
+            await #expect(throws: DepotClientError.self) { try await subscriber.call("subscribe") }
+            let text = try await daemon.depotctl(["stats"])
+            #expect(text.status == 0, "\(text.standardError)")
+            let lines = text.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            #expect(lines.first?.hasPrefix("seq ") == true && lines.first?.contains("success, 151 items") == true, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("UID ") && $0.contains("MEMORY") })
+            #expect(lines.contains { $0.hasPrefix("SUBSCRIPTION ") })
+            #expect(lines.contains("limits reached: maxSubscriptions 1"))
+
+            let json = try await daemon.depotctl(["stats", "--json"])
+            let stats = try DepotStatistics(decoding: JSONParser.parse(json.standardOutput))
+            #expect(stats.subscriptions.count == 1 && stats.subscriptions.first?.uid == getuid())
+            #expect(stats.connections >= 2, "the subscriber and depotctl")
+            #expect(stats.fetches.calls >= 1 && stats.cacheBytes ?? 0 > 0 && stats.residentBytes ?? 0 > 0 && stats.openFiles ?? 0 > 0)
+
+            let prometheus = try await daemon.depotctl(["stats", "--prometheus"])
+            #expect(prometheus.standardOutput.contains("\ndepot_items 151\n"))
+            #expect(prometheus.standardOutput.contains(#"depot_limit_reached_total{limit="maxSubscriptions"} 1"#))
+        }
+    }
+
     @Test("--json prints the state exactly as the daemon sent it, on one line")
     func stateJSON() async throws {
         try await Self.withDemo { daemon in

@@ -36,7 +36,7 @@ struct StrictJSONRPCTests {
     static let epochPlaceholder = "<epoch>"
     static let idle = #"{"seq":0,"epoch":"<epoch>","status":"idle"}"#
     static let methods =
-        "get, load, pipelines.delete, pipelines.get, pipelines.list, pipelines.put, remove, rpc.discover, state, subscribe, unsubscribe, whoami, wipe"
+        "get, load, pipelines.delete, pipelines.get, pipelines.list, pipelines.put, remove, rpc.discover, state, stats, subscribe, unsubscribe, whoami, wipe"
 
     static func result(_ id: String, _ result: String = idle) -> Answer {
         .lines([#"{"jsonrpc":"2.0","id":\#(id),"result":\#(result)}"#])

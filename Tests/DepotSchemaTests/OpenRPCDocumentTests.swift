@@ -14,7 +14,7 @@ struct OpenRPCDocumentTests {
         #expect(
             document.calledMethodNames == [
                 "state", "get", "load", "remove", "wipe", "subscribe", "unsubscribe", "pipelines.put", "pipelines.get", "pipelines.list",
-                "pipelines.delete", "whoami", "rpc.discover",
+                "pipelines.delete", "whoami", "stats", "rpc.discover",
             ])
         #expect(document.notificationNames == ["stateChanged", "heartbeat", "subscriptionEnded"])
         #expect(document.unsupportedKeywords.map(\.description) == [])
@@ -138,7 +138,7 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "nosuch", message: #"{"jsonrpc":"2.0","id":1,"result":true}"#,
             expected: [
-                #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, wipe, subscribe, unsubscribe, pipelines.put, pipelines.get, pipelines.list, pipelines.delete, whoami, rpc.discover), so the answer must be an error"#
+                #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, wipe, subscribe, unsubscribe, pipelines.put, pipelines.get, pipelines.list, pipelines.delete, whoami, stats, rpc.discover), so the answer must be an error"#
             ]),
     ]
 

@@ -167,3 +167,31 @@ struct MethodTests {
         #expect(bench.repository.current.seq == 2, "the load ran to its end and published")
     }
 }
+
+@Suite("stats through the session seam", .timeLimit(.minutes(1)))
+struct StatsMethodTests {
+    @Test("stats answers the state, the source's calls, queued mutations by uid and the limits reached, as the wire type decodes it")
+    func stats() async throws {
+        let bench = MethodBench()
+        _ = await bench.answerLater(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
+        bench.source.failNextDelete()
+        _ = await bench.answerLater(#"{"jsonrpc":"2.0","id":2,"method":"remove","params":{"id":2}}"#)
+        let gate = bench.source.holdNextDelete()
+        let held = bench.dispatch(#"{"jsonrpc":"2.0","id":3,"method":"remove","params":{"id":1}}"#)
+        let source = bench.source
+        try await withTimeout { await source.calls.wait { $0.deletesStarted == 2 } }
+        _ = bench.dispatch(#"{"jsonrpc":"2.0","id":4,"method":"remove","params":{"id":3}}"#)
+        let answer = try #require(await bench.answerLater(#"{"jsonrpc":"2.0","id":5,"method":"stats"}"#)?["result"])
+        let stats = try DepotStatistics(decoding: answer)
+        #expect(stats.epoch == bench.repository.epoch && stats.status == "loading" && stats.items == nil)
+        #expect(stats.source == "test:memory")
+        #expect(stats.fetches.calls == 1 && stats.fetches.failures == 0, "the load (a refused removal rolls back without a fetch)")
+        #expect(stats.deletes.calls == 1 && stats.deletes.failures == 1, "the refused removal; the one held has not ended")
+        #expect(stats.fetches.p50Microseconds != nil && stats.fetches.maxMicroseconds! >= stats.fetches.p50Microseconds!)
+        #expect(stats.users == [DepotStatistics.User(uid: 1000, connections: 0, subscriptions: 0, memoryBytes: 0, queuedMutations: 1)])
+        #expect(stats.limitsHit.map(\.limit).contains("maxMemoryPerUser"))
+        #expect(stats.limitsHit.allSatisfy { $0.count == 0 })
+        gate.open()
+        _ = held
+    }
+}

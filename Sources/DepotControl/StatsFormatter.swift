@@ -1,0 +1,171 @@
+public import DepotWire
+
+/// Turns `stats` into depotctl's output: a few lines and two tables for people, or Prometheus's text exposition
+/// format for a scraper (node_exporter's textfile collector, say).
+public enum StatsFormatter {
+    /// The human form: the state and the process, the source's calls, a table of users and one of subscriptions,
+    /// and the limits that were reached.
+    public static func text(_ stats: DepotStatistics) -> String {
+        var lines: [String] = []
+        let items = stats.items.map { ", \($0) item\($0 == 1 ? "" : "s")" } ?? ""
+        var process = ["up \(duration(seconds: stats.uptimeSeconds))", "\(stats.connections) connection\(stats.connections == 1 ? "" : "s")"]
+        if let resident = stats.residentBytes { process.append("\(bytes(resident)) resident") }
+        if let files = stats.openFiles { process.append("\(files) open files") }
+        if let cache = stats.cacheBytes { process.append("cache \(bytes(cache))") }
+        lines.append("seq \(stats.seq) \(stats.status)\(items) · epoch \(stats.epoch) · " + process.joined(separator: " · "))
+        lines.append("source \(stats.source) · fetches \(calls(stats.fetches)) · deletes \(calls(stats.deletes))")
+        if stats.unfinishedLineBytes > 0 {
+            lines.append("unfinished lines hold \(bytes(stats.unfinishedLineBytes))")
+        }
+        lines.append("")
+        lines += table(
+            ["UID", "CONNECTIONS", "SUBSCRIPTIONS", "MEMORY", "QUEUED"],
+            stats.users.map { user in
+                [
+                    user.uid.map(String.init) ?? "-", "\(user.connections)", "\(user.subscriptions)", bytes(user.memoryBytes),
+                    "\(user.queuedMutations)",
+                ]
+            })
+        if !stats.subscriptions.isEmpty {
+            lines.append("")
+            lines += table(
+                ["SUBSCRIPTION", "UID", "MODE", "QUEUED", "BYTES", "SKIPPED", "SENT", "PIPELINE"],
+                stats.subscriptions.map { entry in
+                    [
+                        entry.subscription, entry.uid.map(String.init) ?? "-", entry.mode.rawValue, "\(entry.queuedStates)",
+                        bytes(entry.queuedBytes), "\(entry.skipped)", "\(entry.sent)", entry.pipeline ?? "-",
+                    ]
+                })
+        }
+        lines.append("")
+        let reached = stats.limitsHit.filter { $0.count > 0 }
+        lines.append("limits reached: " + (reached.isEmpty ? "none" : reached.map { "\($0.limit) \($0.count)" }.joined(separator: ", ")))
+        return lines.joined(separator: "\n")
+    }
+
+    /// Prometheus's text exposition format, every metric named `depot_…`.
+    public static func prometheus(_ stats: DepotStatistics) -> String {
+        var output: [String] = []
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: String)]) {
+            output.append("# HELP depot_\(name) \(help)")
+            output.append("# TYPE depot_\(name) \(type)")
+            for sample in samples {
+                let labels = sample.labels.isEmpty ? "" : "{" + sample.labels.map { "\($0.0)=\"\(escaped($0.1))\"" }.joined(separator: ",") + "}"
+                output.append("depot_\(name)\(labels) \(sample.value)")
+            }
+        }
+        func one(_ value: Int) -> [(labels: [(String, String)], value: String)] { [([], "\(value)")] }
+        metric("states_published_total", "counter", "States published since depotd started (the current seq).", one(stats.seq))
+        if let items = stats.items { metric("items", "gauge", "Items in the current success state.", one(items)) }
+        metric("uptime_seconds", "gauge", "Seconds since depotd started.", one(stats.uptimeSeconds))
+        metric("connections", "gauge", "Connections open.", one(stats.connections))
+        let users = stats.users.map { user in [("uid", user.uid.map(String.init) ?? "")] }
+        metric("user_connections", "gauge", "Connections open, by uid.", zip(users, stats.users).map { ($0, "\($1.connections)") })
+        metric("user_subscriptions", "gauge", "Active subscriptions, by uid.", zip(users, stats.users).map { ($0, "\($1.subscriptions)") })
+        metric(
+            "user_memory_bytes", "gauge", "Bytes a uid's connections hold in depotd (bounded by --max-memory-per-user).",
+            zip(users, stats.users).map { ($0, "\($1.memoryBytes)") })
+        metric(
+            "user_queued_mutations", "gauge", "Mutations waiting their turn, by uid.", zip(users, stats.users).map { ($0, "\($1.queuedMutations)") })
+        let subscriptions = stats.subscriptions.map { entry in [("subscription", entry.subscription), ("uid", entry.uid.map(String.init) ?? "")] }
+        metric(
+            "subscription_queued_states", "gauge", "States queued for a subscription.",
+            zip(subscriptions, stats.subscriptions).map { ($0, "\($1.queuedStates)") })
+        metric(
+            "subscription_queued_bytes", "gauge", "Bytes queued for a subscription.",
+            zip(subscriptions, stats.subscriptions).map { ($0, "\($1.queuedBytes)") })
+        metric(
+            "subscription_skipped_states_total", "counter", "States a subscription was told it skipped.",
+            zip(subscriptions, stats.subscriptions).map { ($0, "\($1.skipped)") })
+        metric(
+            "subscription_notifications_total", "counter", "Notifications written to a subscription.",
+            zip(subscriptions, stats.subscriptions).map { ($0, "\($1.sent)") })
+        let kinds = [("fetch", stats.fetches), ("delete", stats.deletes)]
+        metric("source_calls_total", "counter", "Calls to the source.", kinds.map { ([("call", $0.0)], "\($0.1.calls)") })
+        metric("source_failures_total", "counter", "Calls to the source that failed.", kinds.map { ([("call", $0.0)], "\($0.1.failures)") })
+        var durations: [(labels: [(String, String)], value: String)] = []
+        for (kind, calls) in kinds {
+            for (quantile, value) in [("0.5", calls.p50Microseconds), ("0.99", calls.p99Microseconds), ("1", calls.maxMicroseconds)] {
+                if let value { durations.append(([("call", kind), ("quantile", quantile)], seconds(microseconds: value))) }
+            }
+        }
+        metric("source_call_duration_seconds", "summary", "How long the source's calls took (the latest 1024; quantile 1 is the longest).", durations)
+        if let resident = stats.residentBytes { metric("resident_memory_bytes", "gauge", "depotd's resident memory.", one(resident)) }
+        if let files = stats.openFiles { metric("open_fds", "gauge", "depotd's open file descriptors.", one(files)) }
+        if let cache = stats.cacheBytes { metric("cache_bytes", "gauge", "The on-disk cache's size.", one(cache)) }
+        metric("unfinished_line_bytes", "gauge", "Bytes of unfinished lines from all clients.", one(stats.unfinishedLineBytes))
+        metric(
+            "limit_reached_total", "counter", "Times each limit was reached, by its setting's name.",
+            stats.limitsHit.map { ([("limit", $0.limit)], "\($0.count)") })
+        return output.joined(separator: "\n")
+    }
+
+    // MARK: Pieces
+
+    static func bytes(_ count: Int) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : "\(oneDecimal(value)) \(units[unit])"
+    }
+
+    static func duration(seconds: Int) -> String {
+        let (days, hours, minutes) = (seconds / 86_400, seconds / 3600 % 24, seconds / 60 % 60)
+        if days > 0 { return "\(days)d\(hours)h" }
+        if hours > 0 { return "\(hours)h\(minutes)m" }
+        if minutes > 0 { return "\(minutes)m\(seconds % 60)s" }
+        return "\(seconds)s"
+    }
+
+    private static func calls(_ calls: DepotStatistics.SourceCalls) -> String {
+        var text = "\(calls.calls)"
+        if calls.failures > 0 { text += " (\(calls.failures) failed)" }
+        if let p50 = calls.p50Microseconds, let p99 = calls.p99Microseconds, let max = calls.maxMicroseconds {
+            text += " p50 \(milliseconds(p50)) p99 \(milliseconds(p99)) max \(milliseconds(max))"
+        }
+        return text
+    }
+
+    private static func milliseconds(_ microseconds: Int) -> String {
+        "\(oneDecimal(Double(microseconds) / 1000)) ms"
+    }
+
+    private static func seconds(microseconds: Int) -> String {
+        let whole = microseconds / 1_000_000
+        let fraction = String(microseconds % 1_000_000)
+        return "\(whole)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
+    private static func oneDecimal(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    private static func escaped(_ label: String) -> String {
+        var escaped = ""
+        for character in label {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "\n": escaped += "\\n"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// Left-aligned columns, two spaces apart.
+    private static func table(_ header: [String], _ rows: [[String]]) -> [String] {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[column] - cell.count)
+            }.joined(separator: "  ")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import DepotCore
+import DepotPlatform
+import DepotWire
+
+/// What `stats` reports, gathered from where it lives: the connections counted in, the memory their users hold,
+/// how often each limit was reached, the repository (its state, queued mutations, source calls) and the
+/// subscriptions on every loop. Shared by the server's connections, which count into its parts.
+final class ServerStatistics: Sendable {
+    let connections: ConnectionCounter
+    let memory: ClientMemory
+    let limits: LimitCounters
+    private let started = ContinuousClock.now
+    /// The on-disk cache's size; nil when there is none.
+    private let cacheBytes: @Sendable () -> Int?
+
+    init(
+        connections: ConnectionCounter = ConnectionCounter(), memory: ClientMemory = ClientMemory(), limits: LimitCounters = LimitCounters(),
+        cacheBytes: @escaping @Sendable () -> Int? = { nil }
+    ) {
+        self.connections = connections
+        self.memory = memory
+        self.limits = limits
+        self.cacheBytes = cacheBytes
+    }
+
+    /// Gathers everything and calls `done` once, on whichever thread the last subscription loop answers on.
+    func gather(repository: Repository, fanout: StateFanout, _ done: @escaping @Sendable (DepotStatistics) -> Void) {
+        fanout.gatherSubscriptions { subscriptions in
+            done(self.assemble(repository: repository, subscriptions: subscriptions))
+        }
+    }
+
+    private func assemble(repository: Repository, subscriptions: [DepotStatistics.Subscription]) -> DepotStatistics {
+        let current = repository.current
+        let connectionsByUser = connections.byUser
+        let memoryByUser = memory.byUser
+        let queuedByUser = repository.queuedMutations
+        var subscriptionsByUser: [UInt32?: Int] = [:]
+        for subscription in subscriptions {
+            subscriptionsByUser[subscription.uid, default: 0] += 1
+        }
+        var uids = Set<UInt32?>(connectionsByUser.keys.map { Optional($0) })
+        uids.formUnion(memoryByUser.keys)
+        uids.formUnion(subscriptionsByUser.keys)
+        uids.formUnion(queuedByUser.keys.filter { $0 != nil })
+        let users = uids.sorted { ($0 ?? .max) < ($1 ?? .max) }.map { uid in
+            DepotStatistics.User(
+                uid: uid, connections: uid.flatMap { connectionsByUser[$0] } ?? 0, subscriptions: subscriptionsByUser[uid] ?? 0,
+                memoryBytes: memoryByUser[uid] ?? 0, queuedMutations: uid == nil ? 0 : queuedByUser[uid] ?? 0)
+        }
+        let calls = repository.sourceCallStatistics
+        let uptime = started.duration(to: .now)
+        return DepotStatistics(
+            epoch: repository.epoch, seq: current.seq, status: current.state.status.rawValue, items: current.state.items?.count,
+            uptimeSeconds: Int(uptime.components.seconds), connections: connections.total, users: users, subscriptions: subscriptions,
+            source: repository.source.description, fetches: Self.calls(calls.fetches), deletes: Self.calls(calls.deletes),
+            cacheBytes: cacheBytes(), residentBytes: ProcessResources.residentBytes, openFiles: ProcessResources.openFiles,
+            unfinishedLineBytes: memory.unfinished,
+            limitsHit: limits.all.map { DepotStatistics.LimitHit(limit: $0.0.rawValue, count: $0.1) })
+    }
+
+    private static func calls(_ calls: SourceCallStatistics.Calls) -> DepotStatistics.SourceCalls {
+        func microseconds(_ seconds: Double?) -> Int? { seconds.map { Int(($0 * 1_000_000).rounded()) } }
+        return DepotStatistics.SourceCalls(
+            calls: calls.count, failures: calls.failures, lastMicroseconds: microseconds(calls.lastSeconds),
+            p50Microseconds: microseconds(calls.quantileSeconds(0.5)), p99Microseconds: microseconds(calls.quantileSeconds(0.99)),
+            maxMicroseconds: microseconds(calls.maxSeconds))
+    }
+}
