@@ -213,7 +213,8 @@ public final class Repository: Sendable {
         let published = publish(.success(items, .source(at: fetchedAt)))
         logger.info("removed \(id); \(items.count) items remain", metadata: ["seq": "\(published.seq)"])
         if let previous, items.isRemoval(of: id, from: previous) {
-            await cacheChange("drop \(id) from") { try await $0.remove(id: id, fetchedAt: fetchedAt, version: newVersion) }
+            let problem = await cacheChange("drop \(id) from") { try await $0.remove(id: id, fetchedAt: fetchedAt, version: newVersion) }
+            if let problem { return Self.removedButKept(id, problem, published) }
         } else {
             await keep(items, fetchedAt: fetchedAt, version: newVersion)
         }
@@ -234,8 +235,15 @@ public final class Repository: Sendable {
         } else {
             logger.info("removed \(id); \(remaining.items?.count ?? 0) items remain", metadata: ["seq": "\(published.seq)"])
         }
-        await cacheChange("drop \(id) from") { try await $0.remove(id: id) }
+        if let problem = await cacheChange("drop \(id) from", { try await $0.remove(id: id) }) {
+            return Self.removedButKept(id, problem, published)
+        }
         return .success(published)
+    }
+
+    /// A removal the source confirmed and every subscriber saw, which the cache still holds.
+    private static func removedButKept(_ id: String, _ problem: String, _ published: PublishedState) -> MutationResult {
+        .failure(RepositoryError(.storageFailed, message: "removed \(id) from the source and in memory, but \(problem)", state: published))
     }
 
     /// Publishes idle and drops the items held in memory and in the cache.
@@ -245,7 +253,9 @@ public final class Repository: Sendable {
             version.withLock { $0 = nil }
             let published = publish(.idle)
             logger.info("wiped", metadata: ["seq": "\(published.seq)"])
-            await cacheChange("clear") { try await $0.clear() }
+            if let problem = await cacheChange("clear", { try await $0.clear() }) {
+                return .failure(RepositoryError(.storageFailed, message: "wiped in memory, but \(problem)", state: published))
+            }
             return .success(published)
         }
     }
@@ -392,19 +402,23 @@ public final class Repository: Sendable {
     /// Runs `operation` on the cache, if there is one; a failure is logged, never passed on: the cache only
     /// ever helps.
     /// A change that must not be undone by a restart (a removal, a wipe): when the cache cannot take it, the cache is
-    /// discarded rather than left to serve what was removed or wiped.
-    private func cacheChange(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async {
-        guard let cache else { return }
+    /// discarded rather than left to serve what was removed or wiped. When even that fails, the problem comes back,
+    /// for the mutation to fail with: what is still on disk, and what to do.
+    private func cacheChange(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async -> String? {
+        guard let cache else { return nil }
         do {
             try await operation(cache)
+            return nil
         } catch {
             do {
                 try await cache.discard()
                 logger.error("cannot \(what) the cache (\(error)); its files were deleted, so they are never served")
+                return nil
             } catch let discardError {
-                logger.critical(
-                    "cannot \(what) the cache (\(error)), nor delete it (\(discardError)): it is no longer read while depotd runs, but after a restart it would serve what it holds; fix the state directory"
-                )
+                let problem =
+                    "the cache could not take it (\(error)) nor be deleted (\(discardError)): it is no longer read while depotd runs, but after a restart it would serve what it holds; make the state directory writable, then wipe or remove again"
+                logger.critical("cannot \(what) the cache: \(problem)")
+                return problem
             }
         }
     }

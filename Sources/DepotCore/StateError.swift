@@ -18,6 +18,9 @@ public struct StateError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let removeFailed = Kind("removeFailed")
         /// No item has the requested id.
         public static let notFound = Kind("notFound")
+        /// The change was made in memory, but the on-disk cache could neither take it nor be deleted (a read-only
+        /// state directory): after a restart it would serve what the change removed.
+        public static let storageFailed = Kind("storageFailed")
         /// The mutation never ran: the client that asked for it went away before its turn.
         public static let cancelled = Kind("cancelled")
 

@@ -92,55 +92,100 @@ public final class DepotServer: Service {
         limits.update(newLimits)
     }
 
+    /// How often the socket file is checked: deleted or replaced, it is bound again as soon as its path is free.
+    static let socketCheckInterval = Duration.seconds(1)
+
     public func run() async throws {
         let path = configuration.socketPath
-        let quiescing = ServerQuiescingHelper(group: eventLoopGroup)
-        let listener: any Channel
-        var identity: SocketFile.Identity?
+        let listeners: Listeners
         if let inherited = configuration.inheritedSocket {
             // Socket activation: systemd bound the socket, owns its file, and keeps it across restarts.
-            listener = try await bootstrap(quiescing).withBoundSocket(inherited).get()
+            let quiescing = ServerQuiescingHelper(group: eventLoopGroup)
+            let channel = try await bootstrap(quiescing).withBoundSocket(inherited).get()
+            listeners = Listeners(.init(channel: channel, quiescing: quiescing, identity: nil))
             logger.info("listening on \(path), the socket systemd passed", metadata: ["socket": "\(path)"])
         } else {
             try SocketFile.prepare(path)
-            // Bound in a directory only this user can enter, given its mode there, then moved into place: no one
-            // can connect before the socket has the mode it is meant to have, whatever the umask.
-            let staging = try SocketFile.Staging(for: path)
-            defer { staging?.remove() }
-            let bindPath = staging?.socketPath ?? path
-            listener = try await bootstrap(quiescing).bind(unixDomainSocketPath: bindPath, cleanupExistingSocketFile: false).get()
-            do {
-                try SocketFile.setMode(bindPath, configuration.socketMode)
-                try staging?.moveSocket()
-                identity = SocketFile.identity(of: path)
-            } catch {
-                try? await listener.close()
-                SocketFile.remove(bindPath, ifStill: SocketFile.identity(of: bindPath))
-                throw error
-            }
+            listeners = Listeners(try await bind(path))
             logger.info("listening on \(path)", metadata: ["socket": "\(path)"])
         }
         onListening()
 
-        // Serve until a graceful shutdown (SIGTERM, SIGINT) or cancellation; then stop accepting and quiesce every
-        // connection: each closes once its answers are written, or at its shutdown deadline.
+        // Serve until a graceful shutdown (SIGTERM, SIGINT) or cancellation, keeping the socket file in place; then
+        // stop accepting and quiesce every connection: each closes once its answers are written, or at its deadline.
+        let (stop, stopping) = AsyncStream<Void>.makeStream()
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                try? await listener.closeFuture.get()
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await self.keepListening(listeners, at: path, stopping: stopping) }
+                    for await _ in stop {}
+                    group.cancelAll()
+                }
             } onGracefulShutdown: {
                 self.logger.info("stopping: no new connections; each connection closes once its answers are written")
-                quiescing.initiateShutdown(promise: nil)
+                stopping.finish()
+                listeners.initiateShutdown()
             }
         } onCancel: {
-            quiescing.initiateShutdown(promise: nil)
+            stopping.finish()
+            listeners.initiateShutdown()
         }
-        // Starts the shutdown if the listener closed on its own, or joins the one under way; fulfilled once the
-        // listener and every connection are closed.
-        let stopped = listener.eventLoop.makePromise(of: Void.self)
-        quiescing.initiateShutdown(promise: stopped)
-        try? await stopped.futureResult.get()
-        SocketFile.remove(path, ifStill: identity)
+        // Starts the shutdown if the listener closed on its own, or joins the one under way; returns once every
+        // listener and connection is closed.
+        await listeners.shutDown()
+        SocketFile.remove(path, ifStill: listeners.current.identity)
         logger.info("stopped listening on \(path)")
+    }
+
+    /// Binds the socket at `path` in a directory only this user can enter, gives it its mode there, then moves it
+    /// into place: no one can connect before the socket has the mode it is meant to have, whatever the umask.
+    private func bind(_ path: String) async throws -> Listeners.Listener {
+        let quiescing = ServerQuiescingHelper(group: eventLoopGroup)
+        let staging = try SocketFile.Staging(for: path)
+        defer { staging?.remove() }
+        let bindPath = staging?.socketPath ?? path
+        let channel = try await bootstrap(quiescing).bind(unixDomainSocketPath: bindPath, cleanupExistingSocketFile: false).get()
+        do {
+            try SocketFile.setMode(bindPath, configuration.socketMode)
+            try staging?.moveSocket()
+        } catch {
+            try? await channel.close()
+            SocketFile.remove(bindPath, ifStill: SocketFile.identity(of: bindPath))
+            throw error
+        }
+        return .init(channel: channel, quiescing: quiescing, identity: SocketFile.identity(of: path))
+    }
+
+    /// Until cancelled: stops the server when its listener closes on its own, and when the socket file it bound is
+    /// deleted or replaced, says so and binds it again once the path is free (connections already open go on).
+    private func keepListening(_ listeners: Listeners, at path: String, stopping: AsyncStream<Void>.Continuation) async {
+        var reported = false
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.socketCheckInterval)
+            guard !Task.isCancelled, !listeners.isShuttingDown else { return }
+            let listener = listeners.current
+            guard listener.channel.isActive else {
+                logger.error("the listening socket \(path) closed; stopping")
+                stopping.finish()
+                return
+            }
+            // A socket systemd passed is systemd's to keep.
+            guard let identity = listener.identity, SocketFile.identity(of: path) != identity else { continue }
+            if !reported {
+                logger.error(
+                    "the socket file \(path) was deleted or replaced: new clients cannot connect (open connections go on); depotd binds it again as soon as the path is free"
+                )
+                reported = true
+            }
+            guard SocketFile.identity(of: path) == nil else { continue }
+            do {
+                await listeners.replace(with: try await bind(path))
+                logger.notice("bound \(path) again: new clients can connect", metadata: ["socket": "\(path)"])
+                reported = false
+            } catch {
+                logger.error("cannot bind \(path) again, trying again in \(Self.socketCheckInterval): \(error)")
+            }
+        }
     }
 
     private func bootstrap(_ quiescing: ServerQuiescingHelper) -> ServerBootstrap {

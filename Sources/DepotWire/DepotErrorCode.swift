@@ -17,7 +17,9 @@ public enum DepotErrorCode {
     public static let forbidden = -32005
     /// A named pipeline comes from a configuration file and cannot be changed through the socket.
     public static let readOnly = -32006
-    /// The state directory could not be written (a full disk, a read-only file system); nothing changed.
+    /// The state directory could not be written (a full disk, a read-only file system): for a pipeline, nothing
+    /// changed; for a wipe or a removal, the change was made in memory but the cache on disk still holds what it
+    /// removed (`data` is the state published).
     public static let storageFailed = -32007
 
     /// Every code of Depot's own, for tests that hold them to the document.
@@ -29,6 +31,7 @@ public enum DepotErrorCode {
         case .loadFailed: loadFailed
         case .removeFailed: removeFailed
         case .notFound: notFound
+        case .storageFailed: storageFailed
         // `StateError.Kind` has no public initialiser, so every kind is one of the cases above; a kind added to
         // the domain without a code here would surface as an internal error rather than a wrong code.
         default: RPCError.internalErrorCode

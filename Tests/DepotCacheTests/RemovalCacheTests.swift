@@ -66,7 +66,13 @@ final class FullDiskCache: CollectionCache {
         try await cache.clear()
     }
 
-    func discard() async throws { try await cache.discard() }
+    /// As on a read-only file system: the files cannot be deleted either.
+    let readOnly = Mutex(false)
+
+    func discard() async throws {
+        if readOnly.withLock({ $0 }) { throw DiskFull() }
+        try await cache.discard()
+    }
 }
 
 @Suite("A wipe or removal the cache cannot take never comes back from it")
@@ -91,6 +97,38 @@ struct UndoableCacheChangeTests {
         #expect(try await cache.read() == nil, "and nothing is read from it while depotd runs")
         let reopened = try await ItemCache.open(at: path, logger: quietLogger)
         #expect(try await reopened.read() == nil, "a restart starts with an empty cache: the wiped or removed items never come back")
+    }
+
+    @Test(
+        "when the files cannot be deleted either (a read-only state directory), the call fails with storageFailed, saying what is left",
+        arguments: ["wipe", "remove"])
+    func neitherChangedNorDeleted(change: String) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("cache.sqlite")
+        let cache = FullDiskCache(try await ItemCache.open(at: path, logger: quietLogger))
+        let repository = Repository(source: TestSource(count: 4), cache: cache, logger: quietLogger)
+        _ = try await repository.load().result.get()
+        cache.failing.withLock { $0 = true }
+        cache.readOnly.withLock { $0 = true }
+        let result = change == "wipe" ? await repository.wipe().result : await repository.remove(id: "2").result
+        guard case .failure(let failure) = result else {
+            Issue.record("expected storageFailed, got \(result)")
+            return
+        }
+        #expect(failure.kind == .storageFailed)
+        #expect(failure.message.contains("after a restart it would serve what it holds; make the state directory writable"), "\(failure.message)")
+        #expect(failure.state == repository.current, "data is the state published: the change stands in memory")
+        #expect(failure.state.state.items?.count == (change == "wipe" ? nil : 3))
+        // Once the directory can be written again, the same call succeeds.
+        cache.failing.withLock { $0 = false }
+        cache.readOnly.withLock { $0 = false }
+        if change == "wipe" {
+            _ = try await repository.wipe().result.get()
+        } else {
+            _ = try await repository.load().result.get()
+            _ = try await repository.remove(id: "3").result.get()
+        }
     }
 }
 

@@ -52,7 +52,7 @@ struct OpenRPCDocumentTests {
             }
         }
         #expect(try document.required("load").errors.map(\.code) == [-32001, -32005, -32004])
-        #expect(try document.required("remove").errors.map(\.code) == [-32002, -32003, -32005, -32004])
+        #expect(try document.required("remove").errors.map(\.code) == [-32002, -32003, -32007, -32005, -32004])
         #expect(try document.required("remove").errors.dropLast(2).allSatisfy { $0.dataSchema != nil })
         #expect(try document.required("get").errors.map(\.code) == [-32003, -32602, -32003, -32005, -32004])
         for method in document.methods where !method.isNotification {

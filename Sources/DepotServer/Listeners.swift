@@ -1,0 +1,57 @@
+import NIOCore
+import NIOExtras
+import Synchronization
+
+/// The listening sockets a server has opened, each with the quiescing helper that knows its connections. There is
+/// one, unless the socket file was deleted and bound again: the connections accepted before still run on the old
+/// listener's helper, and a shutdown quiesces them all.
+final class Listeners: Sendable {
+    struct Listener: Sendable {
+        let channel: any Channel
+        let quiescing: ServerQuiescingHelper
+        /// The socket file it is bound to; nil for a socket systemd passed.
+        let identity: SocketFile.Identity?
+    }
+
+    private let all: Mutex<[Listener]>
+    private let shuttingDown = Atomic(false)
+
+    /// Whether a shutdown has begun (a listener closed since then closed for it).
+    var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
+
+    init(_ first: Listener) {
+        all = Mutex([first])
+    }
+
+    /// The one new clients reach.
+    var current: Listener {
+        all.withLock { $0[$0.count - 1] }
+    }
+
+    /// Adds the listener bound in place of the current one, which stops accepting (its connections go on).
+    func replace(with listener: Listener) async {
+        let previous = all.withLock { all in
+            defer { all.append(listener) }
+            return all.last
+        }
+        try? await previous?.channel.close()
+    }
+
+    /// Stops accepting on every listener and tells every connection to finish.
+    func initiateShutdown() {
+        shuttingDown.store(true, ordering: .relaxed)
+        for listener in all.withLock({ $0 }) {
+            listener.quiescing.initiateShutdown(promise: nil)
+        }
+    }
+
+    /// Stops accepting, tells every connection to finish, and returns once they all have closed.
+    func shutDown() async {
+        shuttingDown.store(true, ordering: .relaxed)
+        for listener in all.withLock({ $0 }) {
+            let stopped = listener.channel.eventLoop.makePromise(of: Void.self)
+            listener.quiescing.initiateShutdown(promise: stopped)
+            try? await stopped.futureResult.get()
+        }
+    }
+}
