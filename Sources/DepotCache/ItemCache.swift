@@ -204,7 +204,22 @@ public final class ItemCache: Sendable {
     /// a read-only file system, naming the file left.
     public func discard() async throws(ItemCacheError) {
         discarded.withLock { $0 = true }
-        for file in [path, path + "-wal", path + "-shm"] where unlink(file) != 0 && errno != ENOENT {
+        try Self.deleteFiles(at: path)
+    }
+
+    /// The files a cache at `path` consists of: the database, and its write-ahead log and shared memory.
+    static func files(at path: String) -> [String] {
+        [path, path + "-wal", path + "-shm"]
+    }
+
+    /// Whether any file of a cache at `path` exists.
+    public static func filesExist(at path: String) -> Bool {
+        files(at: path).contains { Glibc.access($0, F_OK) == 0 }
+    }
+
+    /// Deletes the files of a cache at `path`, those there are; throws naming the first that is left.
+    public static func deleteFiles(at path: String) throws(ItemCacheError) {
+        for file in files(at: path) where unlink(file) != 0 && errno != ENOENT {
             throw ItemCacheError(path: path, .database(operation: "delete", reason: "\(file) is left: \(String(cString: strerror(errno)))"))
         }
     }

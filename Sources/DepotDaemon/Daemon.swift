@@ -45,7 +45,7 @@ public struct Daemon: Sendable {
         }
         let socketPath = servedSocketPath(inherited)
         let source = try Self.makeSource(settings, logger: logger)
-        let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache { await openCache() } : nil
+        let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache(path: settings.cachePath) { await openCache() } : nil
         let repository = Repository(source: source, idField: settings.idField, cache: cache, logger: logger)
         let status = StatusReporter(notifier: notifier)
         let readiness = Readiness(notifier: notifier, logger: logger) { status.current.text }

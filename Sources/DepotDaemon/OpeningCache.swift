@@ -4,12 +4,31 @@ import Foundation
 
 /// The on-disk cache while it opens: the open (with its integrity check, which reads the whole file) runs in
 /// the background, so the socket accepts and reads answer at once; the repository's first cache call waits
-/// for it. A cache that cannot be opened acts as an empty one (the open already logged why).
+/// for it. A cache that cannot be opened reads as empty (the open already logged why); but its files may still
+/// hold a list (a read-only state directory), so a wipe or removal then fails until they are deleted — the
+/// repository deletes them (`discard`), or fails the call when it cannot, rather than answer done and let a
+/// restart serve what it removed.
 struct OpeningCache: CollectionCache {
     let opening: Task<ItemCache?, Never>
+    /// Where the cache's files are.
+    let path: String
 
-    init(_ open: @escaping @Sendable () async -> ItemCache?) {
+    init(path: String, _ open: @escaping @Sendable () async -> ItemCache?) {
+        self.path = path
         opening = Task { await open() }
+    }
+
+    /// The error for a change to a cache that could not be opened but whose files are there.
+    private struct NotOpen: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "the cache \(path) could not be opened, and its files hold the list from before" }
+    }
+
+    /// The open cache; nil when it could not be opened and left no file; NotOpen when it left files.
+    private func openCache() async throws -> ItemCache? {
+        if let cache = await opening.value { return cache }
+        guard ItemCache.filesExist(at: path) else { return nil }
+        throw NotOpen(path: path)
     }
 
     func read() async throws -> CachedCollection? {
@@ -22,20 +41,24 @@ struct OpeningCache: CollectionCache {
 
     @discardableResult
     func remove(id: String) async throws -> Bool {
-        try await opening.value?.remove(id: id) ?? false
+        try await openCache()?.remove(id: id) ?? false
     }
 
     @discardableResult
     func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws -> Bool {
-        try await opening.value?.remove(id: id, fetchedAt: fetchedAt, version: version) ?? false
+        try await openCache()?.remove(id: id, fetchedAt: fetchedAt, version: version) ?? false
     }
 
     func clear() async throws {
-        try await opening.value?.clear()
+        try await openCache()?.clear()
     }
 
     func discard() async throws {
-        try await opening.value?.discard()
+        if let cache = await opening.value {
+            try await cache.discard()
+        } else {
+            try ItemCache.deleteFiles(at: path)
+        }
     }
 
     /// Closes the file once it is open, so the next start finds no write-ahead log to recover.
