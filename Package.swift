@@ -14,6 +14,10 @@ let package = Package(
         .library(name: "DepotCache", targets: ["DepotCache"]),
         .library(name: "DepotPipeline", targets: ["DepotPipeline"]),
         .library(name: "DepotPlatform", targets: ["DepotPlatform"]),
+        // And those the fuzzers (Fuzz/, a package of its own) drive in process.
+        .library(name: "DepotRPC", targets: ["DepotRPC"]),
+        .library(name: "DepotServer", targets: ["DepotServer"]),
+        .library(name: "DepotDaemon", targets: ["DepotDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),

@@ -2,7 +2,7 @@ public import DepotCore
 public import DepotPipeline
 import DepotRPC
 public import Logging
-import NIOCore
+public import NIOCore
 import NIOExtras
 public import NIOPosix
 public import ServiceLifecycle
@@ -32,7 +32,7 @@ public final class DepotServer: Service {
     public init(
         configuration: ServerConfiguration,
         repository: Repository,
-        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger,
         pipelines: PipelineLibrary? = nil,
         access: AccessPolicy = .default,
@@ -189,10 +189,7 @@ public final class DepotServer: Service {
     }
 
     private func bootstrap(_ quiescing: ServerQuiescingHelper) -> ServerBootstrap {
-        let shutdownTimeout = TimeAmount.nanoseconds(
-            Int64(configuration.shutdownTimeout.components.seconds) * 1_000_000_000
-                + configuration.shutdownTimeout.components.attoseconds / 1_000_000_000)
-        return ServerBootstrap(group: eventLoopGroup)
+        ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 4096)
             .serverChannelInitializer { [logger] channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -206,14 +203,25 @@ public final class DepotServer: Service {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let handler = ConnectionHandler(
-                        dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: shutdownTimeout, logger: logger,
-                        connections: statistics.connections, memory: statistics.memory, counters: statistics.limits,
-                        dropQueuedMutations: { [repository] in repository.dropQueued(by: $0) }
-                    )
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limits.maxMessageBytes)))
-                    try channel.pipeline.syncOperations.addHandler(handler)
+                    try addConnectionHandlers(to: channel)
                 }
             }
+    }
+
+    /// Makes `channel` one of this server's connections: adds the line framing and the connection's handler, as
+    /// every accepted connection gets them. For a connection that did not come through the socket it listens on —
+    /// the in-process fuzzer's, say. Call it on `channel`'s event loop, which must be one of the server's; the
+    /// channel should allow remote half-closure, as accepted ones do.
+    public func addConnectionHandlers(to channel: any Channel) throws {
+        let shutdownTimeout = TimeAmount.nanoseconds(
+            Int64(configuration.shutdownTimeout.components.seconds) * 1_000_000_000
+                + configuration.shutdownTimeout.components.attoseconds / 1_000_000_000)
+        let handler = ConnectionHandler(
+            dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: shutdownTimeout, logger: logger,
+            connections: statistics.connections, memory: statistics.memory, counters: statistics.limits,
+            dropQueuedMutations: { [repository] in repository.dropQueued(by: $0) }
+        )
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limits.maxMessageBytes)))
+        try channel.pipeline.syncOperations.addHandler(handler)
     }
 }
