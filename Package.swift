@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "DepotJSON"),
 
         // POSIX glue shared by the daemon and the client: default paths, directories, errno messages.
-        .target(name: "DepotPlatform"),
+        .target(name: "DepotPlatform", dependencies: ["CAllocator"]),
 
         // libsystemd (sd_notify, socket activation, the journal), found with pkg-config.
         .systemLibrary(
@@ -45,6 +45,8 @@ let package = Package(
 
         // SO_PEERCRED and the layout of struct ucred, which Swift cannot see without _GNU_SOURCE.
         .target(name: "CPeerCredentials"),
+        // mallopt, which Swift's Glibc module does not export: large blocks go back to the system when freed.
+        .target(name: "CAllocator"),
 
         // depotd's side of systemd: readiness and status, watchdog, socket activation, journal logging.
         .target(

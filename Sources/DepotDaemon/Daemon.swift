@@ -33,6 +33,8 @@ public struct Daemon: Sendable {
     /// Runs until a graceful shutdown; throws when the daemon cannot start.
     public func run() async throws {
         raiseOpenFileLimit()
+        // States and long lines come and go: their memory goes back to the system when they do.
+        LargeBlocks.returnToSystemWhenFreed()
         let inherited = try SocketActivation.inheritedUnixSocket()
         if inherited == nil {
             try ensurePrivateDirectory()

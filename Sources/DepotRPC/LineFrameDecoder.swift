@@ -4,10 +4,10 @@ public import NIOCore
 public enum LineFrame: Sendable {
     case line(ByteBuffer)
     case tooLong(limit: Int)
-    /// A line has begun and is not finished yet, and `bytes` of it have come; the next `.line` finishes it. Sent
-    /// each time more of it arrives, so a connection can bound how long a line may sit unfinished and how much
-    /// memory it holds meanwhile.
-    case unfinished(bytes: Int)
+    /// A line has begun and is not finished yet, and `bytes` of it have come, in a buffer of `held` bytes (its
+    /// capacity: what the line costs in memory); the next `.line` finishes it. Sent each time more of it arrives, so
+    /// a connection can bound how long a line may sit unfinished and how much memory it holds meanwhile.
+    case unfinished(bytes: Int, held: Int)
 }
 
 /// Line framing, one JSON-RPC message per line: splits input into lines at `\n`. A line longer than `maxLineBytes` is reported once as `.tooLong` and
@@ -39,7 +39,7 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
                 reportTooLong(context: context, buffer: &buffer)
             } else if view.count > reportedUnfinished {
                 reportedUnfinished = view.count
-                context.fireChannelRead(wrapInboundOut(.unfinished(bytes: view.count)))
+                context.fireChannelRead(wrapInboundOut(.unfinished(bytes: view.count, held: max(view.count, buffer.capacity))))
             }
             return .needMoreData
         }

@@ -37,15 +37,28 @@ public struct PendingLine: Sendable {
         }
         return Withdrawal {
             for withdrawal in withdrawals { withdrawal() }
+            collector.abandon()
         }
     }
 
-    /// Gathers the pending elements' responses; the last one in encodes the line.
+    /// Gathers the pending elements' responses; the last one in encodes the line. A batch's answers wait for each
+    /// other, so they are held to the batch's bound as they come: one that would carry what is kept past it is
+    /// replaced by the bound's error at once (the batch's first answer is always kept), and a batch of slow calls
+    /// never holds more than its bound of answers.
     private final class Collector: Sendable {
         private struct Slots {
             var responses: [RPCResponse?]
             var remaining: Int
+            /// Bytes of the answers kept so far.
+            var keptBytes = 0
+            /// Bytes reported to the limit's `held` and not yet taken back.
+            var reportedBytes = 0
+            /// The line is no longer wanted: a result that was already on its way is dropped.
+            var abandoned = false
         }
+
+        /// The element whose answer is the first of the line: always kept.
+        private let firstAnswer: Int?
 
         private let slots: Mutex<Slots>
         private let isBatch: Bool
@@ -65,14 +78,46 @@ public struct PendingLine: Sendable {
                     remaining += 1
                 }
             }
-            self.slots = Mutex(Slots(responses: responses, remaining: remaining))
+            self.firstAnswer = elements.firstIndex { element in
+                switch element {
+                case .ready(let response): response != nil
+                case .pending(let id, _): id != nil
+                }
+            }
+            let keptBytes = responses.reduce(0) { $0 + ($1?.line.byteCount ?? 0) }
+            // The answers ready now wait for the pending ones.
+            let held = isBatch && remaining > 0 ? keptBytes : 0
+            self.slots = Mutex(Slots(responses: responses, remaining: remaining, keptBytes: keptBytes, reportedBytes: held))
             self.isBatch = isBatch
             self.body = body
+            if held > 0 {
+                slots.withLock { _ in limit.held(held) }
+            }
         }
 
         func fill(_ index: Int, with response: RPCResponse?) {
+            let encodedSize = isBatch ? response?.line.byteCount ?? 0 : 0
+            var heldChange = 0
             let complete: [RPCResponse]? = slots.withLock { slots in
-                slots.responses[index] = response
+                guard !slots.abandoned else { return nil }
+                if let response, index != firstAnswer, slots.keptBytes + encodedSize > limit.bytes {
+                    slots.responses[index] = RPCResponse(id: response.id, outcome: .failure(limit.leftOut(limit.bytes)))
+                } else {
+                    slots.keptBytes += encodedSize
+                    slots.responses[index] = response
+                    // A batch's answer waits for the others: held until the line is written.
+                    if slots.remaining > 1 {
+                        heldChange = encodedSize
+                    }
+                }
+                if slots.remaining == 1 {
+                    heldChange -= slots.reportedBytes
+                }
+                slots.reportedBytes += heldChange
+                // Reported under the lock, so that what is taken back never overtakes what was reported.
+                if heldChange != 0 {
+                    limit.held(heldChange)
+                }
                 slots.remaining -= 1
                 return slots.remaining == 0 ? slots.responses.compactMap { $0 } : nil
             }
@@ -81,6 +126,19 @@ public struct PendingLine: Sendable {
                 body(nil)
             } else {
                 body(isBatch ? RPCResponse.batchLine(complete, limit: limit) : complete[0].line)
+            }
+        }
+
+        /// The line is no longer wanted (its connection closed): the answers kept are let go, and taken back from
+        /// what was reported held.
+        func abandon() {
+            slots.withLock { slots in
+                if slots.reportedBytes != 0 {
+                    limit.held(-slots.reportedBytes)
+                }
+                slots.reportedBytes = 0
+                slots.responses = []
+                slots.abandoned = true
             }
         }
     }

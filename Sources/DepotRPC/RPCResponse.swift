@@ -62,10 +62,16 @@ public struct RPCResponse: Sendable {
 public struct BatchAnswerLimit: Sendable {
     public let bytes: Int
     public let leftOut: @Sendable (_ bytes: Int) -> RPCError
+    /// Told of the bytes of answers a batch holds while its slower calls run: more (> 0) as answers are kept, less
+    /// (< 0) once the line is written or no longer wanted; so whoever owns the connection can count them.
+    public let held: @Sendable (_ change: Int) -> Void
 
-    public init(bytes: Int, leftOut: @escaping @Sendable (_ bytes: Int) -> RPCError) {
+    public init(
+        bytes: Int, leftOut: @escaping @Sendable (_ bytes: Int) -> RPCError, held: @escaping @Sendable (_ change: Int) -> Void = { _ in }
+    ) {
         self.bytes = bytes
         self.leftOut = leftOut
+        self.held = held
     }
 
     public static let unbounded = BatchAnswerLimit(bytes: .max) { _ in .internalError("unreachable: no batch answer limit") }

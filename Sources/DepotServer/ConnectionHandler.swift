@@ -179,14 +179,38 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         return SubscriptionStart(id: id, epoch: fanout.epoch, seq: current.seq, resumed: resumed)
     }
 
-    /// The bound on a batch's answers, with the error that stands for one left out.
-    private static func batchAnswerLimit(_ bytes: Int, counters: LimitCounters) -> BatchAnswerLimit {
-        BatchAnswerLimit(bytes: bytes) { bytes in
-            counters.hit(.maxBatchAnswerBytes)
-            return .limitExceeded(
-                "this batch's answers passed \(bytes) bytes, the most one line may carry (--max-batch-answer-bytes); this call ran, but its answer is left out: send it on its own, or fewer calls per batch"
-            )
-        }
+    /// The bound on a batch's answers, with the error that stands for one left out. What a batch holds while its
+    /// slower calls run is on its user's books (from whichever thread its calls finish on); when that passes the
+    /// user's bound, the connection is cut off on its loop, which lets the batch go.
+    private func batchAnswerLimit(_ bytes: Int, context: ChannelHandlerContext) -> BatchAnswerLimit {
+        let (counters, memory, limits, user) = (counters, memory, limits, peer?.uid)
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        return BatchAnswerLimit(
+            bytes: bytes,
+            leftOut: { bytes in
+                counters.hit(.maxBatchAnswerBytes)
+                return .limitExceeded(
+                    "this batch's answers passed \(bytes) bytes, the most one line may carry (--max-batch-answer-bytes); this call ran, but its answer is left out: send it on its own, or fewer calls per batch"
+                )
+            },
+            held: { change in
+                let total = memory.apply(ClientMemory.Change(exclusiveBytes: change), user: user)
+                guard change > 0, user != 0, total > limits.maxMemoryPerUser else { return }
+                eventLoop.execute { connection.value.heldAnswersPassedTheBound(total) }
+            })
+    }
+
+    /// A batch's answers waiting for its slower calls carried the user's memory past its bound.
+    private func heldAnswersPassedTheBound(_ total: Int) {
+        guard machine.activity != nil else { return }
+        let limit = limits.maxMemoryPerUser
+        cutOff(
+            .maxMemoryPerUser,
+            "the connections of uid \(peer.map { String($0.uid) } ?? "?") hold \(total) bytes in depotd (with answers a batch keeps until its last call is done), past --max-memory-per-user (\(limit))",
+            tell:
+                "your connections to depotd hold \(total) bytes of its memory, past its bound of \(limit) per user (--max-memory-per-user): send calls whose answers are large on their own, not in a batch"
+        )
     }
 
     private static func timeAmount(seconds: Double) -> TimeAmount {
@@ -452,6 +476,12 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             isCounted = false
             connections.release(uid: peer?.uid)
         }
+        // Answers still coming are withdrawn first: the dropped mutations then finish without encoding an answer.
+        let withdrawals = pendingAnswers.values
+        pendingAnswers = [:]
+        for withdraw in withdrawals {
+            withdraw()
+        }
         dropQueuedMutations(requester)
         releaseInput()
         machine.channelClosed()
@@ -460,11 +490,6 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         partialLineTimer?.cancel()
         partialLineTimer = nil
         leaveAllSubscriptions()
-        let withdrawals = pendingAnswers.values
-        pendingAnswers = [:]
-        for withdraw in withdrawals {
-            withdraw()
-        }
         // Output still in NIO's hands is let go when its writes fail, as the channel closes.
         settleMemory()
     }
@@ -532,11 +557,11 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             case .ignore:
                 break
             }
-        case .unfinished(let bytes):
+        case .unfinished(_, let held):
             if partialLineTimer == nil {
                 armPartialLineTimer(context: context)
             }
-            lineGrew(to: bytes)
+            lineGrew(to: held)
         case .tooLong(let limit):
             lineFinished()
             guard machine.lineTooLong() == .refuseAndDiscard else { return }
@@ -618,7 +643,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         if case .batchTooLarge = message {
             counters.hit(.maxBatchRequests)
         }
-        let outcome = dispatcher.dispatch(message, context: self, limit: Self.batchAnswerLimit(limits.maxBatchAnswerBytes, counters: counters))
+        let outcome = dispatcher.dispatch(message, context: self, limit: batchAnswerLimit(limits.maxBatchAnswerBytes, context: context))
         let newSubscriptions = subscriptionsAwaitingAnswer
         subscriptionsAwaitingAnswer = []
 

@@ -113,11 +113,12 @@ struct ClientBoundsEndToEndTests {
 
     @Test("subscribers that stall at different states: each holds its own state, and past the bound the one that takes more is cut off")
     func stalledSubscribers() async throws {
-        try await Self.withBoundedDaemon(items: 2000) { daemon in
+        // 600 items of about 500 bytes: states of about 300 KB, so a few stalled subscribers fit the 2 MiB bound, not all 12.
+        try await Self.withBoundedDaemon(items: 600) { daemon in
             let control = try await daemon.connect()
             _ = try await control.call("load")
             // Each subscriber subscribes and never reads; between two, the state changes, so each stalls at another
-            // 1 MB state.
+            // state.
             let stalled = """
                 socket, sys, signal = __import__('socket'), __import__('sys'), __import__('signal')
                 s = socket.socket(socket.AF_UNIX); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -141,7 +142,7 @@ struct ClientBoundsEndToEndTests {
             let survivors = Self.nobody(stats)?.connections ?? 0
             #expect(survivors < 12, "some were cut off")
             #expect(survivors >= 1 && Self.nobody(stats)?.subscriptions == survivors, "those within the bound are still subscribed")
-            #expect(try await control.call("state")["items"]?.arrayValue?.count == 1988)
+            #expect(try await control.call("state")["items"]?.arrayValue?.count == 588)
             for attacker in attackers {
                 attacker.signal(SIGTERM)
                 _ = try await attacker.waitForExit()

@@ -146,3 +146,66 @@ struct DeferredReplyTests {
         expectLine(receiver.deliveries.first ?? nil, is: #"{"jsonrpc":"2.0","id":7,"result":"done"}"#)
     }
 }
+
+@Suite("A batch waiting for its slower calls holds its answers to the bound, and says what it holds")
+struct HeldBatchAnswerTests {
+    static let big = String(repeating: "x", count: 3000)
+
+    /// A dispatcher whose `later` calls complete when the test says, with a result of `size` bytes.
+    static let dispatcher = TestDispatcher(methods: [
+        TestMethod("later", params: ["tag"]) { params, journal throws(RPCError) in
+            .later(journal.result(try params.string("tag")).pending)
+        }
+    ])
+
+    @Test("an answer that would carry what is kept past the bound is cut as it comes; held bytes go up as answers are kept, and back to zero when the line is written")
+    func heldToTheBound() throws {
+        let journal = Journal()
+        let held = Condition(0)
+        let changes = Condition<[Int]>([])
+        let limit = BatchAnswerLimit(
+            bytes: 8000, leftOut: { _ in .init(code: -32004, message: "left out") },
+            held: { change in
+                held.update { $0 += change }
+                changes.update { $0.append(change) }
+            })
+        let batch = (1...4).map { #"{"jsonrpc":"2.0","method":"later","params":{"tag":"\#($0)"},"id":\#($0)}"# }
+        let outcome = Self.dispatcher.dispatch(IncomingMessage.decode(Array(("[" + batch.joined(separator: ",") + "]").utf8)), context: journal, limit: limit)
+        let receiver = LineReceiver()
+        receiver.receive(outcome.pendingLine())
+        // The last call's answer comes first, then the second's and third's: the third would pass 8000 bytes.
+        journal.result("4").complete(.success(.value(.string(Self.big))))
+        journal.result("2").complete(.success(.value(.string(Self.big))))
+        #expect(held.value > 6000 && held.value < 8000, "two answers held: \(held.value)")
+        journal.result("3").complete(.success(.value(.string(Self.big))))
+        #expect(held.value < 8000, "the third is cut as it comes, not kept: \(held.value)")
+        #expect(receiver.deliveries.isEmpty)
+        // The first answer always goes, whatever its size.
+        journal.result("1").complete(.success(.value(.string(Self.big + Self.big))))
+        #expect(held.value == 0, "all taken back once the line is written")
+        let line = try #require(receiver.deliveries.first ?? nil)
+        let answers = try JSONParser.parse(Array(line.dropLast())).arrayValue ?? []
+        let codes: [JSONValue?] = answers.map { $0["error"]?["code"] }
+        // In the line's order the first answer (6 KB) leaves no room for the others under 8000 bytes.
+        let leftOut = JSONValue.number(JSONNumber(-32004))
+        #expect(codes == [nil, leftOut, leftOut, leftOut])
+    }
+
+    @Test("a batch no longer wanted lets its answers go and takes back what it reported held")
+    func abandoned() {
+        let journal = Journal()
+        let held = Condition(0)
+        let limit = BatchAnswerLimit(bytes: 1 << 20, leftOut: { _ in .init(code: -32004, message: "left out") }, held: { change in held.update { $0 += change } })
+        let outcome = Self.dispatcher.dispatch(
+            IncomingMessage.decode(Array(#"[{"jsonrpc":"2.0","method":"later","params":{"tag":"a"},"id":1},{"jsonrpc":"2.0","method":"later","params":{"tag":"b"},"id":2}]"#.utf8)),
+            context: journal, limit: limit)
+        let receiver = LineReceiver()
+        let withdrawal = receiver.receive(outcome.pendingLine())
+        journal.result("a").complete(.success(.value(.string(Self.big))))
+        #expect(held.value > 3000)
+        withdrawal()
+        #expect(held.value == 0)
+        journal.result("b").complete(.success(.value("late")))
+        #expect(receiver.deliveries.isEmpty, "nothing is written for a line no longer wanted")
+    }
+}

@@ -13,7 +13,9 @@ enum Frame: Equatable, CustomStringConvertible {
         switch frame {
         case .line(let buffer): self = .line(String(buffer: buffer))
         case .tooLong(let limit): self = .tooLong(limit: limit)
-        case .unfinished(let bytes): self = .unfinished(bytes)
+        case .unfinished(let bytes, let held):
+            #expect(held >= bytes, "the buffer holds at least the line")
+            self = .unfinished(bytes)
         }
     }
 
