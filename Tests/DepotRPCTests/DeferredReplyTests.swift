@@ -158,7 +158,9 @@ struct HeldBatchAnswerTests {
         }
     ])
 
-    @Test("an answer that would carry what is kept past the bound is cut as it comes; held bytes go up as answers are kept, and back to zero when the line is written")
+    @Test(
+        "an answer that would carry what is kept past the bound is cut as it comes; held bytes go up as answers are kept, and back to zero when the line is written"
+    )
     func heldToTheBound() throws {
         let journal = Journal()
         let held = Condition(0)
@@ -170,7 +172,8 @@ struct HeldBatchAnswerTests {
                 changes.update { $0.append(change) }
             })
         let batch = (1...4).map { #"{"jsonrpc":"2.0","method":"later","params":{"tag":"\#($0)"},"id":\#($0)}"# }
-        let outcome = Self.dispatcher.dispatch(IncomingMessage.decode(Array(("[" + batch.joined(separator: ",") + "]").utf8)), context: journal, limit: limit)
+        let outcome = Self.dispatcher.dispatch(
+            IncomingMessage.decode(Array(("[" + batch.joined(separator: ",") + "]").utf8)), context: journal, limit: limit)
         let receiver = LineReceiver()
         receiver.receive(outcome.pendingLine())
         // The last call's answer comes first, then the second's and third's: the third would pass 8000 bytes.
@@ -195,9 +198,13 @@ struct HeldBatchAnswerTests {
     func abandoned() {
         let journal = Journal()
         let held = Condition(0)
-        let limit = BatchAnswerLimit(bytes: 1 << 20, leftOut: { _ in .init(code: -32004, message: "left out") }, held: { change in held.update { $0 += change } })
+        let limit = BatchAnswerLimit(
+            bytes: 1 << 20, leftOut: { _ in .init(code: -32004, message: "left out") }, held: { change in held.update { $0 += change } })
         let outcome = Self.dispatcher.dispatch(
-            IncomingMessage.decode(Array(#"[{"jsonrpc":"2.0","method":"later","params":{"tag":"a"},"id":1},{"jsonrpc":"2.0","method":"later","params":{"tag":"b"},"id":2}]"#.utf8)),
+            IncomingMessage.decode(
+                Array(
+                    #"[{"jsonrpc":"2.0","method":"later","params":{"tag":"a"},"id":1},{"jsonrpc":"2.0","method":"later","params":{"tag":"b"},"id":2}]"#
+                        .utf8)),
             context: journal, limit: limit)
         let receiver = LineReceiver()
         let withdrawal = receiver.receive(outcome.pendingLine())
