@@ -34,7 +34,7 @@ public struct Daemon: Sendable {
     public func run() async throws {
         raiseOpenFileLimit()
         // States and long lines come and go: their memory goes back to the system when they do.
-        LargeBlocks.returnToSystemWhenFreed()
+        FreedMemory.returnLargeBlocks()
         let inherited = try SocketActivation.inheritedUnixSocket()
         if inherited == nil {
             try ensurePrivateDirectory()

@@ -100,7 +100,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("max-memory-per-user"),
         help: ArgumentHelp(
-            "Bytes of depotd's memory the connections of one uid may hold together (root is exempt), 65536 to 1099511627776: lines unfinished or waiting, answers and notifications unread, a state many of them hold counted once; past it the connection that takes more is closed and the log says why. Default: 268435456 (256 MiB).",
+            "Bytes of depotd's memory the connections of one uid may hold together (root is exempt), 65536 to 1099511627776: lines unfinished or waiting, answers and notifications unread, a state many of them hold counted once; past it the connection that takes more is closed and the log says why. Default: 201326592 (192 MiB, so that with what the books cannot see one uid grows depotd's RSS by at most 256 MiB).",
             valueName: "bytes"))
     public var maxMemoryPerUser: Int?
 

@@ -79,12 +79,16 @@ final class ClientMemory: Sendable {
 
     private let accounts = Mutex<[UInt32?: Account]>([:])
     private let unfinishedBytes = Atomic<Int>(0)
+    /// Bytes the accounts gave back since `takeReleased` was last called: when many, the allocator is asked to
+    /// give free memory back to the system.
+    private let releasedBytes = Atomic<Int>(0)
 
     /// Applies `change` to `user`'s account (nil: a connection without credentials) and returns its total after.
     @discardableResult
     func apply(_ change: Change, user: UInt32?) -> Int {
         accounts.withLock { accounts in
             var account = accounts.removeValue(forKey: user) ?? Account()
+            let before = account.total
             account.exclusive += change.exclusiveBytes
             // Taken before let go: a buffer queued and dropped again within one change nets to nothing.
             for buffer in change.held {
@@ -114,6 +118,9 @@ final class ClientMemory: Sendable {
             if !account.isEmpty {
                 accounts[user] = account
             }
+            if total < before {
+                releasedBytes.wrappingAdd(before - total, ordering: .relaxed)
+            }
             return total
         }
     }
@@ -122,6 +129,11 @@ final class ClientMemory: Sendable {
     @discardableResult
     func addUnfinished(_ delta: Int) -> Int {
         unfinishedBytes.wrappingAdd(delta, ordering: .relaxed).newValue
+    }
+
+    /// Bytes the accounts gave back since the last call.
+    func takeReleased() -> Int {
+        releasedBytes.exchange(0, ordering: .relaxed)
     }
 
     /// Bytes held by each user's connections now.

@@ -41,8 +41,10 @@ public struct ConnectionLimits: Sendable {
 
     /// 64 MiB: several answers of a large collection, yet a client that never reads cannot pile up hundreds.
     public static let defaultMaxUnreadAnswerBytes = 64 << 20
-    /// 256 MiB: a user's connections together may keep that much alive in depotd, whatever they send.
-    public static let defaultMaxMemoryPerUser = 256 << 20
+    /// 192 MiB: what a user's connections may keep alive in depotd by the books. What the books cannot see —
+    /// transient copies, the allocator's slack — was measured at up to 35 MiB more (scripts/measure-bounds), so one
+    /// uid grows depotd's RSS by at most 256 MiB, whatever it sends.
+    public static let defaultMaxMemoryPerUser = 192 << 20
     /// 512 MiB: twice one user's bound, so one user cannot take all of it.
     public static let defaultMaxUnfinishedLineBytes = 512 << 20
     /// 64 requests waiting for a mutation, and 64 subscriptions, per connection.

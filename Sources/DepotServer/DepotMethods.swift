@@ -43,7 +43,8 @@ enum DepotMethods {
                             completion(.failure(.mutationFailed(error, encodedState: fanout.encoded(error.state))))
                         }
                     }
-                    return Withdrawal { mutation.withdraw(waiter) }
+                    // Not kept alive by the wait: a finished mutation holds its whole state, which goes once no one needs it.
+                    return Withdrawal { [weak mutation] in mutation?.withdraw(waiter) }
                 })
         }
 

@@ -1,5 +1,6 @@
 public import DepotCore
 public import DepotPipeline
+import DepotPlatform
 import DepotRPC
 public import Logging
 public import NIOCore
@@ -118,6 +119,7 @@ public final class DepotServer: Service {
             await withGracefulShutdownHandler {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await self.keepListening(listeners, at: path, stopping: stopping) }
+                    group.addTask { await self.giveBackFreedMemory() }
                     for await _ in stop {}
                     group.cancelAll()
                 }
@@ -155,6 +157,29 @@ public final class DepotServer: Service {
         }
         return .init(channel: channel, quiescing: quiescing, identity: SocketFile.identity(of: path))
     }
+
+    /// Until cancelled: once a second, when connections gave back more than `trimThreshold` bytes since the last look
+    /// (connections cut off or closed while holding much), asks the allocator to return its free memory to the
+    /// system, and again each second for the next ten — the buffers go when their connections' loops get to them, a
+    /// little after the books say so — so that depotd's RSS comes back down after a burst.
+    private func giveBackFreedMemory() async {
+        let clock = ContinuousClock()
+        var trimUntil = clock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let released = statistics.memory.takeReleased()
+            if released >= Self.trimThreshold {
+                trimUntil = clock.now.advanced(by: .seconds(10))
+                logger.debug("connections let go of \(released) bytes; giving free memory back to the system")
+            }
+            if clock.now < trimUntil {
+                FreedMemory.trim()
+            }
+        }
+    }
+
+    /// 16 MiB: less is not worth a walk through the allocator's heaps.
+    static let trimThreshold = 16 << 20
 
     /// Until cancelled: stops the server when its listener closes on its own, and when the socket file it bound is
     /// deleted or replaced, says so and binds it again once the path is free (connections already open go on).
@@ -201,6 +226,9 @@ public final class DepotServer: Service {
                 }
             }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+            // One read per connection per turn of its event loop (not NIO's 4): a connection that floods its input
+            // gets no longer turns than the others, so a loop's turn stays short and the others' answers go out.
+            .childChannelOption(.maxMessagesPerRead, value: 1)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     try addConnectionHandlers(to: channel)

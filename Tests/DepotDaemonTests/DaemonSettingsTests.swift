@@ -172,7 +172,7 @@ struct DaemonSettingsTests {
         let defaults = try resolve([]).connectionLimits
         #expect(defaults.maxPendingRequests == 64 && defaults.maxSubscriptions == 64)
         #expect(defaults.maxUnreadAnswerBytes == 64 << 20)
-        #expect(defaults.maxMemoryPerUser == 256 << 20)
+        #expect(defaults.maxMemoryPerUser == 192 << 20)
         #expect(defaults.maxUnfinishedLineBytes == 512 << 20)
 
         let directory = TemporaryDirectory()
@@ -196,7 +196,7 @@ struct DaemonSettingsTests {
 
         #expect(
             configurationError(["--max-memory-per-user", "1000"])
-                == ConfigurationError("--max-memory-per-user 1000 must be an integer between 65536 and 1099511627776 (default 268435456)"))
+                == ConfigurationError("--max-memory-per-user 1000 must be an integer between 65536 and 1099511627776 (default 201326592)"))
         #expect(
             configurationError(["--max-pending-requests", "0"])
                 == ConfigurationError("--max-pending-requests 0 must be an integer between 1 and 65536 (default 64)"))
