@@ -5,6 +5,8 @@ import Synchronization
 final class ConnectionCounter: Sendable {
     private let counts = Mutex<(total: Int, byUID: [UInt32: Int])>((0, [:]))
     private let numbers = Atomic<UInt64>(0)
+    private let admittedTotal = Atomic<Int>(0)
+    private let releasedTotal = Atomic<Int>(0)
 
     /// A number for a new connection, unique for the daemon's life (from 1; 0 is the daemon's own work).
     func nextNumber() -> UInt64 {
@@ -27,6 +29,7 @@ final class ConnectionCounter: Sendable {
             }
             counts.total += 1
             if let uid { counts.byUID[uid, default: 0] += 1 }
+            admittedTotal.wrappingAdd(1, ordering: .relaxed)
             return nil
         }
     }
@@ -40,6 +43,12 @@ final class ConnectionCounter: Sendable {
                 if counts.byUID[uid] == 0 { counts.byUID[uid] = nil }
             }
         }
+        releasedTotal.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// Connections admitted and closed since depotd started.
+    var turnover: (opened: Int, closed: Int) {
+        (admittedTotal.load(ordering: .relaxed), releasedTotal.load(ordering: .relaxed))
     }
 
     /// Connections open now, for tests and stats.

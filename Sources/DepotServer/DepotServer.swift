@@ -158,28 +158,23 @@ public final class DepotServer: Service {
         return .init(channel: channel, quiescing: quiescing, identity: SocketFile.identity(of: path))
     }
 
-    /// Until cancelled: once a second, when connections gave back more than `trimThreshold` bytes since the last look
-    /// (connections cut off or closed while holding much), asks the allocator to return its free memory to the
-    /// system, and again each second for the next ten — the buffers go when their connections' loops get to them, a
-    /// little after the books say so — so that depotd's RSS comes back down after a burst.
+    /// Until cancelled: once a second, asks the allocator to give its free memory back to the system when the
+    /// `TrimSchedule` says so (after a burst of memory let go, and once the connections' churn settles).
     private func giveBackFreedMemory() async {
-        let clock = ContinuousClock()
-        var trimUntil = clock.now
+        var schedule = TrimSchedule()
+        var last = statistics.connections.turnover
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
             let released = statistics.memory.takeReleased()
-            if released >= Self.trimThreshold {
-                trimUntil = clock.now.advanced(by: .seconds(10))
-                logger.debug("connections let go of \(released) bytes; giving free memory back to the system")
-            }
-            if clock.now < trimUntil {
+            let turnover = statistics.connections.turnover
+            let tick = TrimSchedule.Tick(releasedBytes: released, opened: turnover.opened - last.opened, closed: turnover.closed - last.closed)
+            last = turnover
+            if schedule.tick(tick) {
+                logger.trace("giving free memory back to the system", metadata: ["released": "\(released)", "closed": "\(tick.closed)"])
                 FreedMemory.trim()
             }
         }
     }
-
-    /// 16 MiB: less is not worth a walk through the allocator's heaps.
-    static let trimThreshold = 16 << 20
 
     /// Until cancelled: stops the server when its listener closes on its own, and when the socket file it bound is
     /// deleted or replaced, says so and binds it again once the path is free (connections already open go on).
