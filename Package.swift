@@ -33,7 +33,7 @@ let package = Package(
         // JSON values that keep member order and number literals exactly; parser and writer. No dependencies.
         .target(name: "DepotJSON"),
 
-        // POSIX glue shared by the daemon and the client: default paths, directories, errno messages.
+        // POSIX glue shared by every layer: default paths, directories, errno messages, a lock ThreadSanitizer can see.
         .target(name: "DepotPlatform", dependencies: ["CAllocator"]),
 
         // libsystemd (sd_notify, socket activation, the journal), found with pkg-config.
@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "DepotCore",
             dependencies: [
-                "DepotJSON",
+                "DepotPlatform", "DepotJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "DepotCache",
             dependencies: [
-                "DepotCore",
+                "DepotPlatform", "DepotCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,7 +121,7 @@ let package = Package(
         .target(
             name: "DepotRPC",
             dependencies: [
-                "DepotJSON",
+                "DepotPlatform", "DepotJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
@@ -163,7 +163,7 @@ let package = Package(
         .target(
             name: "DepotClient",
             dependencies: [
-                "DepotCore",
+                "DepotPlatform", "DepotCore",
                 "DepotJSON",
                 "DepotRPC",
                 "DepotWire",
@@ -213,7 +213,7 @@ let package = Package(
 
         // JSON Schema (draft-07) and OpenRPC documents: checks params, results, errors and notifications
         // against rpc-schema/openrpc.json, for tests, depotctl and rpc.discover.
-        .target(name: "DepotSchema", dependencies: ["DepotJSON"]),
+        .target(name: "DepotSchema", dependencies: ["DepotPlatform", "DepotJSON"]),
 
         // Helpers for the tests only: gates, waitable conditions, time-outs, temporary directories, an HTTP server,
         // and the checks that hold every message depotd sends in a test to rpc-schema/openrpc.json.
@@ -245,7 +245,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotCoreTests",
-            dependencies: ["DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DepotPlatform", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "DepotSourcesTests",
@@ -262,14 +262,15 @@ let package = Package(
         .testTarget(
             name: "DepotRPCTests",
             dependencies: [
-                "DepotRPC", "DepotJSON", "DepotTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                "DepotPlatform", "DepotRPC", "DepotJSON", "DepotTestSupport", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
-                "DepotServer", "DepotClient", "DepotCore", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema", "DepotTestSupport",
+                "DepotPlatform", "DepotServer", "DepotClient", "DepotCore", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema",
+                "DepotTestSupport",
                 "DepotWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -300,14 +301,14 @@ let package = Package(
         .testTarget(
             name: "DepotWireTests",
             dependencies: [
-                "DepotWire", "DepotCore", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema", "DepotTestSupport",
+                "DepotPlatform", "DepotWire", "DepotCore", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema", "DepotTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(
             name: "DepotCacheTests",
             dependencies: [
-                "DepotCache", "DepotCore", "DepotJSON", "DepotTestSupport", "depot-cache-writer",
+                "DepotPlatform", "DepotCache", "DepotCore", "DepotJSON", "DepotTestSupport", "depot-cache-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,10 +1,10 @@
 public import DepotCore
+import DepotPlatform
 import Dispatch
 public import Foundation
 import GRDB
 import GRDBSQLite
 public import Logging
-import Synchronization
 
 /// The last successful item list, kept on disk so that a restarted depotd has items before the source answers.
 ///
@@ -22,7 +22,7 @@ public final class ItemCache: Sendable {
     public let path: String
     private let database: DatabaseQueue
     /// Set by `discard`: the files are gone and nothing is read from or written to the database again.
-    private let discarded = Mutex(false)
+    private let discarded = Locked(false)
 
     /// `cache.sqlite` in `stateDirectory`.
     public static func defaultPath(in stateDirectory: String) -> String {

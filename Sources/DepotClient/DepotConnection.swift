@@ -1,8 +1,8 @@
 public import DepotJSON
+import DepotPlatform
 public import DepotWire
 public import NIOCore
 public import NIOPosix
-import Synchronization
 
 /// A connection to depotd that makes JSON-RPC calls and receives subscriptions' states.
 /// Calls may overlap; each waits for its own answer.
@@ -111,7 +111,7 @@ private final class AnswerRouter: Sendable {
         var isClosed = false
     }
 
-    private let routes = Mutex(Routes())
+    private let routes = Locked(Routes())
 
     /// Registers a call's promise; nil when the connection is closed.
     func expect(_ answer: EventLoopPromise<Result<JSONValue, DepotClientError>>, subscription: AsyncStream<StateChange>.Continuation?) -> Int? {

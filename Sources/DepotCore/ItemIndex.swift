@@ -1,3 +1,4 @@
+import DepotPlatform
 import Synchronization
 
 /// A collection's index from id to position. Built when the collection is; for a collection made by removing
@@ -20,19 +21,19 @@ final class ItemIndex: Sendable {
     let token: UInt64
     /// For an index derived by a removal: the base's token and the id removed.
     let removal: (baseToken: UInt64, id: String)?
-    private let positions: Mutex<Positions>
+    private let positions: Locked<Positions>
 
     init(_ positions: [String: Int]) {
         token = Self.nextToken.wrappingAdd(1, ordering: .relaxed).oldValue
         removal = nil
-        self.positions = Mutex(.built(positions))
+        self.positions = Locked(.built(positions))
     }
 
     /// The index of `base`'s collection without `id`, which stands at `position`.
     init(removing id: String, at position: Int, from base: ItemIndex) {
         token = Self.nextToken.wrappingAdd(1, ordering: .relaxed).oldValue
         removal = (base.token, id)
-        positions = Mutex(.derived(base: base, id: id, position: position))
+        positions = Locked(.derived(base: base, id: id, position: position))
     }
 
     /// The position of `id` among `items` (the collection's own items, from which an index not yet built is built).

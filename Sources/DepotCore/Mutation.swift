@@ -1,4 +1,4 @@
-import Synchronization
+import DepotPlatform
 
 /// A mutation the repository has accepted and will run in its turn. Submitting one is synchronous,
 /// which is what fixes the arrival order; its result is awaited, or delivered to a callback, separately.
@@ -18,7 +18,7 @@ public final class Mutation<Value: Sendable>: Sendable {
         var nextNumber = 0
     }
 
-    private let progress = Mutex(Progress())
+    private let progress = Locked(Progress())
 
     init() {}
 

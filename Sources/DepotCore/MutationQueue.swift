@@ -1,4 +1,4 @@
-import Synchronization
+import DepotPlatform
 
 /// What every repository mutation ends with: the state it published last, or why it failed.
 public typealias MutationResult = Result<PublishedState, RepositoryError>
@@ -43,7 +43,7 @@ final class MutationQueue: Sendable {
         var joinable: Job?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Queues `body` in `requester`'s lane, or joins the last submission when both are joinable.
     func submit(joinable: Bool, from requester: Requester, _ body: @escaping Body) -> Mutation<MutationResult> {

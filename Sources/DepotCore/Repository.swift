@@ -1,6 +1,6 @@
 import DepotJSON
+import DepotPlatform
 public import Logging
-import Synchronization
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -26,15 +26,15 @@ public final class Repository: Sendable {
     private let queue = MutationQueue()
     private let sourceCalls = SourceCallRecorder()
     /// The source and the id field; replaced only by the `replaceSource` mutation, read by mutations.
-    private let binding: Mutex<(source: any Source, idField: String)>
+    private let binding: Locked<(source: any Source, idField: String)>
 
     /// Serialises publishing with adding observers, so every observer sees one gap-free, ordered sequence.
-    private let publication: Mutex<[any StateObserver]>
+    private let publication: Locked<[any StateObserver]>
     /// What reads see; separate from `publication` so that reads never wait while observers run.
-    private let latest: Mutex<PublishedState>
+    private let latest: Locked<PublishedState>
     /// The version the source gave with the items of the current success state; nil when it gave none or
     /// the items in memory are no longer exactly what it sent. Changed only by mutations.
-    private let version = Mutex<SourceVersion?>(nil)
+    private let version = Locked<SourceVersion?>(nil)
     private let cache: (any CollectionCache)?
     private let now: @Sendable () -> Date
     /// Names this repository's run of seqs: seqs start again at 0 with every repository (every daemon run), so
@@ -51,12 +51,12 @@ public final class Repository: Sendable {
         logger: Logger
     ) {
         self.epoch = epoch
-        self.binding = Mutex((source, idField))
+        self.binding = Locked((source, idField))
         self.cache = cache
         self.now = now
         self.logger = logger
-        self.publication = Mutex([])
-        self.latest = Mutex(PublishedState(seq: 0, state: .idle))
+        self.publication = Locked([])
+        self.latest = Locked(PublishedState(seq: 0, state: .idle))
     }
 
     /// A new epoch: 16 random hexadecimal digits.

@@ -1,4 +1,4 @@
-import Synchronization
+import DepotPlatform
 
 /// How the source's calls have gone since the repository started: for fetches and for deletes, how many, how many
 /// failed, and how long they took (the last, the median and the 99th percentile of the recent ones, the longest).
@@ -47,7 +47,7 @@ public struct SourceCallStatistics: Sendable, Equatable {
 
 /// Times the source's calls into `SourceCallStatistics`.
 final class SourceCallRecorder: Sendable {
-    private let statistics = Mutex(SourceCallStatistics())
+    private let statistics = Locked(SourceCallStatistics())
 
     var current: SourceCallStatistics { statistics.withLock { $0 } }
 

@@ -1,13 +1,13 @@
 import DepotCore
-import Synchronization
+import DepotPlatform
 
 /// Calls `action` once, at the first success or failure published: the first state that says something about
 /// the items (the cached list at start-up, or the start-up load's outcome). READY waits for it.
 final class FirstOutcome: StateObserver {
-    private let pending: Mutex<(@Sendable () -> Void)?>
+    private let pending: Locked<(@Sendable () -> Void)?>
 
     init(_ action: @escaping @Sendable () -> Void) {
-        pending = Mutex(action)
+        pending = Locked(action)
     }
 
     func stateDidChange(to state: PublishedState) {

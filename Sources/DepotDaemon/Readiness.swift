@@ -1,6 +1,6 @@
+import DepotPlatform
 import DepotSystemd
 import Logging
-import Synchronization
 
 /// Sends READY=1 once, when both have happened: the socket accepts connections, and the first state that
 /// matters is published — the initial load's outcome, or the idle state when depotd starts without a load.
@@ -11,7 +11,7 @@ final class Readiness: Sendable {
         var isReady = false
     }
 
-    private let progress = Mutex(Progress())
+    private let progress = Locked(Progress())
     private let notifier: SystemdNotifier
     private let status: @Sendable () -> String
     private let logger: Logger

@@ -6,7 +6,6 @@ import DepotSources
 import DepotSystemd
 import Logging
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
 /// Reloads the configuration on SIGHUP (`systemctl reload depotd`): tells systemd RELOADING=1, reads the
@@ -19,7 +18,7 @@ final class Reloader: Service {
     private let hangups: UnixSignalsSequence
     private let options: DaemonOptions
     private let workingDirectory: String
-    private let settings: Mutex<DaemonSettings>
+    private let settings: Locked<DaemonSettings>
     private let level: LogLevelControl
     private let server: DepotServer
     private let repository: Repository
@@ -48,7 +47,7 @@ final class Reloader: Service {
         self.hangups = hangups
         self.options = options
         self.workingDirectory = workingDirectory
-        self.settings = Mutex(settings)
+        self.settings = Locked(settings)
         self.level = level
         self.server = server
         self.repository = repository

@@ -1,7 +1,7 @@
 public import DepotCore
+import DepotPlatform
 public import DepotSystemd
 public import ServiceLifecycle
-import Synchronization
 
 /// Keeps systemd's STATUS= current: it hears of every state and every change in the number of subscribers,
 /// and sends the latest status at most once per `interval`, so a burst of states costs one message.
@@ -13,14 +13,14 @@ public final class StatusReporter: Service, StateObserver {
 
     private let notifier: SystemdNotifier
     private let interval: Duration
-    private let pending: Mutex<Pending>
+    private let pending: Locked<Pending>
     private let wakeUp: AsyncStream<Void>.Continuation
     private let wakeUps: AsyncStream<Void>
 
     public init(notifier: SystemdNotifier, interval: Duration = .milliseconds(250)) {
         self.notifier = notifier
         self.interval = interval
-        self.pending = Mutex(Pending(status: ServiceStatus(state: PublishedState(seq: 0, state: .idle), subscribers: 0)))
+        self.pending = Locked(Pending(status: ServiceStatus(state: PublishedState(seq: 0, state: .idle), subscribers: 0)))
         (wakeUps, wakeUp) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 

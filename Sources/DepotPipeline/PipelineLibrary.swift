@@ -2,7 +2,6 @@ public import DepotJSON
 import DepotPlatform
 import Foundation
 public import Logging
-import Synchronization
 
 /// The named pipelines the daemon keeps: those stored through `pipelines.put`, one file each in the state
 /// directory (`pipelines/NAME.json`, written atomically: after a `kill -9` at any moment a file holds the old
@@ -24,7 +23,7 @@ public final class PipelineLibrary: Sendable {
     /// Where configured pipelines are read from; nil for none.
     public let configuredDirectory: String?
     private let logger: Logger
-    private let entries: Mutex<(stored: [String: NamedPipeline], configured: [String: Entry])>
+    private let entries: Locked<(stored: [String: NamedPipeline], configured: [String: Entry])>
 
     /// Reads both directories; a file that cannot be read or is not a valid pipeline is logged and skipped.
     public init(storeDirectory: String?, configuredDirectory: String? = nil, logger: Logger) {
@@ -36,7 +35,7 @@ public final class PipelineLibrary: Sendable {
         for name in stored.keys where configured[name] != nil {
             logger.warning("the configured pipeline \"\(name)\" hides the stored one of the same name; delete one of them")
         }
-        entries = Mutex((stored, configured))
+        entries = Locked((stored, configured))
     }
 
     /// The pipeline called `name`; nil when there is none.

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Thrown by `withDeadline` when the operation has not finished in time.
 public struct DeadlineExceeded: Error, Sendable, CustomStringConvertible {
     public let limit: Duration
@@ -47,7 +45,7 @@ private final class DeadlineRace<Value: Sendable>: Sendable {
         var tasks: [Task<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func start(_ continuation: CheckedContinuation<Value, any Error>) {
         let early = state.withLock { state -> Result<Value, any Error>? in

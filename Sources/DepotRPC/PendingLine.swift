@@ -1,4 +1,4 @@
-import Synchronization
+import DepotPlatform
 
 /// The answer line to a message whose requests include some answered later: ready once every pending result of
 /// the message is in. A batch is answered in its requests' order, whatever order their results came in.
@@ -60,7 +60,7 @@ public struct PendingLine: Sendable {
         /// The element whose answer is the first of the line: always kept.
         private let firstAnswer: Int?
 
-        private let slots: Mutex<Slots>
+        private let slots: Locked<Slots>
         private let isBatch: Bool
         private let limit: BatchAnswerLimit
         private let body: @Sendable (EncodedMessage?) -> Void
@@ -87,7 +87,7 @@ public struct PendingLine: Sendable {
             let keptBytes = responses.reduce(0) { $0 + ($1?.line.byteCount ?? 0) }
             // The answers ready now wait for the pending ones.
             let held = isBatch && remaining > 0 ? keptBytes : 0
-            self.slots = Mutex(Slots(responses: responses, remaining: remaining, keptBytes: keptBytes, reportedBytes: held))
+            self.slots = Locked(Slots(responses: responses, remaining: remaining, keptBytes: keptBytes, reportedBytes: held))
             self.isBatch = isBatch
             self.body = body
             if held > 0 {

@@ -1,4 +1,4 @@
-import Synchronization
+import DepotPlatform
 
 /// A `pattern` (or a `patternProperties` name): a regular expression, compiled once, that matches anywhere in
 /// a string, as draft-07 says (it is not anchored).
@@ -10,12 +10,12 @@ import Synchronization
 final class SchemaPattern: Sendable {
     /// The pattern as written.
     let source: String
-    private let regex: Mutex<Regex<AnyRegexOutput>>
+    private let regex: Locked<Regex<AnyRegexOutput>>
 
     /// Throws when `source` is not a regular expression (the error says why).
     init(_ source: String) throws {
         self.source = source
-        self.regex = Mutex(try Regex(source))
+        self.regex = Locked(try Regex(source))
     }
 
     /// Whether the pattern matches somewhere in `text`.

@@ -1,6 +1,6 @@
+import DepotPlatform
 import DepotRPC
 import DepotWire
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,12 +8,12 @@ import Glibc
 
 /// The access policy in force (replaced by a reload), checked on every call against the caller's credentials.
 final class AccessControl: Sendable {
-    private let policy: Mutex<AccessPolicy>
+    private let policy: Locked<AccessPolicy>
     /// The daemon's own user, always admin.
     let daemonUID: UInt32
 
     init(_ policy: AccessPolicy, daemonUID: UInt32 = getuid()) {
-        self.policy = Mutex(policy)
+        self.policy = Locked(policy)
         self.daemonUID = daemonUID
     }
 

@@ -1,3 +1,4 @@
+import DepotPlatform
 import NIOCore
 import Synchronization
 
@@ -77,7 +78,7 @@ final class ClientMemory: Sendable {
         var isEmpty: Bool { exclusive == 0 && shared.isEmpty }
     }
 
-    private let accounts = Mutex<[UInt32?: Account]>([:])
+    private let accounts = Locked<[UInt32?: Account]>([:])
     private let unfinishedBytes = Atomic<Int>(0)
     /// Bytes the accounts gave back since `takeReleased` was last called: when many, the allocator is asked to
     /// give free memory back to the system.

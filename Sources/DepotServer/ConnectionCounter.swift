@@ -1,9 +1,10 @@
+import DepotPlatform
 import Synchronization
 
 /// The connections open now, in all and by uid, against `maxConnections` and `maxConnectionsPerUser` (read at
 /// every accept, so a reload applies to the next connection). Root is exempt from the per-user bound.
 final class ConnectionCounter: Sendable {
-    private let counts = Mutex<(total: Int, byUID: [UInt32: Int])>((0, [:]))
+    private let counts = Locked<(total: Int, byUID: [UInt32: Int])>((0, [:]))
     private let numbers = Atomic<UInt64>(0)
     private let admittedTotal = Atomic<Int>(0)
     private let releasedTotal = Atomic<Int>(0)

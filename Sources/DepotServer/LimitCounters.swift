@@ -1,4 +1,4 @@
-import Synchronization
+import DepotPlatform
 
 /// How often each limit was reached since depotd started, for `stats`: a refusal, a connection cut off, a line
 /// held back, a state a subscriber skipped.
@@ -21,7 +21,7 @@ final class LimitCounters: Sendable {
         case subscriberQueue
     }
 
-    private let counts = Mutex([Int](repeating: 0, count: Limit.allCases.count))
+    private let counts = Locked([Int](repeating: 0, count: Limit.allCases.count))
 
     init() {}
 

@@ -1,3 +1,4 @@
+import DepotPlatform
 import NIOCore
 import NIOExtras
 import Synchronization
@@ -13,14 +14,14 @@ final class Listeners: Sendable {
         let identity: SocketFile.Identity?
     }
 
-    private let all: Mutex<[Listener]>
+    private let all: Locked<[Listener]>
     private let shuttingDown = Atomic(false)
 
     /// Whether a shutdown has begun (a listener closed since then closed for it).
     var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
 
     init(_ first: Listener) {
-        all = Mutex([first])
+        all = Locked([first])
     }
 
     /// The one new clients reach.

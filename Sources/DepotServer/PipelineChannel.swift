@@ -1,7 +1,7 @@
 import DepotCore
 import DepotPipeline
+import DepotPlatform
 import NIOCore
-import Synchronization
 
 /// One pipeline running for all the subscriptions that use it (equal pipelines share one channel): each published
 /// state is evaluated once, and what comes out is posted, as `StateFrame`s encoded at most once each, to every
@@ -54,7 +54,7 @@ final class PipelineChannel: Sendable {
         }
     }
 
-    private let running: Mutex<Running>
+    private let running: Locked<Running>
 
     /// A channel whose first state is `published` (the repository's current one).
     init(
@@ -70,7 +70,7 @@ final class PipelineChannel: Sendable {
         var state = Running(
             run: PipelineRun(pipeline, idField: idField), idField: idField, lastPublished: published, startSeq: published.seq)
         state.lastReceivedSeq = published.seq
-        running = Mutex(state)
+        running = Locked(state)
         running.withLock { start(from: published, &$0) }
     }
 

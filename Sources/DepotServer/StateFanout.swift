@@ -1,5 +1,6 @@
 import DepotCore
 import DepotPipeline
+import DepotPlatform
 import DepotRPC
 import DepotWire
 import Logging
@@ -21,7 +22,7 @@ final class StateFanout: StateObserver {
         var lastSuccess: (seq: Int, items: ItemCollection, idField: String)?
     }
 
-    private let published = Mutex(Published())
+    private let published = Locked(Published())
     /// The run the states' seqs belong to, written into every State.
     let epoch: String
     private let groups: [SubscriberGroup]
@@ -35,7 +36,7 @@ final class StateFanout: StateObserver {
     private let encodings = Atomic<Int>(0)
     /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
     /// while one is created, so a new channel starts from the current state and misses none after it.
-    private let channels = Mutex<[String: PipelineChannel]>([:])
+    private let channels = Locked<[String: PipelineChannel]>([:])
     private let nextChannelNumber = Atomic<Int>(1)
     /// The named pipelines subscriptions may follow.
     let library: PipelineLibrary
@@ -265,7 +266,7 @@ final class StateFanout: StateObserver {
     /// answered last (at once when there are none).
     func gatherSubscriptions(_ done: @escaping @Sendable ([DepotStatistics.Subscription]) -> Void) {
         guard !groups.isEmpty else { return done([]) }
-        let gathered = Mutex<(remaining: Int, subscriptions: [DepotStatistics.Subscription])>((groups.count, []))
+        let gathered = Locked<(remaining: Int, subscriptions: [DepotStatistics.Subscription])>((groups.count, []))
         for group in groups {
             group.gatherSubscriptions { subscriptions in
                 let all = gathered.withLock { gathered -> [DepotStatistics.Subscription]? in

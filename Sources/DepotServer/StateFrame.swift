@@ -1,7 +1,7 @@
 import DepotCore
+import DepotPlatform
 import DepotWire
 import NIOCore
-import Synchronization
 
 /// One published state and every wire form subscribers may need of it, each encoded at most once, when first
 /// needed, and shared by all who send it: the snapshot (`state`, `get`'s neighbours, snapshot-mode subscriptions,
@@ -32,7 +32,7 @@ final class StateFrame: Sendable {
         var delta: ByteBuffer?
     }
 
-    private let encodings = Mutex(Encodings())
+    private let encodings = Locked(Encodings())
     private let onEncode: @Sendable () -> Void
 
     /// - Parameter onEncode: called whenever a form that holds the items is encoded (for counting encodings).

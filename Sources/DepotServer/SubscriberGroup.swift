@@ -1,6 +1,6 @@
+import DepotPlatform
 import DepotWire
 import NIOCore
-import Synchronization
 
 /// The connections with active subscriptions that live on one event loop, and the states published for them
 /// that the loop has not yet handed out.
@@ -14,7 +14,7 @@ import Synchronization
 final class SubscriberGroup: Sendable {
     let eventLoop: any EventLoop
     private let connections: NIOLoopBoundBox<[ObjectIdentifier: ConnectionHandler]>
-    private let mailbox = Mutex(Mailbox())
+    private let mailbox = Locked(Mailbox())
 
     private struct Mailbox {
         var states: [StateFrame] = []

@@ -1,7 +1,6 @@
 public import DepotCore
 public import DepotJSON
 import DepotPlatform
-import Synchronization
 
 /// `--source script:FILE`: a source whose answer is the current step of a `StreamScript`, which `advance()` moves
 /// on (the daemon's player calls it at each step's time, then loads). A first step without a delay is the answer
@@ -11,7 +10,7 @@ public final class ScriptSource: Source {
     public let path: String
     public let script: StreamScript
     /// The step answering now (nil before the first), and the ids removed from it since.
-    private let playing = Mutex<(step: Int?, removed: Set<String>)>((nil, []))
+    private let playing = Locked<(step: Int?, removed: Set<String>)>((nil, []))
     private let idField: String
 
     /// Reads and checks the script at `path`; an error says where and what is wrong.

@@ -1,13 +1,12 @@
 import DepotCore
 import DepotPlatform
-import Synchronization
 
 /// The list a file source last wrote, with the stamp of the file it wrote: while the file still has that
 /// stamp, its content is that list, and a removal need not read and parse it again (at 100,000 items, a parse
 /// of 20 MB on every removal, competing with the fan-out for the CPU). Any other stamp — the file edited,
 /// replaced or touched since — and the file is read again.
 final class WrittenList: Sendable {
-    private let written = Mutex<(stamp: FileStamp, idField: String, items: ItemCollection)?>(nil)
+    private let written = Locked<(stamp: FileStamp, idField: String, items: ItemCollection)?>(nil)
 
     /// The list written, if the file still has `stamp` and its ids were read from `idField`.
     func items(ifStill stamp: FileStamp?, idField: String) -> ItemCollection? {

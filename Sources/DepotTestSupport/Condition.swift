@@ -1,4 +1,4 @@
-import Synchronization
+import DepotPlatform
 
 /// A value tests can wait on: `wait(until:)` returns as soon as the predicate holds, however the value got
 /// there. Each change wakes the waiters to check again; nothing polls, nothing sleeps.
@@ -13,10 +13,10 @@ public final class Condition<Value: Sendable>: Sendable {
         var waiters: [Waiter] = []
     }
 
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
 
     public init(_ value: Value) {
-        self.storage = Mutex(Storage(value: value))
+        self.storage = Locked(Storage(value: value))
     }
 
     public var value: Value {

@@ -1,4 +1,4 @@
-import Synchronization
+import DepotPlatform
 
 /// A one-shot latch for tests: tasks `wait()` until someone calls `open()`. Lets a test hold a source call
 /// "in flight" for exactly as long as it needs, instead of guessing with sleeps.
@@ -8,7 +8,7 @@ public final class Gate: Sendable {
         case open
     }
 
-    private let phase = Mutex(Phase.closed([]))
+    private let phase = Locked(Phase.closed([]))
 
     public init() {}
 

@@ -1,10 +1,10 @@
+import DepotPlatform
 public import Logging
-import Synchronization
 
 /// Keeps every log line a `Logger` made from it writes, message and metadata, so that a test can assert on
 /// what was logged, at any level: in particular, that a secret never was.
 public final class LogRecorder: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     public init() {}
 

@@ -1,8 +1,8 @@
 public import DepotClient
 import DepotJSON
+import DepotPlatform
 import DepotSchema
 import DepotWire
-import Synchronization
 
 /// A tap on one connection that checks each message depotd sends against the protocol's document: an answer
 /// against the method its id was sent with (a result, or an error the method lists), a notification against its
@@ -20,7 +20,7 @@ public final class ProtocolChecker: ConnectionTap {
     }
 
     private let ledger: ProtocolLedger
-    private let requests = Mutex(Requests())
+    private let requests = Locked(Requests())
 
     init(ledger: ProtocolLedger) {
         self.ledger = ledger

@@ -1,6 +1,6 @@
+import DepotPlatform
 public import DepotSchema
 import DepotWire
-import Synchronization
 public import Testing
 
 /// Holds every message depotd sends in a test to rpc-schema/openrpc.json, as built into the binaries: each
@@ -22,7 +22,7 @@ public final class ProtocolLedger: Sendable {
         var violations: [String] = []
     }
 
-    private let record = Mutex(Record())
+    private let record = Locked(Record())
 
     public init() {}
 

@@ -1,6 +1,6 @@
 public import DepotCore
 public import DepotJSON
-import Synchronization
+import DepotPlatform
 
 /// The injectable source for repository and server tests: it serves a list held in memory, counts its
 /// calls, can fail on demand, can be held mid-call by a gate, and can be slowed by a fixed delay. Given a
@@ -41,12 +41,12 @@ public final class TestSource: Source {
         case remaining
     }
 
-    private let behaviour: Mutex<Behaviour>
+    private let behaviour: Locked<Behaviour>
     public let calls = Condition(Calls())
     public let description = "test:memory"
 
     public init(items: [JSONValue] = [], idField: String = "id") {
-        self.behaviour = Mutex(Behaviour(items: items, idField: idField))
+        self.behaviour = Locked(Behaviour(items: items, idField: idField))
     }
 
     /// Items numbered 1…count: `{"id": n, "name": "item n"}`.

@@ -16,9 +16,21 @@ public func withTimeout<Value: Sendable>(
     _ what: String = "the operation",
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
+    let limit = limit * TestTime.scale
     do {
         return try await withDeadline(limit, operation)
     } catch is DeadlineExceeded {
         throw TimeoutError(what: what, limit: limit)
     }
+}
+
+/// How the tests' waits stretch on a slow build.
+public enum TestTime {
+    /// Every time-out is multiplied by this: `DEPOT_TEST_TIME_SCALE` (a whole number, 1 unless set), which
+    /// `scripts/test --tsan` sets because a ThreadSanitizer build runs several times slower. Only the safety nets
+    /// grow; no test waits longer for an event that has come.
+    public static let scale: Int = {
+        guard let text = ProcessEnvironment.variables["DEPOT_TEST_TIME_SCALE"], let scale = Int(text), scale >= 1 else { return 1 }
+        return scale
+    }()
 }

@@ -1,16 +1,16 @@
 import DepotCache
 import DepotCore
 import DepotJSON
+import DepotPlatform
 import DepotTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// Counts what the repository asks of a real cache, so a test can tell one dropped row from a rewritten list.
 final class CountingCache: CollectionCache {
     let cache: ItemCache
-    let saves = Mutex(0)
-    let removals = Mutex(0)
+    let saves = Locked(0)
+    let removals = Locked(0)
 
     init(_ cache: ItemCache) {
         self.cache = cache
@@ -42,7 +42,7 @@ final class CountingCache: CollectionCache {
 final class FullDiskCache: CollectionCache {
     struct DiskFull: Error {}
     let cache: ItemCache
-    let failing = Mutex(false)
+    let failing = Locked(false)
 
     init(_ cache: ItemCache) {
         self.cache = cache
@@ -67,7 +67,7 @@ final class FullDiskCache: CollectionCache {
     }
 
     /// As on a read-only file system: the files cannot be deleted either.
-    let readOnly = Mutex(false)
+    let readOnly = Locked(false)
 
     func discard() async throws {
         if readOnly.withLock({ $0 }) { throw DiskFull() }
@@ -139,7 +139,7 @@ struct RemovalCacheTests {
         defer { directory.remove() }
         let source = TestSource(count: 4)
         let cache = CountingCache(try await ItemCache.open(at: directory.file("cache.sqlite"), logger: quietLogger))
-        let clock = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+        let clock = Locked(Date(timeIntervalSince1970: 1_700_000_000))
         let repository = Repository(source: source, cache: cache, now: { clock.withLock { $0 } }, logger: quietLogger)
         try await body(source, cache, repository)
     }

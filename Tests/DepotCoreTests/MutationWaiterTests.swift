@@ -1,6 +1,6 @@
 import DepotCore
+import DepotPlatform
 import DepotTestSupport
-import Synchronization
 import Testing
 
 @Suite("Mutation: callbacks when it finishes, withdrawn when no longer wanted", .timeLimit(.minutes(1)))
@@ -10,7 +10,7 @@ struct MutationWaiterTests {
         let fixture = Fixture()
         let gate = fixture.source.holdNextFetch()
         let mutation = fixture.repository.load()
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         mutation.whenFinished { result in seen.withLock { $0.append((try? result.get())?.seq ?? -1) } }
         #expect(mutation.waitingCount == 1)
         gate.open()
@@ -26,7 +26,7 @@ struct MutationWaiterTests {
         let fixture = Fixture()
         let gate = fixture.source.holdNextFetch()
         let mutation = fixture.repository.load()
-        let called = Mutex(false)
+        let called = Locked(false)
         let waiter = mutation.whenFinished { _ in called.withLock { $0 = true } }
         let kept = mutation.whenFinished { _ in }
         mutation.withdraw(waiter)

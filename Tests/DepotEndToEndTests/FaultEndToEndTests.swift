@@ -1,8 +1,8 @@
 import DepotClient
 import DepotJSON
+import DepotPlatform
 import DepotTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -32,12 +32,13 @@ struct FaultEndToEndTests {
 
     @Test("an HTTP source that accepts and never answers: load fails within --request-timeout, saying so; then it answers")
     func sourceNeverAnswers() async throws {
-        let answering = Mutex(false)
+        let answering = Locked(false)
         let server = try await HTTPTestServer.start { _ in
             answering.withLock { $0 } ? .respond(status: 200, body: #"[{"id":1},{"id":2}]"#) : .hang
         }
         defer { Task { await server.stop() } }
-        try await withDaemon(["--source", server.url("/items"), "--no-initial-load", "--no-cache", "--request-timeout", "1"]) { daemon in
+        try await withDaemon(["--source", server.url("/items"), "--no-initial-load", "--no-cache", "--request-timeout", "\(TestTime.scale)"]) {
+            daemon in
             let connection = try await daemon.connect()
             let error = try #require(await remoteError { _ = try await connection.call("load") }, "a source that never answers cannot load")
             #expect(error.code == -32001)
@@ -51,9 +52,9 @@ struct FaultEndToEndTests {
 
     @Test("kill -9 during an optimistic removal: after a restart, the unconfirmed removal is not half-applied, a confirmed one is kept")
     func killDuringOptimisticRemoval() async throws {
-        let items = Mutex([1, 2, 3])
-        let deleteGate = Mutex(true)  // true: DELETE hangs
-        let sourceUp = Mutex(true)
+        let items = Locked([1, 2, 3])
+        let deleteGate = Locked(true)  // true: DELETE hangs
+        let sourceUp = Locked(true)
         let server = try await HTTPTestServer.start { request in
             guard sourceUp.withLock({ $0 }) else { return .respond(status: 503) }
             switch request.method {

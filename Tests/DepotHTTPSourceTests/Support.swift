@@ -21,7 +21,8 @@ func withServer<Value: Sendable>(
     }
 }
 
-/// An HTTP source on `path` of `server`; short timeouts so that a test of one never waits long.
+/// An HTTP source on `path` of `server`; short timeouts so that a test of one never waits long (stretched on a
+/// slow build, like every safety net: `TestTime.scale`).
 func httpSource(
     _ server: HTTPTestServer,
     _ path: String = "/items",
@@ -29,8 +30,8 @@ func httpSource(
     configure: (inout HTTPSourceOptions) throws -> Void = { _ in }
 ) throws -> HTTPSource {
     var options = HTTPSourceOptions()
-    options.connectTimeout = .seconds(5)
-    options.requestTimeout = .seconds(20)
+    options.connectTimeout = .seconds(5) * TestTime.scale
+    options.requestTimeout = .seconds(20) * TestTime.scale
     try configure(&options)
     return HTTPSource(address: try HTTPAddress(parsing: server.url(path)), options: options, logger: logger)
 }

@@ -1,7 +1,6 @@
 import DepotPlatform
 import DepotTestSupport
 import Dispatch
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -220,7 +219,7 @@ struct FilesTests {
     /// generous limit, calls `unblock` and waits for it. A safety net against a hang, never a measurement.
     private func readAllOffThread(_ path: String, unblock: () -> Void) throws -> SystemError? {
         let done = DispatchSemaphore(value: 0)
-        let result = Mutex<Result<[UInt8], SystemError>?>(nil)
+        let result = Locked<Result<[UInt8], SystemError>?>(nil)
         // A queue of its own always gets a thread, even when the shared ones are busy with other tests.
         DispatchQueue(label: "readAll-off-thread").async {
             let outcome = Result { () throws(SystemError) in try Files.readAll(path) }

@@ -1,8 +1,8 @@
 import DepotJSON
+import DepotPlatform
 import DepotRPC
 import DepotTestSupport
 import NIOCore
-import Synchronization
 import Testing
 
 // MARK: Context
@@ -10,8 +10,8 @@ import Testing
 /// The context the test methods run with: a log of what the handlers did, in the order they did it, and the
 /// results they left pending, by tag.
 final class Journal: Sendable {
-    private let entries = Mutex<[String]>([])
-    private let results = Mutex<[String: ManualResult]>([:])
+    private let entries = Locked<[String]>([])
+    private let results = Locked<[String: ManualResult]>([:])
 
     /// The pending result of the call tagged `tag`, made on first use.
     func result(_ tag: String) -> ManualResult {
@@ -74,7 +74,7 @@ final class ManualResult: Sendable {
         var withdrawals = 0
     }
 
-    private let waiting = Mutex(Waiting())
+    private let waiting = Locked(Waiting())
 
     var pending: PendingResult {
         PendingResult { completion in
@@ -106,7 +106,7 @@ final class ManualResult: Sendable {
 
 /// What a pending line delivered: nothing yet, or the line (nil when it held only notifications).
 final class LineReceiver: Sendable {
-    private let received = Mutex<[[UInt8]?]>([])
+    private let received = Locked<[[UInt8]?]>([])
 
     /// Registers with `pending`; the withdrawal stops delivery.
     @discardableResult

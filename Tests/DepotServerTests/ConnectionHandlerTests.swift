@@ -1,12 +1,12 @@
 import DepotCore
 import DepotJSON
+import DepotPlatform
 import DepotRPC
 import DepotTestSupport
 import DepotWire
 import Logging
 import NIOCore
 import NIOEmbedded
-import Synchronization
 import Testing
 
 @testable import DepotServer
@@ -101,7 +101,7 @@ struct ChannelBench {
 final class FailingWrites: ChannelOutboundHandler, Sendable {
     typealias OutboundIn = ByteBuffer
     let allowed: Int
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     init(allowing allowed: Int) {
         self.allowed = allowed
@@ -130,7 +130,7 @@ final class FailingWrites: ChannelOutboundHandler, Sendable {
 /// when the channel closes.
 final class UnreadWrites: ChannelOutboundHandler, Sendable {
     typealias OutboundIn = ByteBuffer
-    private let kept = Mutex<[(ByteBuffer, EventLoopPromise<Void>?)]>([])
+    private let kept = Locked<[(ByteBuffer, EventLoopPromise<Void>?)]>([])
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let buffer = unwrapOutboundIn(data)
@@ -155,7 +155,7 @@ final class UnreadWrites: ChannelOutboundHandler, Sendable {
 /// the output was closed and leaves the channel open for input.
 final class HalfClose: ChannelOutboundHandler, Sendable {
     typealias OutboundIn = ByteBuffer
-    private let closedOutput = Mutex(false)
+    private let closedOutput = Locked(false)
 
     var outputClosed: Bool { closedOutput.withLock { $0 } }
 

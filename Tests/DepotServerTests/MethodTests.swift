@@ -1,10 +1,10 @@
 import DepotCore
 import DepotJSON
+import DepotPlatform
 import DepotRPC
 import DepotTestSupport
 import DepotWire
 import Logging
-import Synchronization
 import Testing
 
 @testable import DepotServer
@@ -154,7 +154,7 @@ struct MethodTests {
             Issue.record("load is answered later")
             return
         }
-        let delivered = Mutex(0)
+        let delivered = Locked(0)
         let withdraw = pending.whenReady { _ in delivered.withLock { $0 += 1 } }
         let source = bench.source
         try await withTimeout { await source.calls.wait { $0.fetchesStarted == 1 } }

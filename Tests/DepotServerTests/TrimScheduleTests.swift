@@ -69,6 +69,9 @@ struct TrimScheduleTests {
     func endlessChurnTrimsEveryMinute() {
         var schedule = TrimSchedule()
         let churn = Tick(releasedBytes: 1 << 20, opened: 5, closed: 5)
-        #expect(Self.trims(&schedule, Self.repeating(churn, 3 * TrimSchedule.churnTicks + 1)) == [TrimSchedule.churnTicks, 2 * TrimSchedule.churnTicks + 1])
+        #expect(
+            Self.trims(&schedule, Self.repeating(churn, 3 * TrimSchedule.churnTicks + 1)) == [
+                TrimSchedule.churnTicks, 2 * TrimSchedule.churnTicks + 1,
+            ])
     }
 }

@@ -1,10 +1,10 @@
 import DepotCore
 import DepotJSON
+import DepotPlatform
 import DepotRPC
 import DepotSchema
 import DepotTestSupport
 import DepotWire
-import Synchronization
 import Testing
 
 @Suite("Request types: each is the method rpc-schema/openrpc.json describes")
@@ -46,7 +46,7 @@ struct RequestTypeTests {
 
     @Test("a wrong param is refused with -32602 naming it, before any handler runs")
     func wrongParams() {
-        let called = Mutex(false)
+        let called = Locked(false)
         let dispatcher = RPCDispatcher<Int>(methods: [
             .handling(RemoveRequest.self) { _, _ throws(RPCError) in
                 called.withLock { $0 = true }
@@ -84,7 +84,7 @@ struct RequestCase: Sendable, CustomTestStringConvertible {
 
 extension DepotRequest {
     fileprivate static func checkExample(params: JSONObject, result: JSONValue?) throws {
-        let decoded = Mutex<Self?>(nil)
+        let decoded = Locked<Self?>(nil)
         let dispatcher = RPCDispatcher<Int>(methods: [
             .handling(Self.self) { request, _ throws(RPCError) in
                 decoded.withLock { $0 = request }
