@@ -63,29 +63,12 @@ public struct HTTPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func checkHostAndPort(_ authority: Substring, scheme: String) throws(SettingProblem) {
-        var host = authority
-        var port: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
-                throw SettingProblem("has an IPv6 address without its closing \"]\"")
-            }
-            host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw SettingProblem("has something other than a port after its IPv6 address") }
-                port = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            port = authority[authority.index(after: colon)...]
-        }
-        guard !host.isEmpty else {
+        let parts = try NetworkAuthority(splitting: authority, keepBrackets: true)
+        guard !parts.host.isEmpty else {
             throw SettingProblem("names no host; write \(scheme)://HOST/PATH, as in \(scheme)://example.com/items")
         }
-        if let port {
-            guard let number = Int(port), port.allSatisfy(\.isASCII), (1...65535).contains(number) else {
-                throw SettingProblem("has the port \"\(port)\"; a port is a number from 1 to 65535")
-            }
+        if let port = parts.port {
+            _ = try NetworkAuthority.port(port)
         }
     }
 

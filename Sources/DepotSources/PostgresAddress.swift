@@ -1,0 +1,265 @@
+/// A PostgreSQL database and the table in it that holds the collection, as a libpq-style URI:
+/// `postgres://USER@HOST:PORT/DATABASE?table=NAME&sslmode=MODE` (`postgresql://` too). Checked when the settings
+/// are read, with what to write instead, rather than when the first connection fails.
+///
+/// - The host is a name, an IPv4 address or `[IPv6]`; left out (`postgres://USER@/DATABASE`), or given as
+///   `?host=/DIRECTORY` or a percent-encoded path (`%2Frun%2Fpostgresql`), it is the directory of the server's
+///   Unix socket, `/run/postgresql` unless said. The port is 5432 unless said. One host only: for several, put a
+///   pooler or a virtual address in front.
+/// - The user is depotd's own user name when left out; the database is the user's name when left out, as libpq
+///   does.
+/// - A password is refused in the URI: command lines and config files are readable by others, and the URI
+///   appears in logs. It is read from a file or a systemd credential instead.
+/// - `table` is `NAME` or `SCHEMA.NAME`, plain identifiers (letters, digits, `_`, `$`; at most 63 bytes each),
+///   `items` unless said. Quoted identifiers are not supported.
+/// - `sslmode` is libpq's: `disable`, `allow`, `prefer` (the default), `require`, `verify-ca`, `verify-full`.
+public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
+    /// Where the server listens.
+    public enum Endpoint: Sendable, Hashable {
+        /// A host name or address and a port.
+        case tcp(host: String, port: Int)
+        /// The directory of the server's socket and the port that names it (`DIRECTORY/.s.PGSQL.PORT`).
+        case unixSocket(directory: String, port: Int)
+
+        /// The socket file's path, for `.unixSocket`.
+        public var socketPath: String? {
+            guard case .unixSocket(let directory, let port) = self else { return nil }
+            return (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/.s.PGSQL.\(port)"
+        }
+    }
+
+    /// libpq's `sslmode`: whether TLS is tried or required, and how much of the server's certificate is checked.
+    public enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        case disable, allow, prefer, require
+        case verifyCA = "verify-ca"
+        case verifyFull = "verify-full"
+    }
+
+    public let endpoint: Endpoint
+    /// The user to connect as; nil: depotd's own user name.
+    public let user: String?
+    /// The database; nil: the user's name.
+    public let database: String?
+    /// The table's schema, when the table was given as `SCHEMA.NAME`.
+    public let schema: String?
+    public let table: String
+    public let tlsMode: TLSMode
+
+    public static let defaultPort = 5432
+    public static let defaultSocketDirectory = "/run/postgresql"
+    public static let defaultTable = "items"
+
+    /// The table as SQL names it, each part double-quoted: `"public"."items"`.
+    public var quotedTable: String {
+        (schema.map { "\"\($0)\"." } ?? "") + "\"\(table)\""
+    }
+
+    /// The address as a URI, with every part that was given or defaulted: what logs and messages show. It never
+    /// holds a secret, since a password is refused.
+    public var description: String {
+        var text = "postgres://" + (user.map { Self.percentEncoded($0) + "@" } ?? "")
+        var query = [String]()
+        switch endpoint {
+        case .tcp(let host, let port):
+            text += (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+        case .unixSocket(let directory, let port):
+            text += ":\(port)"
+            query.append("host=" + directory)
+        }
+        text += "/" + (database.map(Self.percentEncoded) ?? "")
+        query.append("table=" + (schema.map { $0 + "." } ?? "") + table)
+        if tlsMode != .prefer { query.append("sslmode=" + tlsMode.rawValue) }
+        return text + "?" + query.joined(separator: "&")
+    }
+
+    /// Whether `text` is meant as a PostgreSQL address (its scheme is `postgres` or `postgresql`).
+    public static func isPostgres(_ text: String) -> Bool {
+        splitScheme(text) != nil
+    }
+
+    /// Parses `text`; the error is the problem without its subject, as in `SourceLocation.ParseError`.
+    public init(parsing text: String) throws(SettingProblem) {
+        guard let rest = Self.splitScheme(text) else {
+            throw SettingProblem("is not a postgres:// URI; write postgres://USER@HOST:PORT/DATABASE?table=NAME")
+        }
+        if rest.contains("#") {
+            throw SettingProblem("has a fragment (#…), which a postgres:// URI does not take; remove it")
+        }
+        let (beforeQuery, queryText) = Self.split(rest, at: "?")
+        let (authority, path) = Self.split(beforeQuery, at: "/")
+        var hostPart = authority
+        var user: String?
+        if let at = authority.lastIndex(of: "@") {
+            let userInfo = authority[..<at]
+            hostPart = authority[authority.index(after: at)...]
+            if userInfo.contains(":") {
+                throw SettingProblem(
+                    "has a password in it; remove it from the URI and give it in a password file or a systemd credential, "
+                        + "which no log or process listing shows"
+                )
+            }
+            guard !userInfo.isEmpty else { throw SettingProblem("has an empty user name before \"@\"; write USER@HOST or leave both out") }
+            user = try Self.percentDecoded(userInfo, what: "user name")
+        }
+        if hostPart.contains(",") {
+            throw SettingProblem(
+                "lists several hosts; depotd connects to one: put a pooler or a virtual address in front of them and name that"
+            )
+        }
+        var (host, port) = try Self.hostAndPort(hostPart)
+        var database: String?
+        if let path, !path.isEmpty {
+            database = try Self.percentDecoded(path, what: "database name")
+        }
+        var schema: String?
+        var table = Self.defaultTable
+        var tlsMode = TLSMode.prefer
+        var socketDirectory: String?
+        var seen = Set<String>()
+        for parameter in (queryText ?? "").split(separator: "&") {
+            let (name, value) = Self.split(parameter, at: "=")
+            guard let value else { throw SettingProblem("has the parameter \"\(name)\" without a value; write \(name)=VALUE") }
+            guard seen.insert(String(name)).inserted else { throw SettingProblem("gives the parameter \"\(name)\" twice") }
+            let decoded = try Self.percentDecoded(value, what: "value of \(name)")
+            switch name {
+            case "table":
+                (schema, table) = try Self.qualifiedTable(decoded)
+            case "sslmode":
+                guard let mode = TLSMode(rawValue: decoded) else {
+                    throw SettingProblem(
+                        "has sslmode=\(decoded); it is one of " + TLSMode.allCases.map(\.rawValue).joined(separator: ", ")
+                    )
+                }
+                tlsMode = mode
+            case "host":
+                guard decoded.hasPrefix("/") else {
+                    throw SettingProblem(
+                        "has host=\(decoded) in its query; there it names a socket directory (/run/postgresql); put a host name before the port")
+                }
+                socketDirectory = decoded
+            case "port":
+                port = try NetworkAuthority.port(Substring(decoded))
+            case "user":
+                user = decoded
+            case "dbname":
+                database = decoded
+            case "password", "passfile":
+                throw SettingProblem(
+                    "has \(name) in its query; give the password in a password file or a systemd credential instead, which no log or process listing shows"
+                )
+            default:
+                throw SettingProblem(
+                    "has the parameter \"\(name)\", which depotd does not take; it takes table, sslmode, host, port, user and dbname")
+            }
+        }
+        if let socketDirectory {
+            guard host == nil || host?.hasPrefix("/") == true else {
+                throw SettingProblem("names both a host (\(host ?? "")) and a socket directory (host=\(socketDirectory)); keep one")
+            }
+            host = socketDirectory
+        }
+        let resolvedPort = port ?? Self.defaultPort
+        if let host, !host.hasPrefix("/") {
+            endpoint = .tcp(host: host, port: resolvedPort)
+        } else {
+            endpoint = .unixSocket(directory: host ?? Self.defaultSocketDirectory, port: resolvedPort)
+        }
+        if endpoint.socketPath.map({ $0.utf8.count > 107 }) == true {
+            throw SettingProblem("names a socket directory too long for a Unix socket path (at most 107 bytes with /.s.PGSQL.PORT)")
+        }
+        if case .unixSocket = endpoint, tlsMode == .require || tlsMode == .verifyCA || tlsMode == .verifyFull {
+            throw SettingProblem(
+                "asks for sslmode=\(tlsMode.rawValue) over a Unix socket, where PostgreSQL does not offer TLS; use a host name, or sslmode=disable")
+        }
+        self.user = user
+        self.database = database
+        self.schema = schema
+        self.table = table
+        self.tlsMode = tlsMode
+    }
+
+    /// What follows `postgres://` or `postgresql://` (the scheme in any case); nil for another scheme.
+    private static func splitScheme(_ text: String) -> Substring? {
+        for scheme in ["postgresql://", "postgres://"] where text.utf8.count >= scheme.utf8.count {
+            if text.prefix(scheme.count).lowercased() == scheme { return text.dropFirst(scheme.count) }
+        }
+        return nil
+    }
+
+    /// `text` before the first `separator`, and after it (nil when there is none).
+    private static func split(_ text: Substring, at separator: Character) -> (Substring, Substring?) {
+        guard let index = text.firstIndex(of: separator) else { return (text, nil) }
+        return (text[..<index], text[text.index(after: index)...])
+    }
+
+    /// The host (nil when left out; a decoded path when percent-encoded) and the port (nil when left out).
+    private static func hostAndPort(_ text: Substring) throws(SettingProblem) -> (String?, Int?) {
+        let authority = try NetworkAuthority(splitting: text, keepBrackets: false)
+        let host = authority.host.isEmpty ? nil : try percentDecoded(authority.host, what: "host")
+        guard let port = authority.port else { return (host, nil) }
+        return (host, try NetworkAuthority.port(port))
+    }
+
+    /// `NAME` or `SCHEMA.NAME`, each a plain identifier.
+    private static func qualifiedTable(_ text: String) throws(SettingProblem) -> (String?, String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { throw SettingProblem("has table=\(text); write NAME or SCHEMA.NAME") }
+        for part in parts {
+            guard let first = part.unicodeScalars.first, first == "_" || Self.isLetter(first),
+                part.unicodeScalars.allSatisfy({ $0 == "_" || $0 == "$" || Self.isLetter($0) || ("0"..."9").contains($0) }),
+                part.utf8.count <= 63
+            else {
+                throw SettingProblem(
+                    "has table=\(text); a table (and its schema) is a plain SQL identifier: letters, digits, _ and $, "
+                        + "not starting with a digit, at most 63 bytes"
+                )
+            }
+        }
+        return parts.count == 2 ? (String(parts[0]), String(parts[1])) : (nil, String(parts[0]))
+    }
+
+    private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+    }
+
+    /// `text` with its `%XX` escapes decoded; refuses a bad escape, a result that is not UTF-8, and NUL.
+    private static func percentDecoded(_ text: Substring, what: String) throws(SettingProblem) -> String {
+        var bytes = [UInt8]()
+        var index = text.utf8.startIndex
+        let utf8 = text.utf8
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%") {
+                let high = utf8.index(after: index)
+                guard high != utf8.endIndex, utf8.index(after: high) != utf8.endIndex,
+                    let value = UInt8(String(decoding: [utf8[high], utf8[utf8.index(after: high)]], as: UTF8.self), radix: 16)
+                else {
+                    throw SettingProblem("has a \"%\" in its \(what) that is not followed by two hex digits; write %25 for \"%\"")
+                }
+                bytes.append(value)
+                index = utf8.index(high, offsetBy: 2)
+            } else {
+                bytes.append(byte)
+                index = utf8.index(after: index)
+            }
+        }
+        guard !bytes.contains(0), let decoded = String(validating: bytes, as: UTF8.self) else {
+            throw SettingProblem("has a \(what) that is not UTF-8 text once decoded")
+        }
+        return decoded
+    }
+
+    /// `text` with every byte but unreserved ones (RFC 3986) percent-encoded.
+    private static func percentEncoded(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if isLetter(scalar) || ("0"..."9").contains(scalar) || "-._~".unicodeScalars.contains(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else {
+                result += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,141 @@
+import DepotPlatform
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A PostgreSQL cluster of the tests' own: Debian's server binaries, `initdb` in a temporary directory, started
+/// and stopped by the test, run as the `postgres` user (the server refuses root), never the host's cluster.
+/// It listens on a Unix socket in its directory, and on TCP too when given addresses (the fleet's namespaces).
+public final class PostgresCluster: Sendable {
+    /// Why a cluster cannot start here, or nil when it can.
+    public static var unavailableReason: String? {
+        if getuid() != 0 { return "needs root (to run PostgreSQL as the postgres user)" }
+        if UserDatabase.uid(ofUser: "postgres") == nil { return "needs the postgres user (apt-get install postgresql)" }
+        if binDirectory == nil { return "needs PostgreSQL's server (apt-get install postgresql: /usr/lib/postgresql/*/bin/postgres)" }
+        return nil
+    }
+
+    /// Under CI=true the tests that need PostgreSQL must run: a skip there would hide a missing install step.
+    public static var mustRun: Bool {
+        ProcessEnvironment.variables["CI"] == "true"
+    }
+
+    /// The newest installed server's bin directory (`/usr/lib/postgresql/15/bin`).
+    public static let binDirectory: String? = {
+        guard let directory = opendir("/usr/lib/postgresql") else { return nil }
+        defer { closedir(directory) }
+        var versions: [Int] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let version = Int(name), access("/usr/lib/postgresql/\(name)/bin/postgres", X_OK) == 0 { versions.append(version) }
+        }
+        return versions.max().map { "/usr/lib/postgresql/\($0)/bin" }
+    }()
+
+    /// The role every test connects as: a superuser, trusted without a password on the socket and on TCP.
+    public static let user = "depot"
+    public static let port = 5432
+
+    public let directory: TemporaryDirectory
+    /// Where the server's socket is: `directory/.s.PGSQL.5432`.
+    public var socketDirectory: String { directory.path }
+    public var socketPath: String { directory.file(".s.PGSQL.\(Self.port)") }
+    private var dataDirectory: String { directory.file("data") }
+    private let listenAddresses: [String]
+
+    /// Creates a cluster (initdb) and starts it. `listenAddresses` are the TCP addresses to listen on besides the
+    /// socket (none by default).
+    public static func start(listenAddresses: [String] = []) async throws -> PostgresCluster {
+        if let reason = unavailableReason { throw PostgresClusterError(description: "PostgreSQL cannot run here: \(reason)") }
+        let cluster = PostgresCluster(listenAddresses: listenAddresses)
+        do {
+            try await cluster.initialize()
+            try await cluster.startServer()
+        } catch {
+            cluster.directory.remove()
+            throw error
+        }
+        return cluster
+    }
+
+    private init(listenAddresses: [String]) {
+        directory = TemporaryDirectory(prefix: "depot-pg")
+        self.listenAddresses = listenAddresses
+    }
+
+    private func initialize() async throws {
+        guard let uid = UserDatabase.uid(ofUser: "postgres"), let gid = UserDatabase.gid(ofGroup: "postgres") else {
+            throw PostgresClusterError(description: "there is no postgres user or group")
+        }
+        guard chown(directory.path, uid, gid) == 0 else {
+            throw PostgresClusterError(description: "cannot give \(directory.path) to postgres: \(String(cString: strerror(errno)))")
+        }
+        try await runAsPostgres(
+            "initdb", ["-D", dataDirectory, "-U", Self.user, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]
+        )
+    }
+
+    /// Starts the server and waits until it accepts connections.
+    public func startServer() async throws {
+        let options = [
+            "-k", socketDirectory, "-p", "\(Self.port)", "-c", "listen_addresses='\(listenAddresses.joined(separator: ","))'",
+            "-c", "fsync=off", "-c", "max_connections=200",
+        ].joined(separator: " ")
+        try await runAsPostgres("pg_ctl", ["-D", dataDirectory, "-l", directory.file("server.log"), "-o", options, "-w", "-t", "120", "start"])
+    }
+
+    /// Stops the server (fast: open sessions are ended), keeping its data.
+    public func stopServer() async throws {
+        try await runAsPostgres("pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "120", "stop"])
+    }
+
+    /// Stops the server and removes the cluster.
+    public func remove() async {
+        _ = try? await stopServer()
+        directory.remove()
+    }
+
+    /// Runs `sql` with psql as the tests' superuser in `database`; returns its output, unaligned, one row per line.
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") async throws -> String {
+        guard let bin = Self.binDirectory else { throw PostgresClusterError(description: "no PostgreSQL here") }
+        let result = try await CommandResult.run(
+            "\(bin)/psql",
+            [
+                "-h", socketDirectory, "-p", "\(Self.port)", "-U", Self.user, "-d", database, "-v", "ON_ERROR_STOP=1", "-X", "-A", "-t", "-q", "-f",
+                "-",
+            ],
+            environment: ["PATH": "/usr/bin:/bin"],
+            input: sql
+        )
+        guard result.status == 0 else {
+            throw PostgresClusterError(description: "psql failed (\(result.status)) on \(sql.prefix(200)): \(result.standardError)")
+        }
+        return result.standardOutput
+    }
+
+    /// What the server wrote to its log: for a failing test's message.
+    public var serverLog: String {
+        directory.read("server.log") ?? ""
+    }
+
+    private func runAsPostgres(_ program: String, _ arguments: [String]) async throws {
+        guard let bin = Self.binDirectory else { throw PostgresClusterError(description: "no PostgreSQL here") }
+        let result = try await CommandResult.run(
+            "/usr/bin/setpriv",
+            ["--reuid=postgres", "--regid=postgres", "--init-groups", "\(bin)/\(program)"] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C"]
+        )
+        guard result.status == 0 else {
+            throw PostgresClusterError(
+                description: "\(program) failed (\(result.status)): \(result.standardError)\(result.standardOutput)\n\(serverLog.suffix(2000))"
+            )
+        }
+    }
+}
+
+/// Why the tests' PostgreSQL cluster could not be made, started or used.
+public struct PostgresClusterError: Error, CustomStringConvertible {
+    public let description: String
+}
