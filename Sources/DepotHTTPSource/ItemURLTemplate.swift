@@ -28,26 +28,9 @@ public struct ItemURLTemplate: Sendable, Equatable, CustomStringConvertible {
         // Cannot fail: the template parsed with "id" in place of {id}, and a percent-encoded id uses only the same
         // characters, which a path segment allows.
         // swift-format-ignore: NeverUseForceTry
-        try! HTTPAddress(parsing: template.replacing(Self.placeholder, with: Self.percentEncodedSegment(id)))
+        try! HTTPAddress(parsing: template.replacing(Self.placeholder, with: PercentEncoding.encoded(id)))
     }
 
     /// Shown in messages without the query's values, with `{id}` as written.
     public var description: String { HTTPAddress.redacted(template) }
-
-    /// `text` with every byte but RFC 3986's unreserved characters (letters, digits, `-._~`) written as `%XX`
-    /// of its UTF-8: safe as one path segment, and as a query value.
-    public static func percentEncodedSegment(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
-            }
-        }
-        return encoded
-    }
 }

@@ -204,13 +204,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// A batch's answers waiting for its slower calls carried the user's memory past its bound.
     private func heldAnswersPassedTheBound(_ total: Int) {
         guard machine.activity != nil else { return }
-        let limit = limits.maxMemoryPerUser
-        cutOff(
-            .maxMemoryPerUser,
-            "the connections of uid \(peer.map { String($0.uid) } ?? "?") hold \(total) bytes in depotd (with answers a batch keeps until its last call is done), past --max-memory-per-user (\(limit))",
-            tell:
-                "your connections to depotd hold \(total) bytes of its memory, past its bound of \(limit) per user (--max-memory-per-user): send calls whose answers are large on their own, not in a batch"
-        )
+        cutOffOverMemoryBound(
+            total, holding: "with answers a batch keeps until its last call is done",
+            advice: "send calls whose answers are large on their own, not in a batch")
     }
 
     private static func timeAmount(seconds: Double) -> TimeAmount {
@@ -792,11 +788,20 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             logger.debug("over --max-memory-per-user: this connection's subscriptions skip to their newest state")
             guard total > limit else { return }
         }
+        cutOffOverMemoryBound(
+            total, holding: "lines unfinished or waiting, answers and notifications unread",
+            advice: "read your answers and notifications, and send whole lines")
+    }
+
+    /// Cuts the connection off because its user's connections hold `total` bytes, past --max-memory-per-user:
+    /// `holding` says what they hold (for the log), `advice` what the client should do instead.
+    private func cutOffOverMemoryBound(_ total: Int, holding: String, advice: String) {
+        let limit = limits.maxMemoryPerUser
         cutOff(
             .maxMemoryPerUser,
-            "the connections of uid \(user.map(String.init) ?? "?") hold \(total) bytes in depotd (lines unfinished or waiting, answers and notifications unread), past --max-memory-per-user (\(limit))",
+            "the connections of uid \(peer.map { String($0.uid) } ?? "?") hold \(total) bytes in depotd (\(holding)), past --max-memory-per-user (\(limit))",
             tell:
-                "your connections to depotd hold \(total) bytes of its memory, past its bound of \(limit) per user (--max-memory-per-user): read your answers and notifications, and send whole lines"
+                "your connections to depotd hold \(total) bytes of its memory, past its bound of \(limit) per user (--max-memory-per-user): \(advice)"
         )
     }
 

@@ -57,7 +57,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address as a URI, with every part that was given or defaulted: what logs and messages show. It never
     /// holds a secret, since a password is refused.
     public var description: String {
-        var text = "postgres://" + (user.map { Self.percentEncoded($0) + "@" } ?? "")
+        var text = "postgres://" + (user.map { PercentEncoding.encoded($0) + "@" } ?? "")
         var query = [String]()
         switch endpoint {
         case .tcp(let host, let port):
@@ -66,7 +66,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
             text += ":\(port)"
             query.append("host=" + directory)
         }
-        text += "/" + (database.map(Self.percentEncoded) ?? "")
+        text += "/" + (database.map(PercentEncoding.encoded) ?? "")
         query.append("table=" + (schema.map { $0 + "." } ?? "") + table)
         if tlsMode != .prefer { query.append("sslmode=" + tlsMode.rawValue) }
         return text + "?" + query.joined(separator: "&")
@@ -224,42 +224,13 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// `text` with its `%XX` escapes decoded; refuses a bad escape, a result that is not UTF-8, and NUL.
     private static func percentDecoded(_ text: Substring, what: String) throws(SettingProblem) -> String {
-        var bytes = [UInt8]()
-        var index = text.utf8.startIndex
-        let utf8 = text.utf8
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "%") {
-                let high = utf8.index(after: index)
-                guard high != utf8.endIndex, utf8.index(after: high) != utf8.endIndex,
-                    let value = UInt8(String(decoding: [utf8[high], utf8[utf8.index(after: high)]], as: UTF8.self), radix: 16)
-                else {
-                    throw SettingProblem("has a \"%\" in its \(what) that is not followed by two hex digits; write %25 for \"%\"")
-                }
-                bytes.append(value)
-                index = utf8.index(high, offsetBy: 2)
-            } else {
-                bytes.append(byte)
-                index = utf8.index(after: index)
+        do {
+            return try PercentEncoding.decoded(text)
+        } catch {
+            switch error {
+            case .badEscape: throw SettingProblem("has a \"%\" in its \(what) that is not followed by two hex digits; write %25 for \"%\"")
+            case .nul, .notUTF8: throw SettingProblem("has a \(what) that is not UTF-8 text once decoded")
             }
         }
-        guard !bytes.contains(0), let decoded = String(validating: bytes, as: UTF8.self) else {
-            throw SettingProblem("has a \(what) that is not UTF-8 text once decoded")
-        }
-        return decoded
-    }
-
-    /// `text` with every byte but unreserved ones (RFC 3986) percent-encoded.
-    private static func percentEncoded(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            if isLetter(scalar) || ("0"..."9").contains(scalar) || "-._~".unicodeScalars.contains(scalar) {
-                result.unicodeScalars.append(scalar)
-            } else {
-                result += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return result
     }
 }

@@ -94,29 +94,16 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
         _ path: Substring,
         failing fail: (String) -> ParseError
     ) throws(ParseError) -> String {
-        let utf8 = Array(path.utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = 0
-        while index < utf8.count {
-            guard utf8[index] == UInt8(ascii: "%") else {
-                bytes.append(utf8[index])
-                index += 1
-                continue
-            }
-            let escape = String(decoding: utf8[index..<min(index + 3, utf8.count)], as: UTF8.self)
-            guard index + 2 < utf8.count, let high = HexDigit.value(utf8[index + 1]), let low = HexDigit.value(utf8[index + 2]) else {
+        do {
+            return try PercentEncoding.decoded(path)
+        } catch {
+            switch error {
+            case .badEscape(let escape):
                 throw fail("has an invalid percent escape \"\(escape)\": % must be followed by two hex digits; write %25 for a % itself")
+            case .nul: throw fail("has %00 in its path, and a path cannot contain a NUL byte")
+            case .notUTF8: throw fail("has percent escapes that do not decode to UTF-8 text")
             }
-            let byte = high << 4 | low
-            guard byte != 0 else { throw fail("has %00 in its path, and a path cannot contain a NUL byte") }
-            bytes.append(byte)
-            index += 3
         }
-        guard let decoded = String(validating: bytes, as: UTF8.self) else {
-            throw fail("has percent escapes that do not decode to UTF-8 text")
-        }
-        return decoded
     }
 
     private static func absolute(_ path: String, in directory: String) -> String {

@@ -23,14 +23,8 @@ public final class PostgresCluster: Sendable {
 
     /// The newest installed server's bin directory (`/usr/lib/postgresql/15/bin`).
     public static let binDirectory: String? = {
-        guard let directory = opendir("/usr/lib/postgresql") else { return nil }
-        defer { closedir(directory) }
-        var versions: [Int] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let version = Int(name), access("/usr/lib/postgresql/\(name)/bin/postgres", X_OK) == 0 { versions.append(version) }
-        }
-        return versions.max().map { "/usr/lib/postgresql/\($0)/bin" }
+        let versions = TestFiles.entries("/usr/lib/postgresql").filter { access("/usr/lib/postgresql/\($0)/bin/postgres", X_OK) == 0 }
+        return versions.compactMap { Int($0) }.max().map { "/usr/lib/postgresql/\($0)/bin" }
     }()
 
     /// The role every test connects as: a superuser, trusted without a password on the socket and on TCP.
