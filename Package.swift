@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // JSON values that keep member order and number literals exactly; parser and writer. No dependencies.
@@ -116,6 +118,23 @@ let package = Package(
             ]
         ),
 
+        // `postgres://` sources over postgres-nio: the table, its change log (trigger, NOTIFY) and the feed that keeps
+        // the repository in step, one connection per daemon with jittered reconnects.
+        .target(
+            name: "DepotPostgresSource",
+            dependencies: [
+                "DepotCore",
+                "DepotJSON",
+                "DepotPlatform",
+                "DepotSources",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // JSON-RPC 2.0 over lines, for any method set: framing, request validation, params by name, dispatch,
         // response encoding. Knows no Depot method. No transport.
         .target(
@@ -184,6 +203,7 @@ let package = Package(
                 "DepotServer",
                 "DepotSources",
                 "DepotHTTPSource",
+                "DepotPostgresSource",
                 "DepotCache",
                 "DepotPipeline",
                 "DepotRPC",
@@ -257,6 +277,13 @@ let package = Package(
             name: "DepotHTTPSourceTests",
             dependencies: [
                 "DepotHTTPSource", "DepotCore", "DepotJSON", "DepotSources", "DepotTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "DepotPostgresSourceTests",
+            dependencies: [
+                "DepotPostgresSource", "DepotCore", "DepotJSON", "DepotSources", "DepotTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -77,14 +77,14 @@ public final class ItemCache: Sendable {
                 guard
                     let row = try Row.fetchOne(
                         db,
-                        sql: "SELECT source, idField, fetchedAtMilliseconds, etag, lastModified FROM collection"
+                        sql: "SELECT source, idField, fetchedAtMilliseconds, etag, lastModified, revision FROM collection"
                     )
                 else { return nil }
                 let items = try Self.readItems(db)
                 return CachedCollection(
                     items: try ItemCollection(items: items),
                     fetchedAt: Date(timeIntervalSince1970: Double(row[2] as Int64) / 1000),
-                    version: SourceVersion(etag: row[3], lastModified: row[4]),
+                    version: SourceVersion(etag: row[3], lastModified: row[4], revision: row[5]),
                     source: row[0],
                     idField: row[1]
                 )
@@ -131,12 +131,12 @@ public final class ItemCache: Sendable {
                 }
                 try db.execute(
                     sql: """
-                        INSERT OR REPLACE INTO collection (singleton, source, idField, fetchedAtMilliseconds, etag, lastModified)
-                        VALUES (1, ?, ?, ?, ?, ?)
+                        INSERT OR REPLACE INTO collection (singleton, source, idField, fetchedAtMilliseconds, etag, lastModified, revision)
+                        VALUES (1, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         collection.source, collection.idField, Self.milliseconds(collection.fetchedAt),
-                        collection.version?.etag, collection.version?.lastModified,
+                        collection.version?.etag, collection.version?.lastModified, collection.version?.revision,
                     ]
                 )
             }
@@ -168,8 +168,8 @@ public final class ItemCache: Sendable {
                 try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
                 guard db.changesCount > 0 else { return false }
                 try db.execute(
-                    sql: "UPDATE collection SET fetchedAtMilliseconds = ?, etag = ?, lastModified = ?",
-                    arguments: [Self.milliseconds(fetchedAt), version?.etag, version?.lastModified]
+                    sql: "UPDATE collection SET fetchedAtMilliseconds = ?, etag = ?, lastModified = ?, revision = ?",
+                    arguments: [Self.milliseconds(fetchedAt), version?.etag, version?.lastModified, version?.revision]
                 )
                 return true
             }

@@ -33,6 +33,11 @@ enum ItemCacheSchema {
                     )
                     """)
         }
+        migrator.registerMigration("v2") { db in
+            // The change-log position the list reflects (a PostgreSQL source), so a restart asks only for what
+            // changed since.
+            try db.execute(sql: "ALTER TABLE collection ADD COLUMN revision INTEGER")
+        }
         return migrator
     }()
 }

@@ -88,6 +88,45 @@ public struct ItemCollection: Sendable {
             items: remaining, index: ItemIndex(removing: id, at: position, from: index), jsonByteCount: jsonByteCount - removed.json.count)
     }
 
+    /// The collection with `changes` applied: removed ids dropped, changed items replacing the held ones where they
+    /// are, new ones inserted before the first held item whose id follows theirs in UTF-8 byte order — where a
+    /// listing sorted by id (PostgreSQL's `COLLATE "C"`) has them. An id both removed and changed ends changed.
+    /// Fails, as building from a listing does, when a changed item is not an object or lacks its id.
+    public func applying(_ changes: SourceChanges, idField: String) throws(ItemCollectionError) -> ItemCollection {
+        var replacements: [String: Item] = [:]
+        replacements.reserveCapacity(changes.changed.count)
+        for (index, value) in changes.changed.enumerated() {
+            guard case .object(let object) = value else {
+                throw ItemCollectionError(.notAnObject(index: index, found: value.typeName))
+            }
+            let id = try Self.id(of: object, at: index, idField: idField)
+            replacements[id] = Item(id: id, json: value.jsonBytes)
+        }
+        let removed = Set(changes.removed)
+        let additions = replacements.values.filter { !contains(id: $0.id) }.sorted { Self.idPrecedes($0.id, $1.id) }
+        var result: [Item] = []
+        result.reserveCapacity(items.count + additions.count)
+        var nextAddition = 0
+        for item in items {
+            while nextAddition < additions.count, Self.idPrecedes(additions[nextAddition].id, item.id) {
+                result.append(additions[nextAddition])
+                nextAddition += 1
+            }
+            if let replacement = replacements[item.id] {
+                result.append(replacement)
+            } else if !removed.contains(item.id) {
+                result.append(item)
+            }
+        }
+        result.append(contentsOf: additions[nextAddition...])
+        return try ItemCollection(items: result)
+    }
+
+    /// Whether id `a` sorts before `b` byte by byte in UTF-8, as PostgreSQL's "C" collation and memcmp order them.
+    public static func idPrecedes(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
     /// Whether `other` is this very collection (a copy of it), not merely equal: O(1).
     public func isSameCollection(as other: ItemCollection) -> Bool {
         index === other.index

@@ -21,20 +21,32 @@ public struct Provenance: Sendable, Equatable {
     public var fetchedAt: Date
     /// True when the source was asked and failed, and these items stand in for its answer.
     public var stale: Bool
+    /// The position in the source's change log these items reflect (a PostgreSQL source), so two daemons' states
+    /// can be compared: the same items have the same revision everywhere. nil for sources without a log, and for
+    /// items derived in memory (an optimistic removal), which no position describes.
+    public var revision: Int64?
 
-    public init(origin: Origin, fetchedAt: Date, stale: Bool = false) {
+    public init(origin: Origin, fetchedAt: Date, stale: Bool = false, revision: Int64? = nil) {
         self.origin = origin
         self.fetchedAt = fetchedAt
         self.stale = stale
+        self.revision = revision
     }
 
-    /// Items the source gave just now.
-    public static func source(at date: Date) -> Provenance {
-        Provenance(origin: .source, fetchedAt: date)
+    /// Items the source gave just now, at `revision` when it keeps a change log.
+    public static func source(at date: Date, revision: Int64? = nil) -> Provenance {
+        Provenance(origin: .source, fetchedAt: date, revision: revision)
     }
 
-    /// Items derived in memory from these ones: same fetch time and staleness.
+    /// Items derived in memory from these ones: same fetch time and staleness, no revision.
     public var derived: Provenance {
         Provenance(origin: .memory, fetchedAt: fetchedAt, stale: stale)
+    }
+
+    /// The same items, marked stale: the source can no longer be asked (its connection is lost).
+    public var markedStale: Provenance {
+        var provenance = self
+        provenance.stale = true
+        return provenance
     }
 }

@@ -128,6 +128,58 @@ public final class Repository: Sendable {
         }
     }
 
+    /// Brings the items up to date after a source with a change log said it changed (or after its connection came
+    /// back): asks only for what changed since the version held and publishes one new success state when something
+    /// did, or when the items held were marked stale; otherwise publishes nothing. Never publishes loading.
+    ///
+    /// With no items held from the source (idle after a wipe, a failure), does nothing: a wipe stays until someone
+    /// loads. When the source fails, the items held are marked stale (see `markStale`) and the failure comes back.
+    @discardableResult
+    public func follow() -> Mutation<MutationResult> {
+        queue.submit(joinable: false, from: .daemon) { [self] in
+            let held = current
+            guard let items = held.state.items, let provenance = held.state.provenance else { return .success(held) }
+            let known = version.withLock { $0 }
+            switch await fetchCollection(ifChangedSince: known, held: items) {
+            case .success(.items(let newItems, let newVersion, let changes)):
+                if changes == nil {
+                    logger.notice(
+                        "\(source.description) could not say what changed since \(known?.description ?? "the items held"); reloaded in full")
+                }
+                return await publishFetched(newItems, version: newVersion, changes: changes)
+            case .success(.unchanged):
+                guard provenance.stale else { return .success(held) }
+                let published = publish(.success(items, .source(at: now(), revision: known?.revision)))
+                logger.info(
+                    "\(source.description) is reachable again and unchanged; \(items.count) items no longer stale",
+                    metadata: ["seq": "\(published.seq)"])
+                return .success(published)
+            case .failure(let error):
+                let published = publishStale(because: error.message) ?? held
+                return .failure(RepositoryError(error.kind, message: error.message, state: published))
+            }
+        }
+    }
+
+    /// Marks the items held stale, because the source can no longer be asked (`reason`: its connection is lost):
+    /// subscribers see the same items with `stale` true, until `follow` or a load brings fresh ones. Does nothing
+    /// when no items are held, or they are already stale.
+    @discardableResult
+    public func markStale(because reason: String) -> Mutation<MutationResult> {
+        queue.submit(joinable: false, from: .daemon) { [self] in
+            .success(publishStale(because: reason) ?? current)
+        }
+    }
+
+    /// Publishes the items held again, marked stale; nil when there are none or they already are.
+    private func publishStale(because reason: String) -> PublishedState? {
+        let held = current.state
+        guard let items = held.items, let provenance = held.provenance, !provenance.stale else { return nil }
+        let published = publish(.success(items, provenance.markedStale))
+        logger.warning("serving \(items.count) items marked stale: \(reason)", metadata: ["seq": "\(published.seq)"])
+        return published
+    }
+
     /// Switches to another source and id field, then loads from it: the items of the old source are replaced
     /// by the new one's (or by a failure). Runs in its turn, like every mutation.
     @discardableResult
@@ -177,12 +229,17 @@ public final class Repository: Sendable {
                 return await publishRemaining(items, version: nil, removing: id, from: before.items)
             case .removed:
                 return await publishHeld(before, without: id, problem: nil)
-            case .relist:
-                switch await fetchCollection(ifChangedSince: nil) {
-                case .success(.items(let items, let newVersion)):
+            case .relist, .changed:
+                // After `.changed`, only what changed since the version held is asked for, applied to the items held
+                // before the removal (an optimistic removal's state is derived, not the source's).
+                let known = deletion == .changed ? version.withLock { $0 } : nil
+                switch await fetchCollection(ifChangedSince: known, held: before.items) {
+                case .success(.items(let items, let newVersion, _)):
                     return await publishRemaining(items, version: newVersion, removing: id, from: before.items)
                 case .success(.unchanged):
-                    preconditionFailure("fetchCollection(ifChangedSince: nil) is never unchanged")
+                    // The source says nothing changed since the version held, although it removed `id`: a log that
+                    // missed the removal. Keep what is held without it; the next load corrects anything else.
+                    return await publishHeld(before, without: id, problem: "the source's change log does not show the removal")
                 case .failure(let error):
                     return await publishHeld(before, without: id, problem: "the refetch failed: \(error.message)")
                 }
@@ -210,7 +267,7 @@ public final class Repository: Sendable {
     ) async -> MutationResult {
         version.withLock { $0 = newVersion }
         let fetchedAt = now()
-        let published = publish(.success(items, .source(at: fetchedAt)))
+        let published = publish(.success(items, .source(at: fetchedAt, revision: newVersion?.revision)))
         logger.info("removed \(id); \(items.count) items remain", metadata: ["seq": "\(published.seq)"])
         if let previous, items.isRemoval(of: id, from: previous) {
             let problem = await cacheChange("drop \(id) from") { try await $0.remove(id: id, fetchedAt: fetchedAt, version: newVersion) }
@@ -326,18 +383,13 @@ public final class Repository: Sendable {
         if publishingLoading {
             publish(.loading)
         }
-        switch await fetchCollection(ifChangedSince: known) {
-        case .success(.items(let items, let newVersion)):
-            version.withLock { $0 = newVersion }
-            let fetchedAt = now()
-            let published = publish(.success(items, .source(at: fetchedAt)))
-            logger.info("loaded \(items.count) items from \(source.description)", metadata: ["seq": "\(published.seq)"])
-            await keep(items, fetchedAt: fetchedAt, version: newVersion)
-            return .success(published)
+        switch await fetchCollection(ifChangedSince: known, held: held) {
+        case .success(.items(let items, let newVersion, let changes)):
+            return await publishFetched(items, version: newVersion, changes: changes)
         case .success(.unchanged):
             // fetchCollection answers unchanged only when it was given a version, so only when items are held.
             guard let held, let known else { preconditionFailure("unchanged without a version") }
-            let published = publish(.success(held, .source(at: now())))
+            let published = publish(.success(held, .source(at: now(), revision: known.revision)))
             logger.info("\(source.description) is unchanged (\(known)); keeping \(held.count) items", metadata: ["seq": "\(published.seq)"])
             return .success(published)
         case .failure(let error):
@@ -362,10 +414,27 @@ public final class Repository: Sendable {
         }
     }
 
+    /// A list the source just gave (whole, or as `changes` applied to the items held): published and cached.
+    private func publishFetched(_ items: ItemCollection, version newVersion: SourceVersion?, changes: Int?) async -> MutationResult {
+        version.withLock { $0 = newVersion }
+        let fetchedAt = now()
+        let published = publish(.success(items, .source(at: fetchedAt, revision: newVersion?.revision)))
+        if let changes {
+            logger.info(
+                "applied \(changes) change\(changes == 1 ? "" : "s") from \(source.description); \(items.count) items\(newVersion?.revision.map { " at revision \($0)" } ?? "")",
+                metadata: ["seq": "\(published.seq)"])
+        } else {
+            logger.info("loaded \(items.count) items from \(source.description)", metadata: ["seq": "\(published.seq)"])
+        }
+        await keep(items, fetchedAt: fetchedAt, version: newVersion)
+        return .success(published)
+    }
+
     @discardableResult
     private func publishCached(_ cached: CachedCollection, stale: Bool) -> PublishedState {
         version.withLock { $0 = cached.version }
-        let published = publish(.success(cached.items, Provenance(origin: .cache, fetchedAt: cached.fetchedAt, stale: stale)))
+        let provenance = Provenance(origin: .cache, fetchedAt: cached.fetchedAt, stale: stale, revision: cached.version?.revision)
+        let published = publish(.success(cached.items, provenance))
         logger.info(
             "serving \(cached.items.count) cached items fetched at \(cached.fetchedAt)\(stale ? " (stale)" : "")",
             metadata: ["seq": "\(published.seq)"]
@@ -450,13 +519,16 @@ public final class Repository: Sendable {
         }
     }
 
-    /// What a fetch gave: the items checked into a collection, or word that the held ones are current.
+    /// What a fetch gave: the items checked into a collection (`changes` counts what was applied to the held ones
+    /// when the source sent only those; nil for a whole listing), or word that the held ones are current.
     private enum Fetched {
-        case items(ItemCollection, version: SourceVersion?)
+        case items(ItemCollection, version: SourceVersion?, changes: Int?)
         case unchanged
     }
 
-    private func fetchCollection(ifChangedSince known: SourceVersion?) async -> Result<Fetched, StateError> {
+    /// Asks the source for the items, or for what changed since `known` when given; `held` are the items `known`
+    /// describes, to which changes are applied.
+    private func fetchCollection(ifChangedSince known: SourceVersion?, held: ItemCollection?) async -> Result<Fetched, StateError> {
         let (source, idField) = binding.withLock { $0 }
         let values: [JSONValue]
         let newVersion: SourceVersion?
@@ -465,7 +537,7 @@ public final class Repository: Sendable {
             case .items(let items, let version):
                 (values, newVersion) = (items, version)
             case .collection(let collection, let collectionIDField, let version) where collectionIDField == idField:
-                return .success(.items(collection, version: version))
+                return .success(.items(collection, version: version, changes: nil))
             case .collection(_, let collectionIDField, _):
                 return .failure(
                     StateError(
@@ -473,6 +545,18 @@ public final class Repository: Sendable {
                         message:
                             "\(source.description) read ids from \"\(collectionIDField)\", but the repository's id field is \"\(idField)\"; this is a bug in the source"
                     ))
+            case .changes(let changes, let version):
+                guard known != nil, let held else {
+                    return .failure(
+                        StateError(
+                            .loadFailed,
+                            message: "\(source.description) answered with changes although no version was given; this is a bug in the source"))
+                }
+                do {
+                    return .success(.items(try held.applying(changes, idField: idField), version: version, changes: changes.count))
+                } catch {
+                    return .failure(StateError(.loadFailed, message: "\(source.description): a changed item: \(error)"))
+                }
             case .unchanged where known != nil:
                 return .success(.unchanged)
             case .unchanged:
@@ -486,7 +570,7 @@ public final class Repository: Sendable {
             return .failure(StateError(.loadFailed, message: String(describing: error)))
         }
         do {
-            return .success(.items(try ItemCollection(values: values, idField: idField), version: newVersion))
+            return .success(.items(try ItemCollection(values: values, idField: idField), version: newVersion, changes: nil))
         } catch {
             return .failure(StateError(.loadFailed, message: "\(source.description): \(error)"))
         }

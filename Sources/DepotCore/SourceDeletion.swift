@@ -10,4 +10,7 @@ public enum SourceDeletion: Sendable, Equatable {
     /// The item is gone; the source may have changed in other ways that only a new listing shows (an HTTP
     /// API other clients write to), so the repository lists it again.
     case relist
+    /// The item is gone, and the source keeps a change log: the repository asks it what changed since the version it
+    /// holds (the removal, and whatever other writers did meanwhile), rather than for every item.
+    case changed
 }

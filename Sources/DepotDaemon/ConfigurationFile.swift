@@ -50,6 +50,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var requestTimeout: Double?
     public var maxResponseBytes: Int?
     public var maxRedirects: Int?
+    /// A PostgreSQL source's password file; relative to the config file.
+    public var postgresPasswordFile: String?
     /// Principals by access level (`read`, `write`, `admin`), as given.
     public var access: [String: [String]] = [:]
 
@@ -68,7 +70,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         "initialLoad",
         "startupStrategy", "cache",
         "itemsPath", "deleteURL", "headers", "headerFiles", "headerCredentials", "connectTimeout", "requestTimeout", "maxResponseBytes",
-        "maxRedirects", "access",
+        "maxRedirects", "postgresPasswordFile", "access",
     ]
 
     public init() {}
@@ -135,6 +137,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         requestTimeout = try members.seconds("requestTimeout")
         maxResponseBytes = try members.integer("maxResponseBytes", .maxResponseBytes)
         maxRedirects = try members.integer("maxRedirects", .maxRedirects)
+        postgresPasswordFile = try members.string("postgresPasswordFile")
         initialLoad = try members.flag("initialLoad")
         startupStrategy = try members.string("startupStrategy")
         cache = try members.flag("cache")

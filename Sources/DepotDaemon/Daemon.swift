@@ -3,6 +3,7 @@ import DepotCore
 import DepotHTTPSource
 import DepotPipeline
 import DepotPlatform
+import DepotPostgresSource
 import DepotServer
 import DepotSources
 public import DepotSystemd
@@ -56,9 +57,10 @@ public struct Daemon: Sendable {
         logger.info("serving \(source.description)", metadata: ["source": "\(source.description)"])
         startLoading(repository, readiness: readiness)
         let player = ScriptPlayer(playing: source as? ScriptSource, repository: repository, logger: logger)
+        let feed = ChangeFeedRunner(following: source, repository: repository, logger: logger)
         let services = makeServices(
             server: server, repository: repository, status: status, hangups: hangups, notifier: notifier, socketPath: socketPath,
-            player: player)
+            player: player, feed: feed)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
@@ -120,20 +122,24 @@ public struct Daemon: Sendable {
     /// The services, in start order: a graceful shutdown stops them in reverse.
     private func makeServices(
         server: DepotServer, repository: Repository, status: StatusReporter, hangups: UnixSignalsSequence,
-        notifier: SystemdNotifier, socketPath: String, player: ScriptPlayer
+        notifier: SystemdNotifier, socketPath: String, player: ScriptPlayer, feed: ChangeFeedRunner
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let logger = logger
         let reloader = Reloader(
             hangups: hangups, options: options, workingDirectory: workingDirectory, settings: settings, level: level,
             server: server, repository: repository, status: status, notifier: notifier, logger: logger,
             makeSource: { try Self.makeSource($0, logger: logger) },
-            onSourceChanged: { player.play($0 as? ScriptSource) }
+            onSourceChanged: { source in
+                player.play(source as? ScriptSource)
+                feed.follow(source)
+            }
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server),
             .init(service: status),
             .init(service: reloader),
             .init(service: player),
+            .init(service: feed),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(
@@ -185,7 +191,7 @@ public struct Daemon: Sendable {
         try PrivateDirectory.ensure(directory, remedy: remedy)
     }
 
-    /// The source `settings` name: a file, an HTTP API, or the demo collection in the state directory (seeded on first use).
+    /// The source `settings` name: a file, an HTTP API, a PostgreSQL table, or the demo collection in the state directory (seeded on first use).
     static func makeSource(_ settings: DaemonSettings, logger: Logger) throws -> any Source {
         switch settings.source {
         case .file(let path)?:
@@ -194,6 +200,9 @@ public struct Daemon: Sendable {
             return HTTPSource(address: address, options: settings.http, logger: logger)
         case .script(let path)?:
             return try ScriptSource(path: path, idField: settings.idField)
+        case .postgres(let address)?:
+            let link = PostgresLink(address: address, password: settings.postgresPassword, logger: logger)
+            return PostgresSource(link: link, idField: settings.idField, logger: logger)
         case nil:
             let (path, seeded) = try DemoSeeding.prepareDefaultFile(in: settings.stateDirectory)
             if seeded {

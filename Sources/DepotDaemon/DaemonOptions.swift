@@ -27,7 +27,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
             discussion:
                 "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
             valueName: "file"
@@ -186,6 +186,20 @@ public struct DaemonOptions: ParsableArguments, Sendable {
         name: .customLong("max-redirects"),
         help: ArgumentHelp("HTTP source: redirects followed, 0 to 20; a redirect loop is refused at once. Default: 5.", valueName: "count"))
     public var maxRedirects: Int?
+
+    @Option(
+        name: .customLong("postgres-password-file"),
+        help: ArgumentHelp(
+            "PostgreSQL source: a file whose first line is the password (a relative path is read from the working directory). Default: the systemd credential postgres-password (LoadCredential=), else none.",
+            valueName: "path"))
+    public var postgresPasswordFile: String?
+
+    @Flag(
+        name: .customLong("print-postgres-setup"),
+        help:
+            "Print the SQL that installs the change feed of the postgres:// source's table (for a DBA to run when depotd may not create it), then exit."
+    )
+    public var printPostgresSetup = false
 
     /// nil when neither flag is given, so `"initialLoad"` from the config file applies; either flag overrides it.
     @Flag(

@@ -1,6 +1,7 @@
 public import DepotCore
 public import DepotHTTPSource
 public import DepotPlatform
+public import DepotPostgresSource
 public import DepotServer
 public import DepotSources
 public import Logging
@@ -53,6 +54,8 @@ public struct DaemonSettings: Sendable, Equatable {
     /// How an `http(s)://` source is used: items path, delete URL, headers, timeouts and limits. Resolved (to
     /// the defaults) whatever the source, and used only by an HTTP one.
     public var http = HTTPSourceOptions()
+    /// Where a `postgres://` source's password comes from; used only by a PostgreSQL source.
+    public var postgresPassword = PostgresPassword.none
     /// `/tmp/depot-$UID` when the socket, or the state directory of the default collection, is inside it:
     /// a directory in a shared place, which depotd must make sure is its own before using it. nil otherwise.
     public var privateDirectory: String?
@@ -121,6 +124,7 @@ public struct DaemonSettings: Sendable, Equatable {
         )
         settings.socketConfigured = socket != nil
         settings.http = try lookup.http(credentialsDirectory: paths.environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 })
+        settings.postgresPassword = lookup.postgresPassword(workingDirectory: workingDirectory)
         settings.startupStrategy = try lookup.startupStrategy()
         settings.cacheEnabled = cacheEnabled
         settings.access = try lookup.access()

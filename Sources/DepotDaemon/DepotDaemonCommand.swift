@@ -1,5 +1,7 @@
 public import ArgumentParser
 import DepotPlatform
+import DepotPostgresSource
+import DepotSources
 import DepotSystemd
 import Logging
 
@@ -27,6 +29,13 @@ public struct DepotDaemonCommand: AsyncParsableCommand {
     public func run() async throws {
         let workingDirectory = Self.workingDirectory()
         let settings = try DaemonSettings.resolve(options: options, paths: .current, workingDirectory: workingDirectory)
+        if options.printPostgresSetup {
+            guard case .postgres(let address)? = settings.source else {
+                throw ConfigurationError("--print-postgres-setup needs a postgres:// source; give it with --source or in the config file")
+            }
+            print(ChangeLogSQL(address: address).setup, terminator: "")
+            return
+        }
         let level = LogLevelControl(settings.logLevel)
         LoggingSetup.bootstrap(level: level, environment: ProcessEnvironment.variables)
         let daemon = Daemon(options: options, settings: settings, workingDirectory: workingDirectory, level: level, logger: Logger(label: "depotd"))

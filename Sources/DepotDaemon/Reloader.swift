@@ -69,7 +69,8 @@ final class Reloader: Service {
         let old = settings.withLock { $0 }
         do {
             let new = try DaemonSettings.resolve(options: options, paths: .current, workingDirectory: workingDirectory)
-            let sourceChanged = new.source != old.source || new.idField != old.idField || new.http != old.http
+            let sourceChanged =
+                new.source != old.source || new.idField != old.idField || new.http != old.http || new.postgresPassword != old.postgresPassword
             // Everything that can fail is done before anything changes.
             let source = sourceChanged ? try makeSource(new) : nil
             apply(new, old: old, source: source)

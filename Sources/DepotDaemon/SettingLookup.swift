@@ -1,6 +1,7 @@
 import DepotCore
 import DepotHTTPSource
 import DepotPlatform
+import DepotPostgresSource
 import DepotServer
 import DepotSources
 import Foundation
@@ -98,6 +99,20 @@ struct SettingLookup {
             let subject = error.uri.isEmpty ? uri.origin.subject : uri.origin.quoting(error.uri)
             throw ConfigurationError("\(subject) \(error.problem)")
         }
+    }
+
+    /// Where a PostgreSQL source's password comes from: --postgres-password-file (relative to the working
+    /// directory), "postgresPasswordFile" (relative to the config file), else the systemd credential, else none.
+    func postgresPassword(workingDirectory: String) -> PostgresPassword {
+        var path: String?
+        if let file = flag(options.postgresPasswordFile, "--postgres-password-file") ?? file(file.postgresPasswordFile, "postgresPasswordFile") {
+            var base = workingDirectory
+            if case .configFile(let configPath, _) = file.origin {
+                base = Directories.parent(of: configPath)
+            }
+            path = Self.absolute(file.value, in: base)
+        }
+        return PostgresPassword.resolve(file: path, environment: environment)
     }
 
     func idField() throws(ConfigurationError) -> String {

@@ -36,6 +36,7 @@ public struct HTTPSource: Source {
         case .items(let items, _): items
         case .collection(let collection, _, _): try collection.items.map { item in try item.value }
         case .unchanged: throw SourceError(.invalidData, "\(address) answered 304 Not Modified to an unconditional GET; check the server")
+        case .changes: preconditionFailure("an HTTP source never answers with changes")
         }
     }
 

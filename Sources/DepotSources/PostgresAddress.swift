@@ -13,6 +13,12 @@
 /// - `table` is `NAME` or `SCHEMA.NAME`, plain identifiers (letters, digits, `_`, `$`; at most 63 bytes each),
 ///   `items` unless said. Quoted identifiers are not supported.
 /// - `sslmode` is libpq's: `disable`, `allow`, `prefer` (the default), `require`, `verify-ca`, `verify-full`.
+/// - The table's shape: `id_column` (`id` unless said) holds each item's id as text, its primary key;
+///   `doc_column` (`doc` unless said, `json` or `jsonb`) the item, its id member included; `doc_column=*` makes
+///   each row's columns the item's members instead, in column order.
+/// - `connect_timeout` (seconds, 10), `poll_interval` (seconds between reads of the change log without a wake-up,
+///   which also notice a connection lost silently; 10) and `retention` (seconds a change stays in the log; 86400):
+///   a daemon away longer than that reloads in full.
 public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     /// Where the server listens.
     public enum Endpoint: Sendable, Hashable {
@@ -24,7 +30,12 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         /// The socket file's path, for `.unixSocket`.
         public var socketPath: String? {
             guard case .unixSocket(let directory, let port) = self else { return nil }
-            return (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/.s.PGSQL.\(port)"
+            return Self.socketPath(directory: directory, port: port)
+        }
+
+        /// `DIRECTORY/.s.PGSQL.PORT`, the socket file a server listening on `port` makes in `directory`.
+        public static func socketPath(directory: String, port: Int) -> String {
+            (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/.s.PGSQL.\(port)"
         }
     }
 
@@ -44,8 +55,24 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     public let schema: String?
     public let table: String
     public let tlsMode: TLSMode
+    /// The column holding each item's id (text, the primary key).
+    public let idColumn: String
+    /// The column holding each item as JSON; nil: the whole row is the item (`doc_column=*`).
+    public let docColumn: String?
+    /// Seconds to wait for a connection to be set up.
+    public let connectTimeout: Int
+    /// Seconds between reads of the change log when no wake-up came; also how soon a silently lost connection is
+    /// noticed.
+    public let pollInterval: Int
+    /// Seconds a change stays in the log before a daemon prunes it.
+    public let retention: Int
 
     public static let defaultPort = 5432
+    public static let defaultIDColumn = "id"
+    public static let defaultDocColumn = "doc"
+    public static let defaultConnectTimeout = 10
+    public static let defaultPollInterval = 10
+    public static let defaultRetention = 86_400
     public static let defaultSocketDirectory = "/run/postgresql"
     public static let defaultTable = "items"
 
@@ -69,7 +96,28 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         text += "/" + (database.map(PercentEncoding.encoded) ?? "")
         query.append("table=" + (schema.map { $0 + "." } ?? "") + table)
         if tlsMode != .prefer { query.append("sslmode=" + tlsMode.rawValue) }
+        if idColumn != Self.defaultIDColumn { query.append("id_column=" + idColumn) }
+        if docColumn != Self.defaultDocColumn { query.append("doc_column=" + (docColumn ?? "*")) }
+        if connectTimeout != Self.defaultConnectTimeout { query.append("connect_timeout=\(connectTimeout)") }
+        if pollInterval != Self.defaultPollInterval { query.append("poll_interval=\(pollInterval)") }
+        if retention != Self.defaultRetention { query.append("retention=\(retention)") }
         return text + "?" + query.joined(separator: "&")
+    }
+
+    /// `text` with a password in its user information (`USER:SECRET@`) or its query (`password=SECRET`) replaced by
+    /// `***`, for a message that quotes a refused URI.
+    public static func redacted(_ text: String) -> String {
+        var result = text
+        if let rest = splitScheme(result), let at = rest.firstIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+            result.replaceSubrange(result.index(after: colon)..<at, with: "***")
+        }
+        if let query = result.firstIndex(of: "?") {
+            let parameters = result[result.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
+                parameter.hasPrefix("password=") ? "password=***" : String(parameter)
+            }
+            result = result[...query] + parameters.joined(separator: "&")
+        }
+        return result
     }
 
     /// Whether `text` is meant as a PostgreSQL address (its scheme is `postgres` or `postgresql`).
@@ -115,6 +163,11 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         var table = Self.defaultTable
         var tlsMode = TLSMode.prefer
         var socketDirectory: String?
+        var idColumn = Self.defaultIDColumn
+        var docColumn: String? = Self.defaultDocColumn
+        var connectTimeout = Self.defaultConnectTimeout
+        var pollInterval = Self.defaultPollInterval
+        var retention = Self.defaultRetention
         var seen = Set<String>()
         for parameter in (queryText ?? "").split(separator: "&") {
             let (name, value) = Self.split(parameter, at: "=")
@@ -143,13 +196,24 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
                 user = decoded
             case "dbname":
                 database = decoded
+            case "id_column":
+                idColumn = try Self.identifier(decoded, parameter: name)
+            case "doc_column":
+                docColumn = decoded == "*" ? nil : try Self.identifier(decoded, parameter: name)
+            case "connect_timeout":
+                connectTimeout = try Self.seconds(decoded, parameter: name, range: 1...3600)
+            case "poll_interval":
+                pollInterval = try Self.seconds(decoded, parameter: name, range: 1...86_400)
+            case "retention":
+                retention = try Self.seconds(decoded, parameter: name, range: 60...31_536_000)
             case "password", "passfile":
                 throw SettingProblem(
                     "has \(name) in its query; give the password in a password file or a systemd credential instead, which no log or process listing shows"
                 )
             default:
                 throw SettingProblem(
-                    "has the parameter \"\(name)\", which depotd does not take; it takes table, sslmode, host, port, user and dbname")
+                    "has the parameter \"\(name)\", which depotd does not take; it takes table, id_column, doc_column, sslmode, host, port, user, dbname, "
+                        + "connect_timeout, poll_interval and retention")
             }
         }
         if let socketDirectory {
@@ -176,6 +240,37 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         self.schema = schema
         self.table = table
         self.tlsMode = tlsMode
+        if idColumn == docColumn {
+            throw SettingProblem("uses the column \(idColumn) for both the id and the item; give doc_column another one")
+        }
+        self.idColumn = idColumn
+        self.docColumn = docColumn
+        self.connectTimeout = connectTimeout
+        self.pollInterval = pollInterval
+        self.retention = retention
+    }
+
+    /// A column, double-quoted for SQL.
+    public static func quoted(_ identifier: String) -> String {
+        "\"\(identifier)\""
+    }
+
+    /// A plain identifier given as parameter `parameter`.
+    private static func identifier(_ text: String, parameter: Substring) throws(SettingProblem) -> String {
+        guard Self.isIdentifier(Substring(text)) else {
+            throw SettingProblem(
+                "has \(parameter)=\(text); a column is a plain SQL identifier: letters, digits, _ and $, not starting with a digit, at most 63 bytes"
+            )
+        }
+        return text
+    }
+
+    /// Whole seconds within `range`, given as parameter `parameter`.
+    private static func seconds(_ text: String, parameter: Substring, range: ClosedRange<Int>) throws(SettingProblem) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw SettingProblem("has \(parameter)=\(text); it is a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
     }
 
     /// What follows `postgres://` or `postgresql://` (the scheme in any case); nil for another scheme.
@@ -205,10 +300,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2 else { throw SettingProblem("has table=\(text); write NAME or SCHEMA.NAME") }
         for part in parts {
-            guard let first = part.unicodeScalars.first, first == "_" || Self.isLetter(first),
-                part.unicodeScalars.allSatisfy({ $0 == "_" || $0 == "$" || Self.isLetter($0) || ("0"..."9").contains($0) }),
-                part.utf8.count <= 63
-            else {
+            guard Self.isIdentifier(part) else {
                 throw SettingProblem(
                     "has table=\(text); a table (and its schema) is a plain SQL identifier: letters, digits, _ and $, "
                         + "not starting with a digit, at most 63 bytes"
@@ -216,6 +308,12 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
             }
         }
         return parts.count == 2 ? (String(parts[0]), String(parts[1])) : (nil, String(parts[0]))
+    }
+
+    /// Letters, digits, `_` and `$`, not starting with a digit, at most 63 bytes: an identifier SQL takes as it is.
+    private static func isIdentifier(_ text: Substring) -> Bool {
+        guard let first = text.unicodeScalars.first, first == "_" || Self.isLetter(first) else { return false }
+        return text.unicodeScalars.allSatisfy({ $0 == "_" || $0 == "$" || Self.isLetter($0) || ("0"..."9").contains($0) }) && text.utf8.count <= 63
     }
 
     private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {

@@ -3,10 +3,12 @@ import DepotJSON
 /// Where depotd's collection lives, as given by `--source`: `file:PATH` (a relative path is resolved against
 /// a base directory), or a `file://` URI with an absolute path (`file:///srv/items.json`,
 /// `file://localhost/srv/items.json`), which is percent-decoded; or an `http://` or `https://` URL. The scheme is
-/// case-insensitive. `script:PATH` plays a stored stream of collections (see `StreamScript`).
+/// case-insensitive. `script:PATH` plays a stored stream of collections (see `StreamScript`). A `postgres://` or
+/// `postgresql://` URI names a table in PostgreSQL (see `PostgresAddress`).
 public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
     case file(path: String)
     case http(HTTPAddress)
+    case postgres(PostgresAddress)
     case script(path: String)
 
     /// Why a source value cannot be used, with an example of one that can. `problem` is the message without
@@ -41,6 +43,14 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
                 throw ParseError(uri: HTTPAddress.redacted(uri), problem: error.description)
             }
         }
+        if PostgresAddress.isPostgres(uri) {
+            do {
+                self = .postgres(try PostgresAddress(parsing: uri))
+                return
+            } catch {
+                throw ParseError(uri: PostgresAddress.redacted(uri), problem: error.description)
+            }
+        }
         if let script = Self.dropPrefixIgnoringCase("script:", from: uri) {
             guard !script.isEmpty else { throw fail("names no file; write script:PATH, as in script:/etc/depot/stream.json") }
             self = .script(path: Self.absolute(script, in: baseDirectory))
@@ -48,7 +58,8 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
         }
         guard let rest = Self.dropPrefixIgnoringCase("file:", from: uri) else {
             let hint = uri.contains(":") ? "" : "; did you mean file:\(uri)?"
-            throw fail("is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream\(hint)")
+            throw fail(
+                "is not supported: use file:PATH for a JSON file, an http:// or https:// URL, a postgres:// URI, or script:PATH for a stream\(hint)")
         }
         guard rest.hasPrefix("//") else {
             guard !rest.isEmpty else { throw fail("names no file; write file:PATH, as in file:/var/lib/depot/items.json") }
@@ -72,6 +83,7 @@ public enum SourceLocation: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .file(let path): "file:\(path)"
         case .http(let address): address.description
+        case .postgres(let address): address.description
         case .script(let path): "script:\(path)"
         }
     }

@@ -90,6 +90,12 @@ public final class PostgresCluster: Sendable {
         directory.remove()
     }
 
+    /// A `postgres://` source for `table` in `database`, through the cluster's socket, as the tests' superuser;
+    /// `parameters` are added to the query (`poll_interval=1`).
+    public func sourceURI(table: String = "items", database: String = "postgres", parameters: String = "") -> String {
+        "postgres://\(Self.user)@/\(database)?host=\(socketDirectory)&table=\(table)" + (parameters.isEmpty ? "" : "&" + parameters)
+    }
+
     /// Runs `sql` with psql as the tests' superuser in `database`; returns its output, unaligned, one row per line.
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") async throws -> String {

@@ -29,6 +29,7 @@ public final class TestSource: Source {
         var delay: Duration = .zero
         var version: SourceVersion?
         var deletionAnswer: DeletionAnswer = .relist
+        var conditionalAnswers: [SourceListing] = []
     }
 
     /// How a deletion answers (`SourceDeletion`), for testing each path of the repository.
@@ -39,6 +40,8 @@ public final class TestSource: Source {
         case removed
         /// `.remaining`: the list after the deletion, as a file source gives it.
         case remaining
+        /// `.changed`: the repository asks for the changes since its version, as a source with a change log does.
+        case changed
     }
 
     private let behaviour: Locked<Behaviour>
@@ -105,6 +108,12 @@ public final class TestSource: Source {
         return items
     }
 
+    /// Answers the next conditional fetches (those given a version) with these, in order, instead of comparing
+    /// versions: a source with a change log, saying what changed.
+    public func answerConditionalFetches(with answers: [SourceListing]) {
+        behaviour.withLock { $0.conditionalAnswers.append(contentsOf: answers) }
+    }
+
     public func fetchItems(ifChangedSince asked: SourceVersion?) async throws -> SourceListing {
         calls.update {
             $0.fetchesStarted += 1
@@ -117,7 +126,8 @@ public final class TestSource: Source {
         if delay > .zero { try? await Task.sleep(for: delay) }
         defer { calls.update { $0.fetchesFinished += 1 } }
         if let failure { throw failure }
-        let (items, version) = behaviour.withLock { ($0.items, $0.version) }
+        let (items, version, answer) = behaviour.withLock { ($0.items, $0.version, asked == nil ? nil : $0.conditionalAnswers.popFirst()) }
+        if let answer { return answer }
         if let asked, asked == version {
             calls.update { $0.unchangedAnswers += 1 }
             return .unchanged
@@ -148,6 +158,7 @@ public final class TestSource: Source {
         case .relist: return .relist
         case .removed: return .removed
         case .remaining: return .remaining(try ItemCollection(values: remaining, idField: idField))
+        case .changed: return .changed
         }
     }
 

@@ -4,7 +4,7 @@ public import NIOCore
 
 /// The wire form of a published state:
 /// `{"seq":N,"epoch":"…","status":"idle"|"loading"|"success"|"failure", …}`; a success adds
-/// `"origin":"source"|"cache"|"memory","fetchedAt":"<RFC 3339>","stale":false,"items":[…]` (the short members
+/// `"origin":"source"|"cache"|"memory","fetchedAt":"<RFC 3339>","stale":false,` (`"revision":N,` from a source with a change log) `"items":[…]` (the short members
 /// first, so a reader sees them before a long list), a failure adds `"error":{"code":…,"message":…}`.
 ///
 /// Items are already compact JSON, so encoding a success state is one pass of copies into one buffer.
@@ -43,6 +43,10 @@ public enum StateEncoder {
             writeQuoted(RFC3339.string(from: provenance.fetchedAt), to: &buffer)
             writeKey(StateMember.stale, to: &buffer)
             buffer.writeStaticString(provenance.stale ? "true" : "false")
+            if let revision = provenance.revision {
+                writeKey(StateMember.revision, to: &buffer)
+                buffer.writeString(String(revision))
+            }
             if form != .snapshot {
                 writeKey(StateMember.count, to: &buffer)
                 buffer.writeString(String(collection.count))

@@ -75,7 +75,8 @@ public struct WireState: Sendable, Equatable {
             let provenance = WireProvenance(
                 origin: try members.choice(StateMember.origin, of: Provenance.Origin.self),
                 fetchedAt: try members.string(StateMember.fetchedAt),
-                stale: try members.bool(StateMember.stale)
+                stale: try members.bool(StateMember.stale),
+                revision: try members.optionalNonNegativeInteger(StateMember.revision).map(Int64.init)
             )
             // A delta-mode state gives `count`, and leaves `items` out when a delta comes with it.
             count = object[StateMember.count] == nil ? nil : try members.nonNegativeInteger(StateMember.count)
@@ -105,11 +106,14 @@ public struct WireProvenance: Sendable, Equatable {
     /// RFC 3339, UTC, milliseconds, as sent (`2026-11-21T20:41:49.123Z`).
     public var fetchedAt: String
     public var stale: Bool
+    /// The change-log position the items reflect; nil unless the source keeps a log (PostgreSQL).
+    public var revision: Int64?
 
-    public init(origin: Provenance.Origin, fetchedAt: String, stale: Bool) {
+    public init(origin: Provenance.Origin, fetchedAt: String, stale: Bool, revision: Int64? = nil) {
         self.origin = origin
         self.fetchedAt = fetchedAt
         self.stale = stale
+        self.revision = revision
     }
 }
 

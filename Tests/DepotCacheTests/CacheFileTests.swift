@@ -12,13 +12,13 @@ import depot_cache_writer
 struct CacheFileTests {
     static let texts = [#"{"id":1,"name":"one"}"#, #"{"id":2,"name":"two"}"#]
 
-    @Test("the schema is at v1, and opening again migrates nothing and keeps the list")
+    @Test("the schema is at v2, and opening again migrates nothing and keeps the list")
     func currentSchema() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = try await Self.savedFile(in: directory)
         let database = try DatabaseQueue(path: path)
-        #expect(try await database.read { try ItemCacheSchema.migrator.appliedMigrations($0) } == ["v1"])
+        #expect(try await database.read { try ItemCacheSchema.migrator.appliedMigrations($0) } == ["v1", "v2"])
         try database.close()
         #expect(try await ItemCache.open(at: path, logger: quietLogger).read()?.items.count == 2)
     }
@@ -28,21 +28,21 @@ struct CacheFileTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = try await Self.savedFile(in: directory)
-        // Play a later depotd whose v2 adds a column: the file written at v1 must gain it and keep its items.
+        // Play a later depotd whose v3 adds a column: the file written at v2 must gain it and keep its items.
         let later = {
             var migrator = ItemCacheSchema.migrator
-            migrator.registerMigration("v2") { db in
+            migrator.registerMigration("v3") { db in
                 try db.execute(sql: "ALTER TABLE collection ADD COLUMN note TEXT NOT NULL DEFAULT 'migrated'")
             }
             return migrator
         }()
-        let v2 = try ItemCache(path: path, logger: quietLogger, migrator: later)
-        #expect(try await v2.read()?.items == (try collection(Self.texts)))
-        try v2.close()
+        let v3 = try ItemCache(path: path, logger: quietLogger, migrator: later)
+        #expect(try await v3.read()?.items == (try collection(Self.texts)))
+        try v3.close()
         let database = try DatabaseQueue(path: path)
         defer { try? database.close() }
         #expect(try await database.read { try String.fetchOne($0, sql: "SELECT note FROM collection") } == "migrated")
-        #expect(try await database.read { try later.appliedMigrations($0) } == ["v1", "v2"])
+        #expect(try await database.read { try later.appliedMigrations($0) } == ["v1", "v2", "v3"])
     }
 
     @Test("a file from a newer depotd is refused, untouched, with what to do")
@@ -51,7 +51,7 @@ struct CacheFileTests {
         defer { directory.remove() }
         let path = try await Self.savedFile(in: directory)
         let database = try DatabaseQueue(path: path)
-        try await database.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v2')") }
+        try await database.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v3')") }
         try database.close()
 
         let log = LogRecorder()
@@ -59,7 +59,7 @@ struct CacheFileTests {
             _ = try await ItemCache.open(at: path, logger: log.logger())
             Issue.record("opened a cache written by a newer depotd")
         } catch {
-            #expect(error.problem == .newerSchema(unknownMigrations: ["v2"]))
+            #expect(error.problem == .newerSchema(unknownMigrations: ["v3"]))
             #expect(error.description.contains(path))
             #expect(error.description.contains("newer depotd"))
             #expect(error.description.contains("move the file away"))

@@ -47,6 +47,18 @@ struct ItemCacheTests {
         }
     }
 
+    @Test("a change-log revision is kept with the list, and follows a confirmed removal")
+    func revision() async throws {
+        try await withCache { cache, _ async throws in
+            try await cache.save(cached(try collection(Self.texts), version: SourceVersion(revision: 41)))
+            #expect(try await cache.read()?.version == SourceVersion(revision: 41))
+            #expect(try await cache.remove(id: "3", fetchedAt: Date(timeIntervalSince1970: 1_800_000_000), version: SourceVersion(revision: 42)))
+            let read = try #require(try await cache.read())
+            #expect(read.version == SourceVersion(revision: 42))
+            #expect(read.items.items.map(\.id) == ["25", "bé"])
+        }
+    }
+
     @Test("fetchedAt is kept to the millisecond")
     func millisecond() async throws {
         try await withCache { cache, _ async throws in

@@ -1,4 +1,5 @@
 import DepotCore
+import DepotJSON
 import Testing
 
 @Suite("ItemCollection")
@@ -54,5 +55,44 @@ struct ItemCollectionTests {
         #expect(twice.removedID(from: base) == nil)
         #expect(twice.item(id: "3") == items[3], "the derived index of a derived index finds every item")
         #expect(twice.items.map(\.id) == ["0", "1", "3"])
+    }
+}
+
+@Suite("ItemCollection.applying: changes from a change log")
+struct ItemCollectionApplyingTests {
+    static func collection(_ ids: [String]) throws -> ItemCollection {
+        try ItemCollection(values: ids.map { ["id": .string($0)] }, idField: "id")
+    }
+
+    @Test(
+        "removals drop, changes replace in place, new ids go where a listing sorted by UTF-8 bytes has them",
+        arguments: [
+            (["b", "d"], SourceChanges(changed: [["id": "a"], ["id": "c"], ["id": "e"]]), ["a", "b", "c", "d", "e"]),
+            (["b", "d"], SourceChanges(removed: ["b", "x"]), ["d"]),
+            (["B", "a", "é"], SourceChanges(changed: [["id": "Z"], ["id": "b"], ["id": "ü"]]), ["B", "Z", "a", "b", "é", "ü"]),
+            (["a"], SourceChanges(changed: [["id": "a", "n": 2]], removed: ["a"]), ["a"]),
+            ([], SourceChanges(changed: [["id": "2"], ["id": "10"]]), ["10", "2"]),
+        ] as [([String], SourceChanges, [String])])
+    func applying(held: [String], changes: SourceChanges, expected: [String]) throws {
+        let applied = try Self.collection(held).applying(changes, idField: "id")
+        #expect(applied.items.map(\.id) == expected)
+        let sorted = expected.sorted { ItemCollection.idPrecedes($0, $1) }
+        #expect(sorted == expected, "the expectation itself is in byte order")
+    }
+
+    @Test("a changed item replaces the held one byte for byte, and the sizes follow")
+    func replacement() throws {
+        let held = try ItemCollection(values: [["id": "a", "n": 1], ["id": "b"]], idField: "id")
+        let applied = try held.applying(SourceChanges(changed: [["id": "a", "n": 22]]), idField: "id")
+        #expect(String(decoding: applied.items[0].json, as: UTF8.self) == #"{"id":"a","n":22}"#)
+        #expect(applied.jsonByteCount == held.jsonByteCount + 1)
+        #expect(applied.contains(id: "b"))
+    }
+
+    @Test("a changed item without its id is refused")
+    func missingID() throws {
+        #expect(throws: ItemCollectionError.self) {
+            try Self.collection(["a"]).applying(SourceChanges(changed: [["name": "x"]]), idField: "id")
+        }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 struct ConfigurationFileTests {
     static let keysList =
         "socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, "
-        + "itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, access"
+        + "itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, access"
 
     @Test("all keys are parsed")
     func allKeys() throws {

@@ -357,7 +357,7 @@ struct DaemonSettingsTests {
             ),
             (
                 ["--source", "items.json"],
-                #"--source "items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:items.json?"#
+                #"--source "items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, a postgres:// URI, or script:PATH for a stream; did you mean file:items.json?"#
             ),
             (["--source", "file:"], #"--source "file:" names no file; write file:PATH, as in file:/var/lib/depot/items.json"#),
             (["--source", "file://"], #"--source "file://" names no file; write file:///absolute/path, as in file:///var/lib/depot/items.json"#),
@@ -379,7 +379,7 @@ struct DaemonSettingsTests {
         #expect(
             configurationError([], environment: ["DEPOT_SOURCE": "ftp://host/items.json"])
                 == ConfigurationError(
-                    #"DEPOT_SOURCE "ftp://host/items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream"#
+                    #"DEPOT_SOURCE "ftp://host/items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, a postgres:// URI, or script:PATH for a stream"#
                 ))
         #expect(
             configurationError([], environment: ["DEPOT_SOURCE": "file://"])
@@ -401,7 +401,7 @@ struct DaemonSettingsTests {
             (#"{"source": ""}"#, #""source" is empty: give file:PATH or an https:// URL"#),
             (
                 #"{"source": "plain/path"}"#,
-                #""source" "plain/path" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:plain/path?"#
+                #""source" "plain/path" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, a postgres:// URI, or script:PATH for a stream; did you mean file:plain/path?"#
             ),
         ])
     func invalidFromConfigFile(text: String, problem: String) throws {
@@ -447,7 +447,7 @@ struct DaemonSettingsTests {
         #expect(
             configurationError(["--config", typo, "--socket", "/flag.sock"])
                 == ConfigurationError(
-                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, access"#
+                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, access"#
                 ))
     }
 

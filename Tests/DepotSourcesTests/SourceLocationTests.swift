@@ -70,7 +70,7 @@ struct SourceLocationTests {
             ("file:///a%FF.json", #"source "file:///a%FF.json" has percent escapes that do not decode to UTF-8 text"#),
             (
                 "ftp://host/items.json",
-                #"source "ftp://host/items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream"#
+                #"source "ftp://host/items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, a postgres:// URI, or script:PATH for a stream"#
             ),
             ("http://", #"source "http:///" names no host; write http://HOST/PATH, as in http://example.com/items"#),
             (
@@ -88,15 +88,15 @@ struct SourceLocationTests {
             ),
             (
                 "plain/path",
-                #"source "plain/path" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:plain/path?"#
+                #"source "plain/path" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, a postgres:// URI, or script:PATH for a stream; did you mean file:plain/path?"#
             ),
             (
                 "/var/lib/depot/items.json",
-                #"source "/var/lib/depot/items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:/var/lib/depot/items.json?"#
+                #"source "/var/lib/depot/items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, a postgres:// URI, or script:PATH for a stream; did you mean file:/var/lib/depot/items.json?"#
             ),
             (
                 "items.json",
-                #"source "items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream; did you mean file:items.json?"#
+                #"source "items.json" is not supported: use file:PATH for a JSON file, an http:// or https:// URL, a postgres:// URI, or script:PATH for a stream; did you mean file:items.json?"#
             ),
         ])
     func invalid(uri: String, message: String) {
@@ -124,7 +124,9 @@ struct SourceLocationTests {
             try DepotSources.SourceLocation(parsing: "ftp://x", workingDirectory: "/work")
         }
         #expect(error?.uri == "ftp://x")
-        #expect(error?.problem == "is not supported: use file:PATH for a JSON file, an http:// or https:// URL, or script:PATH for a stream")
+        #expect(
+            error?.problem
+                == "is not supported: use file:PATH for a JSON file, an http:// or https:// URL, a postgres:// URI, or script:PATH for a stream")
     }
 }
 

@@ -1,0 +1,75 @@
+public import DepotCore
+import DepotSources
+public import Logging
+
+/// Keeps the repository in step with a PostgreSQL table: runs the `PostgresLink`, and on every wake-up, on every
+/// (re)connection and every poll interval asks the repository to `follow` (read only what changed since the
+/// revision it holds). A wake-up for a revision already held costs nothing; a lost connection marks the items
+/// stale until the link is back and caught up. Now and then (about hourly, jittered) it prunes the log.
+///
+/// Runs until its task is cancelled (the daemon's service group on shutdown).
+public struct ChangeFeed: Sendable {
+    public let repository: Repository
+    public let source: PostgresSource
+    private let logger: Logger
+
+    public init(repository: Repository, source: PostgresSource, logger: Logger) {
+        self.repository = repository
+        self.source = source
+        self.logger = logger
+    }
+
+    /// What wakes the feed.
+    private enum Wake: Sendable {
+        case link(PostgresLink.Event)
+        case poll
+    }
+
+    public func run() async {
+        let (wakes, continuation) = AsyncStream.makeStream(of: Wake.self)
+        let link = source.link
+        let pollInterval = Duration.seconds(link.address.pollInterval)
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await link.run { continuation.yield(.link($0)) }
+                continuation.finish()
+            }
+            group.addTask {
+                while (try? await Task.sleep(for: pollInterval)) != nil {
+                    continuation.yield(.poll)
+                }
+            }
+            var generator = SystemRandomNumberGenerator()
+            let pollsPerPrune = max(1, 3600 / link.address.pollInterval)
+            var pollsUntilPrune = Int.random(in: 1...pollsPerPrune, using: &generator)
+            for await wake in wakes {
+                switch wake {
+                case .link(.connected):
+                    _ = await repository.follow().result
+                case .link(.changed(let position)):
+                    if let position, let held = repository.sourceVersion?.revision, held >= position { continue }
+                    _ = await repository.follow().result
+                case .link(.lost(let reason)):
+                    _ = await repository.markStale(because: "the connection to \(link.address) was lost (\(reason))").result
+                case .poll:
+                    guard link.isConnected else { continue }
+                    _ = await repository.follow().result
+                    pollsUntilPrune -= 1
+                    if pollsUntilPrune <= 0 {
+                        pollsUntilPrune = pollsPerPrune
+                        await prune()
+                    }
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func prune() async {
+        do {
+            try await source.pruneLog()
+        } catch {
+            logger.warning("cannot prune the change log: \(error)")
+        }
+    }
+}

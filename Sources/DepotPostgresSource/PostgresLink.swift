@@ -1,0 +1,273 @@
+import DepotCore
+import DepotPlatform
+public import DepotSources
+public import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+public import PostgresNIO
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// depotd's one connection to PostgreSQL: opened, kept listening on the change feed's channel, and opened again
+/// after a loss with jittered backoff (see `LinkStateMachine`, `ReconnectBackoff`). Queries (the source's loads and
+/// deletes, the feed's reads) run on it with a time limit; a query that overruns closes it, which is how a
+/// connection lost without a word (a partitioned network) is noticed.
+///
+/// One connection per daemon, not a pool: the database's cost of a fleet is one connection per machine, and LISTEN
+/// needs a session of its own anyway (a pooler in transaction mode would not carry it).
+public final class PostgresLink: Sendable {
+    /// What the link tells whoever runs it.
+    public enum Event: Sendable, Equatable {
+        /// Connected and listening: catch up now (every change before LISTEN has to be read).
+        case connected
+        /// A wake-up: the log reached `position` (nil when the payload was not a position).
+        case changed(position: Int64?)
+        /// The connection was lost, for this reason; the next attempt is scheduled.
+        case lost(reason: String)
+    }
+
+    typealias Waiter = CheckedContinuation<PostgresConnection, any Error>
+
+    public let address: PostgresAddress
+    public let sql: ChangeLogSQL
+    private let password: PostgresPassword
+    private let backoff: ReconnectBackoff
+    private let queryTimeout: Duration
+    private let logger: Logger
+    private let machine = Locked(LinkStateMachine<PostgresConnection, Waiter>())
+    private let connectionNumbers = Locked(0)
+
+    public init(
+        address: PostgresAddress,
+        password: PostgresPassword,
+        backoff: ReconnectBackoff = .standard,
+        queryTimeout: Duration? = nil,
+        logger: Logger
+    ) {
+        self.address = address
+        self.sql = ChangeLogSQL(address: address)
+        self.password = password
+        self.backoff = backoff
+        self.queryTimeout = queryTimeout ?? .seconds(address.connectTimeout)
+        self.logger = logger
+    }
+
+    /// Whether the connection is up now.
+    public var isConnected: Bool {
+        machine.withLock { $0.isConnected }
+    }
+
+    // MARK: Queries
+
+    /// Runs `body` on the connection within the query time limit. Waits for an attempt under way; fails at once
+    /// with `SourceError.unavailable` while the link waits to try again, saying why.
+    public func withConnection<T: Sendable>(
+        _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let connection = try await acquire(what)
+        let outcome: Result<T, any Error> = await withTaskGroup(of: Result<T, any Error>?.self) { group in
+            group.addTask {
+                do { return .success(try await body(connection)) } catch { return .failure(error) }
+            }
+            group.addTask { [queryTimeout] in
+                try? await Task.sleep(for: queryTimeout)
+                return nil
+            }
+            // The first child to finish: the query's result, or nil from the timer.
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failure(QueryTimedOut())
+        }
+        switch outcome {
+        case .success(let value):
+            return value
+        case .failure(let error as QueryTimedOut):
+            // Nothing came back in time: the connection is presumed dead. Closing it ends the listener, which
+            // reconnects; the query's own task finishes when the close fails it.
+            logger.warning("\(what) got no answer from \(address) within \(Self.seconds(queryTimeout)); closing the connection")
+            try? await connection.close()
+            throw SourceError(.unavailable, "\(what): \(address) did not answer within \(Self.seconds(queryTimeout)) (\(error)); reconnecting")
+        case .failure(let error as PSQLError):
+            throw Self.sourceError(what, error, address: address)
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    private struct QueryTimedOut: Error, CustomStringConvertible {
+        var description: String { "the connection is presumed lost" }
+    }
+
+    /// The connection, once up.
+    private func acquire(_ what: String) async throws -> PostgresConnection {
+        try await withCheckedThrowingContinuation { (waiter: Waiter) in
+            switch machine.withLock({ $0.query(waiter) }) {
+            case .run(let connection): waiter.resume(returning: connection)
+            case .wait: break
+            case .fail(let reason): waiter.resume(throwing: notConnected(what, reason))
+            }
+        }
+    }
+
+    private func notConnected(_ what: String, _ reason: String) -> SourceError {
+        SourceError(.unavailable, "\(what): not connected to \(address) (\(reason)); depotd is reconnecting, try again shortly")
+    }
+
+    /// A PostgreSQL error as a source error: the server's message and SQLSTATE, not postgres-nio's generic text.
+    static func sourceError(_ what: String, _ error: PSQLError, address: PostgresAddress) -> SourceError {
+        if let server = error.serverInfo, let message = server[.message] {
+            let detail = [server[.detail], server[.hint]].compactMap { $0 }.joined(separator: "; ")
+            let code = server[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+            return SourceError(.refused, "\(what): \(address) said: \(message)\(code)\(detail.isEmpty ? "" : ": \(detail)")")
+        }
+        return SourceError(.unavailable, "\(what): \(address): \(PostgresErrors.describe(error))")
+    }
+
+    // MARK: Running
+
+    /// Keeps the connection: connects, makes sure the change feed is installed, LISTENs, reports `connected`,
+    /// then every wake-up; after a loss reports `lost` and tries again after a jittered delay. Returns when the
+    /// task is cancelled, with the connection closed.
+    public func run(_ report: @escaping @Sendable (Event) -> Void) async {
+        var generator = SystemRandomNumberGenerator()
+        while !Task.isCancelled {
+            let reason = await connectAndListen(report)
+            guard let failure = machine.withLock({ $0.failed(reason: reason) }) else { break }
+            for waiter in failure.waiters { waiter.resume(throwing: notConnected("the query", reason)) }
+            if failure.lost {
+                logger.warning("lost the connection to \(address): \(reason)")
+                report(.lost(reason: reason))
+            }
+            let delay = backoff.delay(afterFailures: failure.failures, using: &generator)
+            logger.warning(
+                "cannot reach \(address): \(reason); next attempt in \(Self.seconds(delay))",
+                metadata: ["attempt": "\(failure.failures + 1)"])
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled, machine.withLock({ $0.retry() }) else { break }
+        }
+        let (waiters, connection) = machine.withLock { $0.shutDown() }
+        for waiter in waiters { waiter.resume(throwing: notConnected("the query", "depotd is stopping")) }
+        try? await connection?.close()
+    }
+
+    /// One connection's life: returns why it ended.
+    private func connectAndListen(_ report: @escaping @Sendable (Event) -> Void) async -> String {
+        let connection: PostgresConnection
+        do {
+            connection = try await connect()
+        } catch {
+            return Self.describe(error)
+        }
+        do {
+            try await installFeedIfNeeded(on: connection)
+            try await connection.listen(on: sql.channel) { notifications in
+                guard let waiters = machine.withLock({ $0.connected(connection) }) else { return }
+                for waiter in waiters { waiter.resume(returning: connection) }
+                logger.info("connected to \(address), listening on \(sql.channel)")
+                report(.connected)
+                for try await notification in notifications {
+                    report(.changed(position: Int64(notification.payload)))
+                }
+            }
+            try? await connection.close()
+            return Task.isCancelled ? "depotd is stopping" : "the server closed the connection"
+        } catch {
+            try? await connection.close()
+            return Self.describe(error)
+        }
+    }
+
+    private func connect() async throws -> PostgresConnection {
+        let user = address.user ?? UserDatabase.account(uid: getuid(), gid: getgid()).name ?? "postgres"
+        let secret = try password.read()
+        var configuration: PostgresConnection.Configuration
+        switch address.endpoint {
+        case .tcp(let host, let port):
+            configuration = .init(
+                host: host, port: port, username: user, password: secret, database: address.database ?? user, tls: try tls(host: host))
+        case .unixSocket(let directory, let port):
+            configuration = .init(
+                unixSocketPath: PostgresAddress.Endpoint.socketPath(directory: directory, port: port), username: user, password: secret,
+                database: address.database ?? user)
+        }
+        configuration.options.connectTimeout = .seconds(Int64(address.connectTimeout))
+        let number = connectionNumbers.withLock { number in
+            number += 1
+            return number
+        }
+        return try await PostgresConnection.connect(configuration: configuration, id: number, logger: logger)
+    }
+
+    /// libpq's sslmode as postgres-nio's TLS: `allow` and `prefer` try TLS without checking the certificate,
+    /// `require` insists on it, `verify-ca` checks the chain, `verify-full` the chain and the host name.
+    private func tls(host: String) throws -> PostgresConnection.Configuration.TLS {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch address.tlsMode {
+        case .disable:
+            return .disable
+        case .allow, .prefer:
+            tls.certificateVerification = .none
+            return .prefer(try NIOSSLContext(configuration: tls))
+        case .require:
+            tls.certificateVerification = .none
+            return .require(try NIOSSLContext(configuration: tls))
+        case .verifyCA:
+            tls.certificateVerification = .noHostnameVerification
+            return .require(try NIOSSLContext(configuration: tls))
+        case .verifyFull:
+            tls.certificateVerification = .fullVerification
+            return .require(try NIOSSLContext(configuration: tls))
+        }
+    }
+
+    /// Runs the change feed's setup when the installed one is missing or of another version. A user without the
+    /// right to create it gets an error that says how a DBA can.
+    private func installFeedIfNeeded(on connection: PostgresConnection) async throws {
+        var installed: String?
+        var tableExists = false
+        for try await (version, exists) in try await connection.query(PostgresQuery(unsafeSQL: sql.installedVersion), logger: logger)
+            .decode((String?, Bool).self)
+        {
+            (installed, tableExists) = (version, exists)
+        }
+        guard tableExists else {
+            throw SetupError(
+                message:
+                    "\(address) has no table \(sql.table); create it, e.g. CREATE TABLE \(sql.table) (\(PostgresAddress.quoted(address.idColumn)) text PRIMARY KEY, \(PostgresAddress.quoted(address.docColumn ?? "doc")) json NOT NULL)"
+            )
+        }
+        guard installed != ChangeLogSQL.version else { return }
+        logger.notice(
+            "installing the change feed of \(sql.table) (\(ChangeLogSQL.version)\(installed.map { ", replacing \($0)" } ?? ""))")
+        do {
+            for statement in sql.setupStatements {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+            }
+        } catch let error as PSQLError {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw SetupError(
+                message:
+                    "cannot install the change feed of \(sql.table): \(Self.sourceError("setup", error, address: address).message); have the database's owner run the SQL that `depotd --print-postgres-setup --source '\(address)'` prints"
+            )
+        }
+    }
+
+    struct SetupError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    /// `1.25 s`.
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return "\(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst(1)) s"
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError { return PostgresErrors.describe(error) }
+        return String(describing: error)
+    }
+}
