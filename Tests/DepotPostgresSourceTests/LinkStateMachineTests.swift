@@ -1,0 +1,115 @@
+import DepotPostgresSource
+import DepotTestSupport
+import Testing
+
+/// Every state of the link against every event: what a query may do, who is resumed or failed, what counts as a
+/// loss, and that nothing happens after shut down.
+@Suite("LinkStateMachine: the connection's life as a value")
+struct LinkStateMachineTests {
+    typealias Machine = LinkStateMachine<String, Int>
+
+    @Test("connecting: queries wait, then run on the connection once it is up")
+    func waitersResumed() {
+        var machine = Machine()
+        guard case .wait = machine.query(1), case .wait = machine.query(2) else {
+            Issue.record("queries must wait for the first attempt")
+            return
+        }
+        let resumed = machine.connected("c1")
+        #expect(resumed == [1, 2])
+        #expect(machine.isConnected)
+        guard case .run(let connection) = machine.query(3) else {
+            Issue.record("a query runs once connected")
+            return
+        }
+        #expect(connection == "c1")
+    }
+
+    @Test("a failed attempt fails its waiters, is not a loss, and counts the failures in a row")
+    func failedAttempts() {
+        var machine = Machine()
+        _ = machine.query(1)
+        let first = machine.failed(reason: "refused")
+        #expect(first?.waiters == [1])
+        #expect(first?.failures == 1)
+        #expect(first?.lost == false)
+        guard case .fail(let reason) = machine.query(2) else {
+            Issue.record("while waiting to retry, a query fails at once")
+            return
+        }
+        #expect(reason == "refused")
+        let retried = machine.retry()
+        let second = machine.failed(reason: "refused again")
+        #expect(retried && second?.failures == 2)
+        let retriedAgain = machine.retry()
+        let none = machine.connected("c")
+        #expect(retriedAgain && none == [])
+    }
+
+    @Test("a loss after a connection is a loss, and starts a new run of failures")
+    func loss() {
+        var machine = Machine()
+        _ = machine.failed(reason: "x")
+        _ = machine.retry()
+        _ = machine.connected("c")
+        let loss = machine.failed(reason: "the server closed the connection")
+        #expect(loss?.lost == true)
+        #expect(loss?.failures == 0)
+        #expect(loss?.waiters == [])
+        #expect(!machine.isConnected)
+    }
+
+    @Test("shut down from each state: waiters failed, the connection handed back to close, nothing after")
+    func shutDown() {
+        var connecting = Machine()
+        _ = connecting.query(7)
+        let fromConnecting = connecting.shutDown()
+        #expect(fromConnecting.waiters == [7] && fromConnecting.connection == nil)
+
+        var connected = Machine()
+        _ = connected.connected("c")
+        let fromConnected = connected.shutDown()
+        #expect(fromConnected.waiters == [] && fromConnected.connection == "c")
+        let afterShutDown = connected.failed(reason: "closed")
+        #expect(afterShutDown == nil, "a loss after shut down is nothing to act on")
+        guard case .fail = connected.query(1) else {
+            Issue.record("no query after shut down")
+            return
+        }
+
+        var waiting = Machine()
+        _ = waiting.failed(reason: "x")
+        let fromWaiting = waiting.shutDown()
+        let retriedAfterShutDown = waiting.retry()
+        #expect(fromWaiting.connection == nil)
+        #expect(!retriedAfterShutDown, "no attempt after shut down")
+
+        var late = Machine()
+        _ = late.shutDown()
+        let madeLate = late.connected("c")
+        #expect(madeLate == nil, "a connection made while shutting down is to be closed")
+    }
+}
+
+@Suite("ReconnectBackoff: jittered, doubling, capped")
+struct ReconnectBackoffTests {
+    @Test("the window doubles with each failure up to the cap")
+    func windows() {
+        let backoff = ReconnectBackoff(firstWindow: .seconds(1), cap: .seconds(30))
+        #expect((0...6).map { backoff.window(afterFailures: $0) } == [1, 2, 4, 8, 16, 30, 30].map { Duration.seconds($0) })
+        #expect(backoff.window(afterFailures: 1000) == .seconds(30))
+    }
+
+    @Test("delays are spread over the whole window, never beyond it")
+    func spread() {
+        let backoff = ReconnectBackoff.standard
+        var generator = SplitMix64(seed: 42)
+        var delays: [Duration] = []
+        for _ in 0..<1000 { delays.append(backoff.delay(afterFailures: 0, using: &generator)) }
+        let window = Duration.seconds(1)
+        #expect(delays.allSatisfy { delay in delay >= .zero && delay <= window })
+        // A fleet reconnecting at once lands in every tenth of the window.
+        let tenths = Set(delays.map { delay in Int(delay / (window / 10)) })
+        #expect(tenths.count >= 10)
+    }
+}
