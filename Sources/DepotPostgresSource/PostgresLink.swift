@@ -68,28 +68,31 @@ public final class PostgresLink: Sendable {
         _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let connection = try await acquire(what)
+        let timedOut = Locked(false)
         let outcome: Result<T, any Error> = await withTaskGroup(of: Result<T, any Error>?.self) { group in
             group.addTask {
                 do { return .success(try await body(connection)) } catch { return .failure(error) }
             }
             group.addTask { [queryTimeout] in
-                try? await Task.sleep(for: queryTimeout)
+                guard (try? await Task.sleep(for: queryTimeout)) != nil else { return nil }
+                // Nothing came back in time: the connection is presumed dead. Closing it fails the query (a query
+                // does not heed cancellation) and ends the listener, which reconnects.
+                timedOut.withLock { $0 = true }
+                try? await connection.close()
                 return nil
             }
-            // The first child to finish: the query's result, or nil from the timer.
+            // The query's result, or the timer's nil.
             let first = await group.next() ?? nil
             group.cancelAll()
             return first ?? .failure(QueryTimedOut())
         }
+        if timedOut.withLock({ $0 }) {
+            logger.warning("\(what) got no answer from \(address) within \(Self.seconds(queryTimeout)); closed the connection")
+            throw SourceError(.unavailable, "\(what): \(address) did not answer within \(Self.seconds(queryTimeout)); reconnecting")
+        }
         switch outcome {
         case .success(let value):
             return value
-        case .failure(let error as QueryTimedOut):
-            // Nothing came back in time: the connection is presumed dead. Closing it ends the listener, which
-            // reconnects; the query's own task finishes when the close fails it.
-            logger.warning("\(what) got no answer from \(address) within \(Self.seconds(queryTimeout)); closing the connection")
-            try? await connection.close()
-            throw SourceError(.unavailable, "\(what): \(address) did not answer within \(Self.seconds(queryTimeout)) (\(error)); reconnecting")
         case .failure(let error as PSQLError):
             throw Self.sourceError(what, error, address: address)
         case .failure(let error):

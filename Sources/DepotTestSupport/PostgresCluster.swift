@@ -37,14 +37,22 @@ public final class PostgresCluster: Sendable {
     public var socketPath: String { directory.file(".s.PGSQL.\(Self.port)") }
     private var dataDirectory: String { directory.file("data") }
     private let listenAddresses: [String]
+    /// The network namespace the server runs in; nil: the test's own.
+    public let namespace: String?
 
     /// Creates a cluster (initdb) and starts it. `listenAddresses` are the TCP addresses to listen on besides the
-    /// socket (none by default).
-    public static func start(listenAddresses: [String] = []) async throws -> PostgresCluster {
+    /// socket (none by default), in network namespace `namespace` when given; connections from `passwordNetwork`
+    /// (a CIDR) must then give the password, SCRAM-hashed (`setPassword`), while the socket stays trusted.
+    public static func start(listenAddresses: [String] = [], namespace: String? = nil, passwordNetwork: String? = nil) async throws -> PostgresCluster
+    {
         if let reason = unavailableReason { throw PostgresClusterError(description: "PostgreSQL cannot run here: \(reason)") }
-        let cluster = PostgresCluster(listenAddresses: listenAddresses)
+        let cluster = PostgresCluster(listenAddresses: listenAddresses, namespace: namespace)
         do {
             try await cluster.initialize()
+            if let passwordNetwork {
+                let rules = (cluster.directory.read("data/pg_hba.conf") ?? "") + "host all all \(passwordNetwork) scram-sha-256\n"
+                _ = cluster.directory.write("data/pg_hba.conf", rules)
+            }
             try await cluster.startServer()
         } catch {
             cluster.directory.remove()
@@ -53,9 +61,16 @@ public final class PostgresCluster: Sendable {
         return cluster
     }
 
-    private init(listenAddresses: [String]) {
+    private init(listenAddresses: [String], namespace: String?) {
         directory = TemporaryDirectory(prefix: "depot-pg")
         self.listenAddresses = listenAddresses
+        self.namespace = namespace
+    }
+
+    /// Sets the password of the tests' user (for connections from the password network); no quotes in it.
+    public func setPassword(_ password: String) async throws {
+        precondition(!password.contains("'"), "a test password without quotes")
+        try await psql("ALTER ROLE \(Self.user) PASSWORD '\(password)'")
     }
 
     private func initialize() async throws {
@@ -122,11 +137,10 @@ public final class PostgresCluster: Sendable {
 
     private func runAsPostgres(_ program: String, _ arguments: [String]) async throws {
         guard let bin = Self.binDirectory else { throw PostgresClusterError(description: "no PostgreSQL here") }
+        let command = ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "\(bin)/\(program)"] + arguments
+        let launched = namespace.map { ["/usr/sbin/ip", "netns", "exec", $0] + command } ?? command
         let result = try await CommandResult.run(
-            "/usr/bin/setpriv",
-            ["--reuid=postgres", "--regid=postgres", "--init-groups", "\(bin)/\(program)"] + arguments,
-            environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C"]
-        )
+            launched[0], Array(launched.dropFirst()), environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "LC_ALL": "C"])
         guard result.status == 0 else {
             throw PostgresClusterError(
                 description: "\(program) failed (\(result.status)): \(result.standardError)\(result.standardOutput)\n\(serverLog.suffix(2000))"

@@ -14,6 +14,18 @@ public struct TemporaryDirectory: Sendable {
         self.path = String(cString: created!)
     }
 
+    /// The directory `name` inside this one, made if need be: a part of a test's directory with a life of its own
+    /// (a fleet host's, kept across a daemon's restart).
+    public func subdirectory(_ name: String) -> TemporaryDirectory {
+        let path = file(name)
+        mkdir(path, 0o700)
+        return TemporaryDirectory(existing: path)
+    }
+
+    private init(existing path: String) {
+        self.path = path
+    }
+
     public func file(_ name: String) -> String {
         "\(path)/\(name)"
     }

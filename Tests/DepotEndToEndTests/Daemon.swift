@@ -22,20 +22,20 @@ struct Daemon: CheckedEndpoint {
         ]
     }
 
-    /// Starts depotd with `arguments` (plus `--socket` unless `useDefaultSocket`) and returns once it listens.
+    /// Starts depotd with `arguments` (plus `--socket` unless `useDefaultSocket`), through `launcher` when given, and
+    /// returns once it listens.
     static func start(
         _ arguments: [String] = [],
         directory: TemporaryDirectory = TemporaryDirectory(),
         useDefaultSocket: Bool = false,
-        environment extra: [String: String] = [:]
+        environment extra: [String: String] = [:],
+        launcher: [String] = []
     ) async throws -> Daemon {
         let socketPath = useDefaultSocket ? directory.file("run/depot/depotd.sock") : directory.file("depotd.sock")
         let environment = Self.environment(in: directory).merging(extra) { _, new in new }
-        let process = try ChildProcess(
-            Binaries.depotd,
-            (useDefaultSocket ? [] : ["--socket", socketPath]) + arguments,
-            environment: environment
-        )
+        // A launcher (`ip netns exec NS`) execs depotd in place: the child's pid is depotd's.
+        let command = launcher + [Binaries.depotd] + (useDefaultSocket ? [] : ["--socket", socketPath]) + arguments
+        let process = try ChildProcess(command[0], Array(command.dropFirst()), environment: environment)
         let daemon = Daemon(directory: directory, socketPath: socketPath, process: process)
         try await withTimeout(.seconds(60), "depotd to listen") {
             await process.standardError.wait { $0.contains("listening on") || process.exitStatus.value != nil }

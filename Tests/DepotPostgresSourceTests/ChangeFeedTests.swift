@@ -51,7 +51,8 @@ struct ChangeFeedTests {
                 try await table.insert("c", document("c", 3))
                 _ = try await Self.waitFor(recorder, revision: 1)
                 try await table.cluster.psql(
-                    "BEGIN; INSERT INTO items VALUES ('b', '\(document("b", 2))'); UPDATE items SET doc = '\(document("a", 10))' WHERE id = 'a'; COMMIT;")
+                    "BEGIN; INSERT INTO items VALUES ('b', '\(document("b", 2))'); UPDATE items SET doc = '\(document("a", 10))' WHERE id = 'a'; COMMIT;"
+                )
                 let afterUpdate = try await Self.waitFor(recorder, revision: 3)
                 #expect(Self.ids(afterUpdate) == ["a", "b", "c"])
                 #expect(try afterUpdate.state.items?.item(id: "a")?.value == JSONParser.parse(document("a", 10)))
@@ -94,7 +95,9 @@ struct ChangeFeedTests {
                     Issue.record("a removal while disconnected must fail")
                     return
                 }
-                #expect(error.message.contains("not connected") || error.message.contains("cannot reach") || error.message.contains("connection"), "\(error.message)")
+                #expect(
+                    error.message.contains("not connected") || error.message.contains("cannot reach") || error.message.contains("connection"),
+                    "\(error.message)")
                 #expect(Self.ids(repository.current) == ["a", "b"], "the rollback leaves the items as they were")
                 try await table.cluster.startServer()
                 try await table.insert("c", document("c", 3))

@@ -115,6 +115,10 @@ struct SystemdSandbox: Sendable {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.path(file))))
             try await write("\(Self.staging)/\(file)", bytes, mode: file.hasPrefix("scripts/") ? "0755" : "0644")
         }
+        // The sandbox sees the host's files through its overlay: a state directory some earlier run left on the host
+        // (/var/lib/depot) would make systemd migrate it for DynamicUser=, which fails across the overlay. Start
+        // from none (removed in the overlay only; the host keeps its files).
+        try await shell("rm -rf /var/lib/depot /var/lib/private/depot")
         try await shell("\(Self.staging)/scripts/install --binaries \(Self.staging)/bin")
     }
 }
