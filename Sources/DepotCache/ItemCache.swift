@@ -126,8 +126,8 @@ public final class ItemCache: Sendable {
             try await database.write { db in
                 try db.execute(sql: "DELETE FROM item")
                 let insert = try db.makeStatement(sql: "INSERT INTO item (position, id, json) VALUES (?, ?, ?)")
-                for (position, item) in collection.items.items.enumerated() {
-                    try insert.execute(arguments: [position, item.id, Data(item.json)])
+                for (index, item) in collection.items.items.enumerated() {
+                    try insert.execute(arguments: [Int64(index) * Self.positionSpacing, item.id, Data(item.json)])
                 }
                 try db.execute(
                     sql: """
@@ -143,6 +143,80 @@ public final class ItemCache: Sendable {
             await Self.truncateLog(database)
         }
     }
+
+    /// The gap `save` leaves between two items' positions, so an item added between them later (`apply`) takes a
+    /// position of its own without renumbering the rest.
+    static let positionSpacing: Int64 = 1 << 16
+
+    /// Brings the cached list from `previous` to `collection` row by row (see `CollectionCache.apply`), in one
+    /// transaction: a change of one row costs one row, not a new list.
+    public func apply(
+        to collection: CachedCollection, from previous: SourceVersion?, changedIDs: [String], removedIDs: [String]
+    ) async throws(ItemCacheError) -> Bool {
+        if discarded.withLock({ $0 }) { return false }
+        return try await access("update") { database in
+            do {
+                return try await applyRows(database, to: collection, from: previous, changedIDs: changedIDs, removedIDs: removedIDs)
+            } catch is NoRoom {
+                return false
+            }
+        }
+    }
+
+    private func applyRows(
+        _ database: DatabaseQueue, to collection: CachedCollection, from previous: SourceVersion?, changedIDs: [String], removedIDs: [String]
+    ) async throws -> Bool {
+        try await database.write { db in
+            guard
+                let row = try Row.fetchOne(db, sql: "SELECT source, idField, etag, lastModified, revision FROM collection"),
+                row[0] as String == collection.source, row[1] as String == collection.idField,
+                SourceVersion(etag: row[2], lastModified: row[3], revision: row[4]) == previous
+            else { return false }
+            for id in removedIDs {
+                try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
+            }
+            var additions: [Int] = []
+            for id in changedIDs {
+                guard let index = collection.items.position(of: id) else { continue }
+                try db.execute(sql: "UPDATE item SET json = ? WHERE id = ?", arguments: [Data(collection.items.items[index].json), id])
+                if db.changesCount == 0 { additions.append(index) }
+            }
+            // New items from the last to the first, so the item after each is always in the cache already; each takes
+            // the middle of the gap between that item and the one before it.
+            for index in additions.sorted(by: >) {
+                let item = collection.items.items[index]
+                let low: Int64
+                let high: Int64
+                if index + 1 < collection.items.count {
+                    guard
+                        let after = try Int64.fetchOne(
+                            db, sql: "SELECT position FROM item WHERE id = ?", arguments: [collection.items.items[index + 1].id])
+                    else { throw NoRoom() }
+                    high = after
+                    low =
+                        try Int64.fetchOne(db, sql: "SELECT max(position) FROM item WHERE position < ?", arguments: [after]) ?? after - 2
+                        * Self.positionSpacing
+                } else {
+                    low = try Int64.fetchOne(db, sql: "SELECT max(position) FROM item") ?? 0
+                    high = low + 2 * Self.positionSpacing
+                }
+                guard high - low > 1 else { throw NoRoom() }
+                try db.execute(
+                    sql: "INSERT INTO item (position, id, json) VALUES (?, ?, ?)", arguments: [low + (high - low) / 2, item.id, Data(item.json)])
+            }
+            try db.execute(
+                sql: "UPDATE collection SET fetchedAtMilliseconds = ?, etag = ?, lastModified = ?, revision = ?",
+                arguments: [
+                    Self.milliseconds(collection.fetchedAt), collection.version?.etag, collection.version?.lastModified,
+                    collection.version?.revision,
+                ]
+            )
+            return true
+        }
+    }
+
+    /// No position left between two neighbours: the transaction is rolled back and the whole list saved instead.
+    private struct NoRoom: Error {}
 
     /// Drops the item `id` from the cached list, keeping the others in order.
     /// - Returns: false when the cached list has no such item (or there is none).

@@ -20,6 +20,13 @@ public protocol CollectionCache: Sendable {
     /// with `version`: a removal the source confirmed costs one row, not a new list. False when it was not there.
     @discardableResult
     func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws -> Bool
+    /// Brings the list kept from `previous` to `collection` row by row, when it is what `previous` names (same
+    /// version): the items of `changedIDs` written, those of `removedIDs` dropped, new ones put between their
+    /// neighbours; and records `fetchedAt` and `collection`'s version. False, with nothing changed, when it cannot
+    /// (another list is kept, or no room between two neighbours): then save the whole list.
+    func apply(
+        to collection: CachedCollection, from previous: SourceVersion?, changedIDs: [String], removedIDs: [String]
+    ) async throws -> Bool
     /// Drops the list kept.
     func clear() async throws
     /// Makes sure the list kept is never read again, when a removal or a wipe could not be applied to it (a full

@@ -70,6 +70,11 @@ public struct ItemCollection: Sendable {
         index.position(of: id, in: items) != nil
     }
 
+    /// Where the item `id` is in `items`; nil when there is none.
+    public func position(of id: String) -> Int? {
+        index.position(of: id, in: items)
+    }
+
     public func item(id: String) -> Item? {
         index.position(of: id, in: items).map { items[$0] }
     }
@@ -120,6 +125,12 @@ public struct ItemCollection: Sendable {
         }
         result.append(contentsOf: additions[nextAddition...])
         return try ItemCollection(items: result)
+    }
+
+    /// The id of `value` read from `idField` as a collection reads it; nil when it has none.
+    public static func id(of value: JSONValue, idField: String) -> String? {
+        guard case .object(let object) = value else { return nil }
+        return try? id(of: object, at: 0, idField: idField)
     }
 
     /// Whether id `a` sorts before `b` byte by byte in UTF-8, as PostgreSQL's "C" collation and memcmp order them.

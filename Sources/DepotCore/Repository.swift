@@ -142,7 +142,7 @@ public final class Repository: Sendable {
             let known = version.withLock { $0 }
             switch await fetchCollection(ifChangedSince: known, held: items) {
             case .success(.items(let newItems, let newVersion, let changes)):
-                if changes == nil {
+                if changes == nil {  // A full listing: the source could not say what changed.
                     logger.notice(
                         "\(source.description) could not say what changed since \(known?.description ?? "the items held"); reloaded in full")
                 }
@@ -415,18 +415,23 @@ public final class Repository: Sendable {
     }
 
     /// A list the source just gave (whole, or as `changes` applied to the items held): published and cached.
-    private func publishFetched(_ items: ItemCollection, version newVersion: SourceVersion?, changes: Int?) async -> MutationResult {
-        version.withLock { $0 = newVersion }
+    /// The cache follows row by row when only changes were applied (see `CollectionCache.apply`), whole otherwise.
+    private func publishFetched(_ items: ItemCollection, version newVersion: SourceVersion?, changes: SourceChanges?) async -> MutationResult {
+        let previous = version.withLock { version in
+            defer { version = newVersion }
+            return version
+        }
         let fetchedAt = now()
         let published = publish(.success(items, .source(at: fetchedAt, revision: newVersion?.revision)))
-        if let changes {
-            logger.info(
-                "applied \(changes) change\(changes == 1 ? "" : "s") from \(source.description); \(items.count) items\(newVersion?.revision.map { " at revision \($0)" } ?? "")",
-                metadata: ["seq": "\(published.seq)"])
-        } else {
+        guard let changes else {
             logger.info("loaded \(items.count) items from \(source.description)", metadata: ["seq": "\(published.seq)"])
+            await keep(items, fetchedAt: fetchedAt, version: newVersion)
+            return .success(published)
         }
-        await keep(items, fetchedAt: fetchedAt, version: newVersion)
+        logger.info(
+            "applied \(changes.count) change\(changes.count == 1 ? "" : "s") from \(source.description); \(items.count) items\(newVersion?.revision.map { " at revision \($0)" } ?? "")",
+            metadata: ["seq": "\(published.seq)"])
+        await keep(items, fetchedAt: fetchedAt, version: newVersion, changes: changes, from: previous)
         return .success(published)
     }
 
@@ -461,12 +466,26 @@ public final class Repository: Sendable {
         }
     }
 
-    /// Keeps the list the source just gave in the cache.
-    private func keep(_ items: ItemCollection, fetchedAt: Date, version: SourceVersion?) async {
+    /// Keeps the list the source just gave in the cache: row by row when it is `changes` applied to the list of
+    /// version `previous` and the cache holds that list, whole otherwise.
+    private func keep(
+        _ items: ItemCollection, fetchedAt: Date, version: SourceVersion?, changes: SourceChanges? = nil, from previous: SourceVersion? = nil
+    ) async {
         let (source, idField) = binding.withLock { $0 }
         let collection = CachedCollection(items: items, fetchedAt: fetchedAt, version: version, source: source.description, idField: idField)
+        if let changes, changes.count <= Self.largestRowByRowChange {
+            let changedIDs = changes.changed.compactMap { ItemCollection.id(of: $0, idField: idField) }
+            var applied = false
+            await cacheOperation("apply \(changes.count) changes to") {
+                applied = try await $0.apply(to: collection, from: previous, changedIDs: changedIDs, removedIDs: changes.removed)
+            }
+            if applied { return }
+        }
         await cacheOperation("save \(items.count) items to") { try await $0.save(collection) }
     }
+
+    /// Past this many changes at once, the cache takes the whole list: one pass beats many lookups.
+    static let largestRowByRowChange = 1000
 
     /// Runs `operation` on the cache, if there is one; a failure is logged, never passed on: the cache only
     /// ever helps.
@@ -522,7 +541,7 @@ public final class Repository: Sendable {
     /// What a fetch gave: the items checked into a collection (`changes` counts what was applied to the held ones
     /// when the source sent only those; nil for a whole listing), or word that the held ones are current.
     private enum Fetched {
-        case items(ItemCollection, version: SourceVersion?, changes: Int?)
+        case items(ItemCollection, version: SourceVersion?, changes: SourceChanges?)
         case unchanged
     }
 
@@ -553,7 +572,7 @@ public final class Repository: Sendable {
                             message: "\(source.description) answered with changes although no version was given; this is a bug in the source"))
                 }
                 do {
-                    return .success(.items(try held.applying(changes, idField: idField), version: version, changes: changes.count))
+                    return .success(.items(try held.applying(changes, idField: idField), version: version, changes: changes))
                 } catch {
                     return .failure(StateError(.loadFailed, message: "\(source.description): a changed item: \(error)"))
                 }

@@ -39,6 +39,12 @@ struct OpeningCache: CollectionCache {
         try await opening.value?.save(collection)
     }
 
+    func apply(
+        to collection: CachedCollection, from previous: SourceVersion?, changedIDs: [String], removedIDs: [String]
+    ) async throws -> Bool {
+        try await openCache()?.apply(to: collection, from: previous, changedIDs: changedIDs, removedIDs: removedIDs) ?? false
+    }
+
     @discardableResult
     func remove(id: String) async throws -> Bool {
         try await openCache()?.remove(id: id) ?? false

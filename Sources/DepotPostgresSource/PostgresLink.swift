@@ -68,35 +68,54 @@ public final class PostgresLink: Sendable {
         _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let connection = try await acquire(what)
-        let timedOut = Locked(false)
-        let outcome: Result<T, any Error> = await withTaskGroup(of: Result<T, any Error>?.self) { group in
-            group.addTask {
-                do { return .success(try await body(connection)) } catch { return .failure(error) }
-            }
-            group.addTask { [queryTimeout] in
-                guard (try? await Task.sleep(for: queryTimeout)) != nil else { return nil }
-                // Nothing came back in time: the connection is presumed dead. Closing it fails the query (a query
-                // does not heed cancellation) and ends the listener, which reconnects.
-                timedOut.withLock { $0 = true }
-                try? await connection.close()
-                return nil
-            }
-            // The query's result, or the timer's nil.
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failure(QueryTimedOut())
-        }
-        if timedOut.withLock({ $0 }) {
-            logger.warning("\(what) got no answer from \(address) within \(Self.seconds(queryTimeout)); closed the connection")
-            throw SourceError(.unavailable, "\(what): \(address) did not answer within \(Self.seconds(queryTimeout)); reconnecting")
+        // Closed under the link before its listener noticed: a query now would be dropped (see `race`).
+        guard !connection.isClosed else { throw notConnected(what, "the connection closed") }
+        let outcome = await Self.race(body, on: connection, limit: queryTimeout) {
+            // Nothing came back in time: the connection is presumed dead. Closing it ends the listener, which
+            // reconnects, and fails the query if postgres-nio still holds it.
+            try? await connection.close()
         }
         switch outcome {
         case .success(let value):
             return value
+        case .failure(is QueryTimedOut):
+            logger.warning("\(what) got no answer from \(address) within \(Self.seconds(queryTimeout)); closing the connection")
+            throw SourceError(.unavailable, "\(what): \(address) did not answer within \(Self.seconds(queryTimeout)); reconnecting")
         case .failure(let error as PSQLError):
             throw Self.sourceError(what, error, address: address)
         case .failure(let error):
             throw error
+        }
+    }
+
+    /// Runs `body` on `connection`, and gives up waiting after `limit` (calling `onTimeout`): whichever comes first.
+    ///
+    /// Not a task group, which would wait for the query however long it takes: postgres-nio writes a query to its
+    /// channel without a promise, so a query sent as the connection closes under it is dropped and never finishes.
+    /// Its task is then left suspended (holding only this closure) rather than holding up the mutation queue.
+    private static func race<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T, on connection: PostgresConnection, limit: Duration,
+        onTimeout: @escaping @Sendable () async -> Void
+    ) async -> Result<T, any Error> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
+            let settled = Locked(false)
+            let settle: @Sendable (Result<T, any Error>) -> Bool = { result in
+                let first = settled.withLock { settled in
+                    defer { settled = true }
+                    return !settled
+                }
+                if first { continuation.resume(returning: result) }
+                return first
+            }
+            let timer = Task {
+                guard (try? await Task.sleep(for: limit)) != nil, settle(.failure(QueryTimedOut())) else { return }
+                await onTimeout()
+            }
+            Task {
+                let result: Result<T, any Error>
+                do { result = .success(try await body(connection)) } catch { result = .failure(error) }
+                if settle(result) { timer.cancel() }
+            }
         }
     }
 
@@ -165,7 +184,13 @@ public final class PostgresLink: Sendable {
             return Self.describe(error)
         }
         do {
-            try await installFeedIfNeeded(on: connection)
+            let installed = await Self.race({ try await self.installFeedIfNeeded(on: $0) }, on: connection, limit: queryTimeout * 3) {
+                try? await connection.close()
+            }
+            if case .failure(let error) = installed {
+                try? await connection.close()
+                return error is QueryTimedOut ? "setting up took longer than \(Self.seconds(queryTimeout * 3))" : Self.describe(error)
+            }
             try await connection.listen(on: sql.channel) { notifications in
                 guard let waiters = machine.withLock({ $0.connected(connection) }) else { return }
                 for waiter in waiters { waiter.resume(returning: connection) }

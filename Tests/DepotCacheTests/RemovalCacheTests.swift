@@ -11,6 +11,8 @@ final class CountingCache: CollectionCache {
     let cache: ItemCache
     let saves = Locked(0)
     let removals = Locked(0)
+    /// Changes applied row by row, and whether each could be.
+    let applications = Locked<[Bool]>([])
 
     init(_ cache: ItemCache) {
         self.cache = cache
@@ -33,6 +35,12 @@ final class CountingCache: CollectionCache {
         return try await cache.remove(id: id, fetchedAt: fetchedAt, version: version)
     }
 
+    func apply(to collection: CachedCollection, from previous: SourceVersion?, changedIDs: [String], removedIDs: [String]) async throws -> Bool {
+        let applied = try await cache.apply(to: collection, from: previous, changedIDs: changedIDs, removedIDs: removedIDs)
+        applications.withLock { $0.append(applied) }
+        return applied
+    }
+
     func clear() async throws { try await cache.clear() }
 
     func discard() async throws { try await cache.discard() }
@@ -50,6 +58,11 @@ final class FullDiskCache: CollectionCache {
 
     func read() async throws -> CachedCollection? { try await cache.read() }
     func save(_ collection: CachedCollection) async throws { try await cache.save(collection) }
+
+    func apply(to collection: CachedCollection, from previous: SourceVersion?, changedIDs: [String], removedIDs: [String]) async throws -> Bool {
+        if failing.withLock({ $0 }) { throw DiskFull() }
+        return try await cache.apply(to: collection, from: previous, changedIDs: changedIDs, removedIDs: removedIDs)
+    }
 
     func remove(id: String) async throws -> Bool {
         if failing.withLock({ $0 }) { throw DiskFull() }

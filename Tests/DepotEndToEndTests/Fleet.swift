@@ -120,7 +120,7 @@ final class Fleet: Sendable {
     }
 
     var logs: String {
-        daemons.withLock { $0 }.enumerated().map { "--- host \($0 + 1) ---\n\($1.process.standardError.value.suffix(4000))" }.joined(separator: "\n")
+        daemons.withLock { $0 }.enumerated().map { "--- host \($0 + 1) ---\n\($1.process.standardError.value.suffix(60000))" }.joined(separator: "\n")
             + "\n--- server ---\n\(cluster.serverLog.suffix(3000))"
     }
 }
