@@ -196,32 +196,33 @@ public final class Repository: Sendable {
     ///
     /// - Not optimistic: publishes loading, deletes, publishes success(list).
     /// - Optimistic: publishes success(current items without `id`) at once, then deletes.
-    ///   When there are no items in memory, or `id` is not among them, there is nothing to hide early,
-    ///   and the removal proceeds as a non-optimistic one without publishing loading.
+    /// - When there are no items in memory, or `id` is not among them, subscribers have nothing to see change:
+    ///   nothing is published before the source answers, and a refusal (notFound, most often) publishes nothing.
     /// - The list published after the delete is the one the source gave with it (`SourceDeletion.remaining`),
     ///   one it is asked for again (`.relist`), or the items held without `id` (`.removed`, or a relist that
     ///   failed: the removal stands, and a warning says so).
-    /// - When the source refuses (or has no such id), publishes failure(removeFailed or notFound) and then
+    /// - When the source refuses a removal of an item shown, publishes failure(removeFailed or notFound) and then
     ///   the state from before the removal again: the rollback every subscriber sees.
     /// The cache follows with one row dropped, or the whole list saved when the source changed in other ways too.
     @discardableResult
     public func remove(id: String, optimistic: Bool = false, by requester: Requester = .daemon) -> Mutation<MutationResult> {
         queue.submit(joinable: false, from: requester) { [self] in
             let before = current.state
+            // An id the items held do not show: subscribers see nothing change unless the source removes it, so
+            // nothing is published before the source answers, and a refusal publishes nothing at all.
+            let shown = before.items?.contains(id: id) ?? false
             if optimistic {
-                if let items = before.items, let provenance = before.provenance {
-                    let remaining = items.removing(id: id)
-                    if remaining.count < items.count {
-                        publish(.success(remaining, provenance.derived))
-                    }
+                if let items = before.items, let provenance = before.provenance, shown {
+                    publish(.success(items.removing(id: id), provenance.derived))
                 }
-            } else {
+            } else if shown {
                 publish(.loading)
             }
             let deletion: SourceDeletion
             do {
                 deletion = try await sourceCalls.time(\.deletes) { try await source.deleteItem(id: id) }
             } catch {
+                guard shown else { return refusedUnseen(id, error: error) }
                 return rollBack(to: before, removing: id, error: error)
             }
             switch deletion {
@@ -254,6 +255,15 @@ public final class Repository: Sendable {
         let rolledBack = publish(before)
         logger.warning("remove \(id) failed, rolled back: \(failure.message)", metadata: ["seq": "\(rolledBack.seq)"])
         return .failure(RepositoryError(failure.kind, message: failure.message, state: rolledBack))
+    }
+
+    /// A refused removal of an id the items held did not show: nothing was published, and nothing is.
+    private func refusedUnseen(_ id: String, error: any Error) -> MutationResult {
+        let failure = Self.removalFailure(id: id, error: error)
+        let state = current
+        logger.warning(
+            "remove \(id) failed, nothing published (it is not among the items held): \(failure.message)", metadata: ["seq": "\(state.seq)"])
+        return .failure(RepositoryError(failure.kind, message: failure.message, state: state))
     }
 
     /// The source's list after removing `id`, published as the source's. When it is the list held before

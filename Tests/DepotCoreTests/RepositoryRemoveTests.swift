@@ -72,14 +72,28 @@ struct RepositoryRemoveTests {
         #expect(fixture.source.calls.value.fetchesStarted == 1, "a refused removal does not refetch")
     }
 
-    @Test("an id the source does not have: failure(notFound) and rollback; the answer's code is notFound")
-    func notFound() async throws {
+    @Test(
+        "an id that is not among the items: the answer is notFound and subscribers see nothing, optimistic or not",
+        arguments: [false, true])
+    func notFound(optimistic: Bool) async throws {
         let fixture = Fixture()
         _ = try await fixture.loaded()
-        let error = try #require(await fixture.repository.remove(id: "99").result.failureValue)
+        let error = try #require(await fixture.repository.remove(id: "99", optimistic: optimistic).result.failureValue)
         #expect(error.kind == .notFound)
         #expect(error.message == "test:memory has no item with id \"99\"")
-        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "loading", "failure(notFound)", "success[1,2,3]"])
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]"])
+        #expect(error.state == fixture.states.last)
+        #expect(fixture.source.calls.value.deletesStarted == 1, "the source was asked: the items held may be older than it")
+    }
+
+    @Test("an id the source has but the items held do not: no loading first; the source's list after it")
+    func removeUnseen() async throws {
+        let fixture = Fixture()
+        _ = try await fixture.loaded()
+        fixture.source.items.append(["id": 4])  // added at the source since the items held were loaded
+        _ = try await fixture.repository.remove(id: "4").result.get()
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2,3]"])
+        #expect(fixture.seqsAreConsecutive)
     }
 
     @Test("delete succeeds but the refetch fails: the previous items without the id, and the removal stands")
@@ -110,12 +124,13 @@ struct RepositoryRemoveTests {
         #expect(published.seq == 1)
     }
 
-    @Test("a refused removal from idle rolls back to idle")
-    func rollbackToIdle() async throws {
+    @Test("a refused removal from idle publishes nothing: there was nothing to see change")
+    func refusedFromIdle() async throws {
         let fixture = Fixture()
         fixture.source.failNextDelete()
-        _ = await fixture.repository.remove(id: "2").result
-        #expect(fixture.trace == ["idle", "loading", "failure(removeFailed)", "idle"])
+        let error = try #require(await fixture.repository.remove(id: "2").result.failureValue)
+        #expect(error.kind == .removeFailed)
+        #expect(fixture.trace == ["idle"])
     }
 }
 
