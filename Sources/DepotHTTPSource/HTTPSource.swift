@@ -204,7 +204,9 @@ public struct HTTPSource: Source {
         case 401, 403: "check the credentials sent in \"headerFiles\" or \"headerCredentials\" in the config file"
         case 404, 410: "check the URL"
         case 408, 429: "the server is busy; try again later"
-        case 500..<600: "the server failed; try again later, or look at the server's logs"
+        case 501, 505: "the server does not support this request: check the URL, and --delete-url for removals"
+        case 502, 503, 504: "the server or a proxy in front of it is unavailable; try again later"
+        case 500..<600: "the server failed; look at the server's logs, or try again later"
         default: "check the URL and the headers in the config file"
         }
     }
@@ -240,6 +242,9 @@ public struct HTTPSource: Source {
         case let error as HTTPClientError:
             return SourceError(.unavailable, "\(what) failed: \(error.shortDescription); check the URL and the server")
         default:
+            if let explanation = ConnectionFailure.explanation(error) {
+                return SourceError(.unavailable, "\(what) failed: \(explanation)")
+            }
             return SourceError(.unavailable, "\(what) failed: \(error); check the URL, and that the server is up")
         }
     }

@@ -52,7 +52,7 @@ struct HTTPSourceDeleteTests {
                 error
                     == SourceError(
                         .refused,
-                        "DELETE \(server.url("/items/7")) answered 500 Internal Server Error, so the item was not removed; the server failed; try again later, or look at the server's logs"
+                        "DELETE \(server.url("/items/7")) answered 500 Internal Server Error, so the item was not removed; the server failed; look at the server's logs, or try again later"
                     ))
         }
     }
