@@ -88,9 +88,28 @@ public final class LineConnection: Sendable {
         try? await channel.close()
     }
 
+    /// What is at `path` when it is something other than a socket ("a regular file", "a directory"), else nil.
+    private static func notASocket(_ path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFSOCK: return nil
+        case S_IFREG: return "a regular file"
+        case S_IFDIR: return "a directory"
+        case S_IFLNK: return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK ? nil : "a link to something else"
+        case S_IFIFO: return "a named pipe"
+        default: return "a device"
+        }
+    }
+
     private static func explain(_ error: any Error, path: String) -> String {
         let code = (error as? IOError)?.errnoCode
+        if let kind = notASocket(path) {
+            return "\(path) is \(kind), not a socket: give depotd's socket with --socket (`depotctl socket` prints where depotctl looks)"
+        }
         switch code {
+        case ENOTDIR:
+            return "no socket at \(path): a part of that path is not a directory; give depotd's socket with --socket"
         case ENOENT:
             return "no socket at \(path): depotd is not running there; start it with `depotd`, or give the right --socket"
         case ECONNREFUSED:

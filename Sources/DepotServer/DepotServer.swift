@@ -96,6 +96,13 @@ public final class DepotServer: Service {
     /// How often the socket file is checked: deleted or replaced, it is bound again as soon as its path is free.
     static let socketCheckInterval = Duration.seconds(1)
 
+    /// Checks, before anything slow starts, that the socket can be bound at `path`: its directory exists or can
+    /// be made, and nothing is there but a stale socket (another depotd listening there is an error). `run`
+    /// checks again when it binds; this check lets depotd refuse at once, before it loads its source.
+    public static func checkSocketPath(_ path: String) throws {
+        try SocketFile.prepare(path)
+    }
+
     public func run() async throws {
         let path = configuration.socketPath
         let listeners: Listeners

@@ -29,8 +29,18 @@ enum SocketFile {
                     "socket path \(path) is \(path.utf8.count) bytes long; Unix sockets allow at most \(maxPathLength - 1): choose a shorter --socket"
             )
         }
+        // Only the socket's own directory is made (`depot` in $XDG_RUNTIME_DIR or /run): a mistyped path is an
+        // error, not a tree of new directories.
+        let directory = Directories.parent(of: path)
+        let above = Directories.parent(of: directory)
+        if !Directories.exists(directory), !Directories.exists(above) {
+            throw Problem(
+                description:
+                    "cannot put the socket at \(path): \(above) does not exist (depotd makes only the socket's own directory); check the --socket path, or create \(above) first"
+            )
+        }
         do {
-            try Directories.create(Directories.parent(of: path), mode: 0o755)
+            try Directories.create(directory, mode: 0o755)
         } catch {
             throw Problem(description: "cannot create the socket's directory: \(error)")
         }

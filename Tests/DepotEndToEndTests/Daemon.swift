@@ -32,6 +32,8 @@ struct Daemon: CheckedEndpoint {
         launcher: [String] = []
     ) async throws -> Daemon {
         let socketPath = useDefaultSocket ? directory.file("run/depot/depotd.sock") : directory.file("depotd.sock")
+        // $XDG_RUNTIME_DIR exists wherever a user logs in; depotd makes only its own `depot` directory in it.
+        try FileManager.default.createDirectory(atPath: directory.file("run"), withIntermediateDirectories: true)
         let environment = Self.environment(in: directory).merging(extra) { _, new in new }
         // A launcher (`ip netns exec NS`) execs depotd in place: the child's pid is depotd's.
         let command = launcher + [Binaries.depotd] + (useDefaultSocket ? [] : ["--socket", socketPath]) + arguments

@@ -83,7 +83,32 @@ struct LifecycleTests {
         let status = try await intruder.waitForExit()
         #expect(status == 1)
         #expect(intruder.standardError.value.contains("another depotd is already listening on \(second.socketPath)"))
+        #expect(!intruder.standardError.value.contains("serving "), "refused before its source was touched")
         #expect(try await second.connect().call("state")["seq"] != nil, "the first daemon still serves")
+    }
+
+    @Test("a socket path in a directory that does not exist is refused, and no directories are made")
+    func mistypedSocketDirectory() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let socket = directory.file("no-such-dir/depot/depotd.sock")
+        let result = try await CommandResult.run(
+            Binaries.depotd, ["--socket", socket, "--source", Daemon.writeItems(1, in: directory)], environment: Daemon.environment(in: directory))
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("\(directory.file("no-such-dir")) does not exist"), "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("no-such-dir")))
+    }
+
+    @Test("depotctl says what is at a path that is not a socket")
+    func notASocket() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let environment = Daemon.environment(in: directory)
+        let file = try await CommandResult.run(Binaries.depotctl, ["state", "--socket", "/etc/passwd"], environment: environment)
+        #expect(file.status == 3)
+        #expect(file.standardError.hasPrefix("depotctl: /etc/passwd is a regular file, not a socket:"), "\(file.standardError)")
+        let folder = try await CommandResult.run(Binaries.depotctl, ["state", "--socket", directory.path], environment: environment)
+        #expect(folder.standardError.hasPrefix("depotctl: \(directory.path) is a directory, not a socket:"), "\(folder.standardError)")
     }
 
     @Test("settings: flags beat DEPOT_SOCKET/DEPOT_SOURCE, which beat the config file")

@@ -3,6 +3,7 @@ import DepotCore
 import DepotJSON
 import DepotServer
 import DepotTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
@@ -60,13 +61,22 @@ struct SocketTests {
         directory.remove()
     }
 
-    @Test("missing directories above the socket are created")
-    func createsDirectories() async throws {
-        let server = try await RunningServer.start(socketName: "run/depot/depotd.sock")
-        #expect(server.socketPath.hasSuffix("/run/depot/depotd.sock"))
+    @Test("the socket's own directory is created; a missing directory above it is a mistyped path, refused")
+    func createsOwnDirectoryOnly() async throws {
+        let server = try await RunningServer.start(socketName: "depot/depotd.sock")
+        #expect(server.socketPath.hasSuffix("/depot/depotd.sock"))
         let connection = try await server.connect()
         #expect(try await connection.call("state")["status"] == "idle")
         await server.stop()
+
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        await #expect {
+            _ = try await RunningServer.start(directory: directory, socketName: "typo/depot/depotd.sock")
+        } throws: { error in
+            String(describing: error).contains("\(directory.file("typo")) does not exist")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("typo")))
     }
 
     @Test("graceful shutdown finishes in-flight requests, closes every connection and removes the socket")
