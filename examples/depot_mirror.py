@@ -21,13 +21,21 @@ import time
 
 
 def default_socket():
-    """The socket depotd listens on when started without --socket."""
+    """The socket depotd listens on when started without --socket, found as `depotctl socket` finds it:
+    $DEPOT_SOCKET, else $XDG_RUNTIME_DIR/depot/depotd.sock, else /run/depot/depotd.sock for root and
+    /tmp/depot-$UID/depotd.sock for others; when nothing is there, the system daemon's /run/depot/depotd.sock."""
     if os.environ.get("DEPOT_SOCKET"):
         return os.environ["DEPOT_SOCKET"]
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    runtime = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
     if runtime:
-        return os.path.join(runtime, "depot", "depotd.sock")
-    return "/run/depot/depotd.sock" if os.getuid() == 0 else f"/tmp/depot-{os.getuid()}/depotd.sock"
+        own = os.path.join(runtime, "depotd.sock")
+    elif os.environ.get("XDG_RUNTIME_DIR"):
+        own = os.path.join(os.environ["XDG_RUNTIME_DIR"], "depot", "depotd.sock")
+    else:
+        own = "/run/depot/depotd.sock" if os.getuid() == 0 else f"/tmp/depot-{os.getuid()}/depotd.sock"
+    if not os.path.exists(own) and os.path.exists("/run/depot/depotd.sock"):
+        return "/run/depot/depotd.sock"
+    return own
 
 
 class Mismatch(Exception):

@@ -1,6 +1,7 @@
-import json, os, socket
+import json, os, socket, subprocess
 
-path = os.environ.get("DEPOT_SOCKET") or os.path.expandvars("$XDG_RUNTIME_DIR/depot/depotd.sock")
+# Where depotd listens: $DEPOT_SOCKET, or wherever `depotctl socket` finds it.
+path = os.environ.get("DEPOT_SOCKET") or subprocess.run(["depotctl", "socket"], capture_output=True, text=True, check=True).stdout.strip()
 with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
     sock.connect(path)
     stream = sock.makefile("rwb")

@@ -41,10 +41,10 @@ struct CallCommand: AsyncParsableCommand {
         do {
             value = try JSONParser.parse(params)
         } catch {
-            throw ValidationError("PARAMS-JSON is not valid JSON: \(error)")
+            throw ValidationError("<params> is not valid JSON: \(error)")
         }
         guard case .object(let object) = value else {
-            throw ValidationError("PARAMS-JSON must be a JSON object (params by name), not \(value.typeName)")
+            throw ValidationError("<params> must be a JSON object (params by name), not \(value.typeName)")
         }
         return object
     }

@@ -1,4 +1,10 @@
 public import ArgumentParser
+import DepotWire
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `depotctl` command.
 public struct DepotControlCommand: AsyncParsableCommand {
@@ -7,13 +13,36 @@ public struct DepotControlCommand: AsyncParsableCommand {
         abstract: "Talk to depotd: read the shared collection, load it, remove items, watch every change.",
         discussion: """
             Exit status: 0 on success, 1 when depotd answers with an error, 3 when depotd cannot be reached \
-            or closes the connection, 64 for a usage error.
+            or closes the connection, 4 when `status` finds the state not a fresh success or `state` finds a \
+            failure, 64 for a usage error. Global options (--socket, --json) may come before the command.
             """,
+        version: DepotVersion.current,
         subcommands: [
-            StateCommand.self, GetCommand.self, LoadCommand.self, RemoveCommand.self,
+            StateCommand.self, StatusCommand.self, GetCommand.self, LoadCommand.self, RemoveCommand.self,
             WipeCommand.self, WatchCommand.self, PipelineCommand.self, WhoamiCommand.self, StatsCommand.self, CallCommand.self, SchemaCommand.self,
+            SocketCommand.self,
         ]
     )
 
     public init() {}
+
+    /// Parses the command line with its global options allowed before the subcommand, and runs it.
+    public static func main() async {
+        let arguments = GlobalArguments.hoisted(Array(CommandLine.arguments.dropFirst()))
+        if let first = arguments.first, !first.hasPrefix("-"), first != "help", !commandNames.contains(first) {
+            Output.error("unknown command '\(first)'; the commands are \(commandNames.joined(separator: ", ")) (depotctl --help says what each does)")
+            Glibc.exit(ExitCode.validationFailure.rawValue)
+        }
+        await main(arguments)
+    }
+
+    /// `depotctl` alone is a usage error (exit 64), with the usage on stderr, as git and systemctl do.
+    public func run() async throws {
+        FileHandle.standardError.write(Data((Self.helpMessage() + "\n").utf8))
+        throw ExitCode.validationFailure
+    }
+
+    static var commandNames: [String] {
+        configuration.subcommands.compactMap { $0.configuration.commandName }
+    }
 }

@@ -19,6 +19,7 @@ enum Output {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
+                if errno == EPIPE, descriptor == STDOUT_FILENO { exit(0) }
                 return
             }
             bytes = bytes.dropFirst(written)

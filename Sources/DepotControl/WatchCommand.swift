@@ -10,7 +10,9 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             Prints a status line per state; with --json, each state as one line of JSON (NDJSON), so \
             `depotctl watch --json | jq .seq` works. When this watcher falls behind and states are skipped, \
-            a note goes to stderr (and the status line says so).
+            a note goes to stderr (and the status line says so). The watch ends after --count states, or when \
+            whoever reads its output goes away (`depotctl watch --json | head -1` exits 0), or with status 3 \
+            when depotd closes the connection.
 
             With --delta, subscribes in delta mode and prints each notification's params as one line of JSON: \
             the state (with count) and, instead of its items whenever smaller, the delta from the last success \
@@ -37,6 +39,13 @@ struct WatchCommand: AsyncParsableCommand {
             "Resume after this state: its epoch and seq, as a State or heartbeat names them.", valueName: "epoch:seq"),
         transform: WatchCommand.resumePoint(_:))
     var since: ResumePoint?
+
+    @Option(help: ArgumentHelp("Stop after printing this many states (the first is the current one).", valueName: "n"))
+    var count: Int?
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1; found \(count)") }
+    }
 
     static func resumePoint(_ text: String) throws -> ResumePoint {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
@@ -68,6 +77,18 @@ struct WatchCommand: AsyncParsableCommand {
                     : "cannot resume after \(since.epoch):\(since.seq) (another daemon run, or states no longer kept); starting again from the current state, seq \(subscribed.seq)"
             )
         }
+        // The watch ends when its reader does (`depotctl watch | head -1`), even while no state comes.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await printStates(subscription) }
+            group.addTask { await OutputReader.gone() }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Prints each notification until the subscription ends, depotd goes away, or --count states are printed.
+    private func printStates(_ subscription: DepotSubscription) async throws {
+        var printed = 0
         for await change in subscription {
             if let ended = change.ended {
                 Output.error("the subscription ended: \(ended.reason)")
@@ -86,7 +107,10 @@ struct WatchCommand: AsyncParsableCommand {
             } else {
                 Output.line(StateFormatter.statusLine(change.state, skipped: change.skipped))
             }
+            printed += 1
+            if let count, printed >= count { return }
         }
+        if Task.isCancelled { return }
         Output.error("depotd closed the connection")
         throw ExitCode(ExitStatus.unavailable)
     }

@@ -7,6 +7,7 @@ import DepotPostgresSource
 import DepotServer
 import DepotSources
 public import DepotSystemd
+import DepotWire
 public import Logging
 import NIOPosix
 import ServiceLifecycle
@@ -47,6 +48,10 @@ public struct Daemon: Sendable {
             logger.info("configuration from \(configFile)")
         }
         let socketPath = servedSocketPath(inherited)
+        if inherited == nil {
+            // A busy or unusable socket path is refused before the source is loaded or the cache opened.
+            try DepotServer.checkSocketPath(socketPath)
+        }
         let source = try Self.makeSource(settings, logger: logger)
         let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache(path: settings.cachePath) { await openCache() } : nil
         let repository = Repository(source: source, idField: settings.idField, cache: cache, logger: logger)
@@ -54,7 +59,9 @@ public struct Daemon: Sendable {
         let readiness = Readiness(notifier: notifier, logger: logger) { status.current.text }
         let server = makeServer(socketPath: socketPath, inherited: inherited, repository: repository, readiness: readiness, status: status)
         repository.addObserver(status)
-        logger.info("serving \(source.description)", metadata: ["source": "\(source.description)"])
+        logger.info(
+            "depotd \(DepotVersion.current) serving \(source.description)",
+            metadata: ["source": "\(source.description)", "version": "\(DepotVersion.current)"])
         startLoading(repository, readiness: readiness)
         let player = ScriptPlayer(playing: source as? ScriptSource, repository: repository, logger: logger)
         let feed = ChangeFeedRunner(following: source, repository: repository, logger: logger)

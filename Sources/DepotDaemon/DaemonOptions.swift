@@ -22,7 +22,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         name: .customLong("id-field"),
-        help: ArgumentHelp("The member of each item that holds its id (a string or an integer). Default: id.", valueName: "name"))
+        help: ArgumentHelp("The member of each item that holds its id (a string or an integer).", valueName: "name"))
     public var idField: String?
 
     @Option(

@@ -3,6 +3,7 @@ import DepotPlatform
 import DepotPostgresSource
 import DepotSources
 import DepotSystemd
+import DepotWire
 import Logging
 
 #if canImport(Glibc)
@@ -19,7 +20,8 @@ public struct DepotDaemonCommand: AsyncParsableCommand {
             state (idle, loading, success, failure) to every subscriber. Talk to it with depotctl, socat or any \
             JSON-RPC 2.0 client, one message per line. Settings come from flags, then DEPOT_SOCKET and \
             DEPOT_SOURCE, then --config, then the defaults. SIGTERM or SIGINT stops it cleanly.
-            """
+            """,
+        version: DepotVersion.current
     )
 
     @OptionGroup public var options: DaemonOptions

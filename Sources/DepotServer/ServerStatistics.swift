@@ -50,8 +50,11 @@ final class ServerStatistics: Sendable {
         }
         let calls = repository.sourceCallStatistics
         let uptime = started.duration(to: .now)
+        var stale: Bool?
+        if case .success(_, let provenance) = current.state { stale = provenance.stale }
         return DepotStatistics(
             epoch: repository.epoch, seq: current.seq, status: current.state.status.rawValue, items: current.state.items?.count,
+            stale: stale,
             uptimeSeconds: Int(uptime.components.seconds), connections: connections.total, users: users, subscriptions: subscriptions,
             source: repository.source.description, fetches: Self.calls(calls.fetches), deletes: Self.calls(calls.deletes),
             cacheBytes: cacheBytes(), residentBytes: ProcessResources.residentBytes, openFiles: ProcessResources.openFiles,

@@ -92,6 +92,8 @@ public struct DepotStatistics: Sendable, Equatable {
     public var status: String
     /// Items held, when the state is a success.
     public var items: Int?
+    /// Whether those items are the last good ones, the source unreachable; nil unless the state is a success.
+    public var stale: Bool?
     public var uptimeSeconds: Int
     public var connections: Int
     public var users: [User]
@@ -108,7 +110,8 @@ public struct DepotStatistics: Sendable, Equatable {
     public var limitsHit: [LimitHit]
 
     public init(
-        epoch: String, seq: Int, status: String, items: Int?, uptimeSeconds: Int, connections: Int, users: [User], subscriptions: [Subscription],
+        epoch: String, seq: Int, status: String, items: Int?, stale: Bool? = nil, uptimeSeconds: Int, connections: Int, users: [User],
+        subscriptions: [Subscription],
         source: String, fetches: SourceCalls, deletes: SourceCalls, cacheBytes: Int?, residentBytes: Int?, openFiles: Int?,
         unfinishedLineBytes: Int, limitsHit: [LimitHit]
     ) {
@@ -116,6 +119,7 @@ public struct DepotStatistics: Sendable, Equatable {
         self.seq = seq
         self.status = status
         self.items = items
+        self.stale = stale
         self.uptimeSeconds = uptimeSeconds
         self.connections = connections
         self.users = users
@@ -142,7 +146,7 @@ public struct DepotStatistics: Sendable, Equatable {
     public var json: JSONValue {
         Self.object([
             ("epoch", .string(epoch)), ("seq", Self.number(seq)), ("status", .string(status)), ("items", items.map(Self.number)),
-            ("uptimeSeconds", Self.number(uptimeSeconds)), ("connections", Self.number(connections)),
+            ("stale", stale.map(JSONValue.bool)), ("uptimeSeconds", Self.number(uptimeSeconds)), ("connections", Self.number(connections)),
             (
                 "users",
                 .array(
@@ -202,6 +206,7 @@ public struct DepotStatistics: Sendable, Equatable {
         seq = try members.nonNegativeInteger("seq")
         status = try members.string("status")
         items = try members.optionalNonNegativeInteger("items")
+        stale = try members.optionalBool("stale")
         uptimeSeconds = try members.nonNegativeInteger("uptimeSeconds")
         connections = try members.nonNegativeInteger("connections")
         var users: [User] = []

@@ -47,6 +47,12 @@ struct Members {
         return try string(name)
     }
 
+    /// true or false, or nil when the member is absent.
+    func optionalBool(_ name: String) throws(WireDecodingError) -> Bool? {
+        guard object[name] != nil else { return nil }
+        return try bool(name)
+    }
+
     /// An object's members, to read in turn.
     func members(_ name: String) throws(WireDecodingError) -> Members {
         let value = try required(name)

@@ -153,7 +153,7 @@ struct DepotctlTests {
 
             let notJSON = try await daemon.depotctl(["call", "get", "{id: 1}"])
             #expect(notJSON.status == 64)
-            #expect(notJSON.standardError.contains("PARAMS-JSON is not valid JSON"))
+            #expect(notJSON.standardError.contains("<params> is not valid JSON"))
         }
     }
 
@@ -233,6 +233,114 @@ struct DepotctlTests {
             watcher.signal(SIGINT)
             _ = try await watcher.waitForExit()
         }
+    }
+
+    @Test("watch ends when its reader does: `watch | head -1` exits 0 at once, though no new state comes")
+    func watchReaderGone() async throws {
+        try await Self.withDemo { daemon in
+            let result = try await withTimeout(.seconds(30), "depotctl watch | head -1 to end") {
+                try await CommandResult.run(
+                    "/bin/bash", ["-c", #"set -o pipefail; "$0" watch --json --socket "$1" | head -1"#, Binaries.depotctl, daemon.socketPath],
+                    environment: Daemon.environment(in: daemon.directory))
+            }
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(try JSONParser.parse(result.standardOutput)["status"] == "success")
+            #expect(result.standardError.isEmpty)
+        }
+    }
+
+    @Test("watch --count N prints N states and exits 0")
+    func watchCount() async throws {
+        try await Self.withDemo { daemon in
+            let watcher = try ChildProcess(
+                Binaries.depotctl, ["watch", "--json", "--count", "3", "--socket", daemon.socketPath],
+                environment: Daemon.environment(in: daemon.directory))
+            _ = try await watcher.waitForOutputLines(1)
+            _ = try await daemon.connect().call("remove", params: ["id": "1"])
+            let status = try await withTimeout(.seconds(30), "watch --count 3 to end") { try await watcher.waitForExit() }
+            #expect(status == 0)
+            let seqs = try watcher.standardOutput.value.split(separator: "\n").map { try JSONParser.parse(String($0))["seq"] }
+            #expect(seqs.count == 3)
+            let zero = try await daemon.depotctl(["watch", "--count", "0"])
+            #expect(zero.status == 64 && zero.standardError.contains("--count must be at least 1"))
+        }
+    }
+
+    @Test("global options may come before the command, as docker -H and systemctl --user take theirs")
+    func globalOptionsFirst() async throws {
+        try await Self.withDemo { daemon in
+            let environment = Daemon.environment(in: daemon.directory)
+            let state = try await CommandResult.run(Binaries.depotctl, ["--socket", daemon.socketPath, "--json", "state"], environment: environment)
+            #expect(state.status == 0, "\(state.standardError)")
+            #expect(try JSONParser.parse(state.standardOutput)["status"] == "success")
+            let get = try await CommandResult.run(
+                Binaries.depotctl, ["--json", "--socket=\(daemon.socketPath)", "get", "25"], environment: environment)
+            #expect(try JSONParser.parse(get.standardOutput)["name"] == "Pikachu", "\(get.standardError)")
+            let nested = try await CommandResult.run(
+                Binaries.depotctl, ["--socket", daemon.socketPath, "pipeline", "list"], environment: environment)
+            #expect(nested.status == 0, "\(nested.standardError)")
+        }
+    }
+
+    @Test("depotctl alone and an unknown command are usage errors that name the commands; --version prints the version")
+    func usage() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let environment = Daemon.environment(in: directory)
+        let alone = try await CommandResult.run(Binaries.depotctl, [], environment: environment)
+        #expect(alone.status == 64)
+        #expect(alone.standardError.contains("SUBCOMMANDS:") && alone.standardOutput.isEmpty)
+        let unknown = try await CommandResult.run(Binaries.depotctl, ["frob"], environment: environment)
+        #expect(unknown.status == 64)
+        #expect(
+            unknown.standardError.hasPrefix("depotctl: unknown command 'frob'; the commands are state, status, get, "), "\(unknown.standardError)")
+        for binary in [Binaries.depotctl, Binaries.depotd] {
+            let version = try await CommandResult.run(binary, ["--version"], environment: environment)
+            #expect(version.status == 0 && version.standardOutput == DepotVersion.current + "\n", "\(binary): \(version.standardOutput)")
+        }
+    }
+
+    @Test("status exits 0 on a fresh success, 4 otherwise, and never fetches the items; state exits 4 on a failure")
+    func status() async throws {
+        let directory = TemporaryDirectory()
+        let source = Daemon.writeItems(3, in: directory)
+        try await withDaemon(["--source", source], directory: directory) { daemon in
+            _ = try await daemon.connect().call("load")
+            let fresh = try await daemon.depotctl(["status"])
+            #expect(fresh.status == 0, "\(fresh.standardError)")
+            #expect(fresh.standardOutput.hasPrefix("success · 3 items · fresh · seq "), "\(fresh.standardOutput)")
+            let json = try JSONParser.parse(try await daemon.depotctl(["status", "--json"]).standardOutput)
+            #expect(json["fresh"] == true && json["items"] == .number(JSONNumber(3)))
+
+            // The source gone: a load falls back to the cached list, marked stale.
+            try FileManager.default.removeItem(atPath: String(source.dropFirst("file:".count)))
+            _ = try? await daemon.connect().call("load")
+            let stale = try await daemon.depotctl(["status"])
+            #expect(stale.status == 4)
+            #expect(stale.standardOutput.hasPrefix("success · 3 items · stale · seq "), "\(stale.standardOutput)")
+            #expect(try await daemon.depotctl(["status", "--quiet"]).standardOutput.isEmpty)
+
+            // Without a cache to fall back on, the same load is a failure.
+            _ = try await daemon.connect().call("wipe")
+            _ = try? await daemon.connect().call("load")
+            let failed = try await daemon.depotctl(["status"])
+            #expect(failed.status == 4 && failed.standardOutput.hasPrefix("failure · seq "), "\(failed.standardOutput)")
+            let state = try await daemon.depotctl(["state"])
+            #expect(state.status == 4 && state.standardOutput.hasPrefix("failure · seq "), "\(state.standardOutput)")
+        }
+    }
+
+    @Test("socket prints where depotctl would connect: --socket, else DEPOT_SOCKET, else depotd's default")
+    func socketPath() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var environment = Daemon.environment(in: directory)
+        let byDefault = try await CommandResult.run(Binaries.depotctl, ["socket"], environment: environment)
+        #expect(byDefault.standardOutput == directory.file("run/depot/depotd.sock") + "\n")
+        environment["DEPOT_SOCKET"] = "/somewhere/d.sock"
+        #expect(try await CommandResult.run(Binaries.depotctl, ["socket"], environment: environment).standardOutput == "/somewhere/d.sock\n")
+        #expect(
+            try await CommandResult.run(Binaries.depotctl, ["--socket", "/x.sock", "socket"], environment: environment).standardOutput == "/x.sock\n")
     }
 
     @Test("with no daemon, every command exits 3 and says where it looked")
