@@ -97,6 +97,10 @@ public struct ItemCollection: Sendable {
     /// are, new ones inserted before the first held item whose id follows theirs in UTF-8 byte order — where a
     /// listing sorted by id (PostgreSQL's `COLLATE "C"`) has them. An id both removed and changed ends changed.
     /// Fails, as building from a listing does, when a changed item is not an object or lacks its id.
+    ///
+    /// Costs the changes, not the collection, wherever it can: held items are found through the index, the new
+    /// index is derived from this one's (see `IndexEdit`), and no id of an unchanged item is hashed. Only an
+    /// insertion scans the ids (comparing bytes) for its place.
     public func applying(_ changes: SourceChanges, idField: String) throws(ItemCollectionError) -> ItemCollection {
         var replacements: [String: Item] = [:]
         replacements.reserveCapacity(changes.changed.count)
@@ -107,24 +111,69 @@ public struct ItemCollection: Sendable {
             let id = try Self.id(of: object, at: index, idField: idField)
             replacements[id] = Item(id: id, json: value.jsonBytes)
         }
-        let removed = Set(changes.removed)
-        let additions = replacements.values.filter { !contains(id: $0.id) }.sorted { Self.idPrecedes($0.id, $1.id) }
+        var replaced: [(position: Int, item: Item)] = []
+        var additions: [Item] = []
+        for item in replacements.values {
+            if let position = position(of: item.id) { replaced.append((position, item)) } else { additions.append(item) }
+        }
+        replaced.sort { $0.position < $1.position }
+        additions.sort { Self.idPrecedes($0.id, $1.id) }
+        var removals: [(position: Int, id: String)] = []
+        for id in Set(changes.removed) where replacements[id] == nil {
+            if let position = position(of: id) { removals.append((position, id)) }
+        }
+        removals.sort { $0.position < $1.position }
+        if replaced.isEmpty, additions.isEmpty, removals.count == 1 {
+            // One row deleted: a removal, which a fan-out recognises in O(1) (`removedID(from:)`).
+            return removing(id: removals[0].id)
+        }
+
+        var byteCount = jsonByteCount
+        if removals.isEmpty, additions.isEmpty {
+            var result = items
+            for (position, item) in replaced {
+                byteCount += item.json.count - result[position].json.count
+                result[position] = item
+            }
+            return ItemCollection(items: result, index: ItemIndex(editing: index, IndexEdit()), jsonByteCount: byteCount)
+        }
+
+        var edit = IndexEdit()
+        var scan = 0
+        for addition in additions {
+            while scan < items.count, !Self.idPrecedes(addition.id, items[scan].id) { scan += 1 }
+            edit.insertionPoints.append(scan)
+        }
         var result: [Item] = []
-        result.reserveCapacity(items.count + additions.count)
+        result.reserveCapacity(items.count - removals.count + additions.count)
         var nextAddition = 0
-        for item in items {
-            while nextAddition < additions.count, Self.idPrecedes(additions[nextAddition].id, item.id) {
+        var nextRemoval = 0
+        var nextReplacement = 0
+        func insert(before position: Int) {
+            while nextAddition < additions.count, edit.insertionPoints[nextAddition] == position {
+                edit.inserted.append((additions[nextAddition].id, result.count))
+                byteCount += additions[nextAddition].json.count
                 result.append(additions[nextAddition])
                 nextAddition += 1
             }
-            if let replacement = replacements[item.id] {
-                result.append(replacement)
-            } else if !removed.contains(item.id) {
-                result.append(item)
+        }
+        for position in items.indices {
+            insert(before: position)
+            if nextRemoval < removals.count, removals[nextRemoval].position == position {
+                edit.removedPositions.append(position)
+                edit.removedIDs.append(removals[nextRemoval].id)
+                byteCount -= items[position].json.count
+                nextRemoval += 1
+            } else if nextReplacement < replaced.count, replaced[nextReplacement].position == position {
+                byteCount += replaced[nextReplacement].item.json.count - items[position].json.count
+                result.append(replaced[nextReplacement].item)
+                nextReplacement += 1
+            } else {
+                result.append(items[position])
             }
         }
-        result.append(contentsOf: additions[nextAddition...])
-        return try ItemCollection(items: result)
+        insert(before: items.count)
+        return ItemCollection(items: result, index: ItemIndex(editing: index, edit), jsonByteCount: byteCount)
     }
 
     /// The id of `value` read from `idField` as a collection reads it; nil when it has none.

@@ -14,6 +14,8 @@ final class ItemIndex: Sendable {
         case built([String: Int])
         /// The base's positions, less `id` (at `position`); the base is released once these are built.
         case derived(base: ItemIndex, id: String, position: Int)
+        /// The base's positions with `edit` applied; the base is released once these are built.
+        case edited(base: ItemIndex, edit: IndexEdit)
     }
 
     private static let nextToken = Atomic<UInt64>(1)
@@ -36,11 +38,22 @@ final class ItemIndex: Sendable {
         positions = Locked(.derived(base: base, id: id, position: position))
     }
 
+    /// The index of `base`'s collection after `edit` (changes from the source applied to it).
+    init(editing base: ItemIndex, _ edit: IndexEdit) {
+        token = Self.nextToken.wrappingAdd(1, ordering: .relaxed).oldValue
+        removal = nil
+        positions = Locked(.edited(base: base, edit: edit))
+    }
+
     /// The position of `id` among `items` (the collection's own items, from which an index not yet built is built).
     func position(of id: String, in items: [Item]) -> Int? {
         positions.withLock { positions in
-            if case .derived(let base, let removedID, let position) = positions {
+            switch positions {
+            case .built: break
+            case .derived(let base, let removedID, let position):
                 positions = .built(base.shifted(removing: removedID, at: position) ?? Self.build(items))
+            case .edited(let base, let edit):
+                positions = .built(base.edited(edit) ?? Self.build(items))
             }
             guard case .built(let built) = positions else { return nil }
             return built[id]
@@ -66,6 +79,22 @@ final class ItemIndex: Sendable {
         }
     }
 
+    /// This index's positions after `edit`, when they are built; nil otherwise. Only the ids removed and added
+    /// are hashed: the others keep their places in the table, with their positions moved.
+    private func edited(_ edit: IndexEdit) -> [String: Int]? {
+        positions.withLock { positions in
+            guard case .built(let built) = positions else { return nil }
+            var edited = edit.movesNothing ? built : built.mapValues(edit.newPosition(of:))
+            for id in edit.removedIDs {
+                edited.removeValue(forKey: id)
+            }
+            for (id, position) in edit.inserted {
+                edited[id] = position
+            }
+            return edited
+        }
+    }
+
     private static func build(_ items: [Item]) -> [String: Int] {
         var positions: [String: Int] = [:]
         positions.reserveCapacity(items.count)
@@ -73,5 +102,36 @@ final class ItemIndex: Sendable {
             positions[item.id] = index
         }
         return positions
+    }
+}
+
+/// How a collection's positions move when items are removed and inserted: what `ItemIndex` needs to derive the
+/// new collection's index from the old one's without hashing every id again.
+struct IndexEdit: Sendable {
+    /// Old positions of the items removed, ascending.
+    var removedPositions: [Int] = []
+    var removedIDs: [String] = []
+    /// For each item inserted, the old position it went before (the old count: at the end), ascending.
+    var insertionPoints: [Int] = []
+    /// The ids inserted and their new positions.
+    var inserted: [(id: String, position: Int)] = []
+
+    /// No item moves: only replacements in place.
+    var movesNothing: Bool { removedPositions.isEmpty && insertionPoints.isEmpty }
+
+    /// Where the item at old position `old` is now: less the removals before it, plus the insertions before it.
+    func newPosition(of old: Int) -> Int {
+        old - Self.count(removedPositions, lessThan: old) + Self.count(insertionPoints, lessThan: old + 1)
+    }
+
+    /// How many of `sorted` are less than `value`.
+    private static func count(_ sorted: [Int], lessThan value: Int) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

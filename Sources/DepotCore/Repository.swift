@@ -134,12 +134,15 @@ public final class Repository: Sendable {
     ///
     /// With no items held from the source (idle after a wipe, a failure), does nothing: a wipe stays until someone
     /// loads. When the source fails, the items held are marked stale (see `markStale`) and the failure comes back.
+    /// `revision`, when the wake-up named one: nothing is asked if the items held reached it by their turn.
     @discardableResult
-    public func follow() -> Mutation<MutationResult> {
+    public func follow(through revision: Int64? = nil) -> Mutation<MutationResult> {
         queue.submit(joinable: false, from: .daemon) { [self] in
             let held = current
             guard let items = held.state.items, let provenance = held.state.provenance else { return .success(held) }
             let known = version.withLock { $0 }
+            // A wake-up for a change a mutation ahead of this one already brought (a removal's own): nothing to ask.
+            if let revision, let reached = known?.revision, reached >= revision, !provenance.stale { return .success(held) }
             switch await fetchCollection(ifChangedSince: known, held: items) {
             case .success(.items(let newItems, let newVersion, let changes)):
                 if changes == nil {  // A full listing: the source could not say what changed.

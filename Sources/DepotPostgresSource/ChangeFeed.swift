@@ -48,7 +48,7 @@ public struct ChangeFeed: Sendable {
                     _ = await repository.follow().result
                 case .link(.changed(let position)):
                     if let position, let held = repository.sourceVersion?.revision, held >= position { continue }
-                    _ = await repository.follow().result
+                    _ = await repository.follow(through: position).result
                 case .link(.lost(let reason)):
                     _ = await repository.markStale(because: "the connection to \(link.address) was lost (\(reason))").result
                 case .poll:

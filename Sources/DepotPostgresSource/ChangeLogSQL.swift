@@ -147,13 +147,14 @@ public struct ChangeLogSQL: Sendable {
 
     /// The changes after position $1 (at most $2 of them), each with the row as it is now, and the newest position,
     /// in one statement: a first row with the newest position and NULLs when there are none. Columns: newest,
-    /// position, id, present, document.
+    /// position, id, present, document. Each row is looked up by its key on its own (the LIMIT keeps the planner
+    /// from turning the lookups into a join, which, planned for $2 changes, scanned the whole table for one).
     public var changes: String {
         """
-        SELECT r.position, l.position, l.id, \(id) IS NOT NULL, \(document)
+        SELECT r.position, l.position, l.id, c.document IS NOT NULL, c.document
         FROM \(counter) r
         LEFT JOIN LATERAL (SELECT position, id FROM \(log) WHERE position > $1 ORDER BY position LIMIT $2) l ON true
-        LEFT JOIN \(table) i ON \(id)::text = l.id
+        LEFT JOIN LATERAL (SELECT \(document) AS document FROM \(table) i WHERE \(id)::text = l.id LIMIT 1) c ON true
         ORDER BY l.position
         """
     }

@@ -67,10 +67,19 @@ public final class PostgresLink: Sendable {
     public func withConnection<T: Sendable>(
         _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
+        try await withConnection(what) { connection, _ in try await body(connection) }
+    }
+
+    /// Runs `body` on the connection; the time limit counts from the last time `body` told its `QueryProgress` that
+    /// the answer advanced (each row read), so a long answer that keeps coming is not taken for a dead connection.
+    public func withConnection<T: Sendable>(
+        _ what: String, _ body: @escaping @Sendable (PostgresConnection, QueryProgress) async throws -> T
+    ) async throws -> T {
         let connection = try await acquire(what)
         // Closed under the link before its listener noticed: a query now would be dropped (see `race`).
         guard !connection.isClosed else { throw notConnected(what, "the connection closed") }
-        let outcome = await Self.race(body, on: connection, limit: queryTimeout) {
+        let progress = QueryProgress()
+        let outcome = await Self.race({ try await body($0, progress) }, on: connection, limit: queryTimeout, progress: progress) {
             // Nothing came back in time: the connection is presumed dead. Closing it ends the listener, which
             // reconnects, and fails the query if postgres-nio still holds it.
             try? await connection.close()
@@ -88,14 +97,15 @@ public final class PostgresLink: Sendable {
         }
     }
 
-    /// Runs `body` on `connection`, and gives up waiting after `limit` (calling `onTimeout`): whichever comes first.
+    /// Runs `body` on `connection`, and gives up waiting once `limit` passes without `progress` (calling
+    /// `onTimeout`): whichever comes first.
     ///
     /// Not a task group, which would wait for the query however long it takes: postgres-nio writes a query to its
     /// channel without a promise, so a query sent as the connection closes under it is dropped and never finishes.
     /// Its task is then left suspended (holding only this closure) rather than holding up the mutation queue.
     private static func race<T: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T, on connection: PostgresConnection, limit: Duration,
-        onTimeout: @escaping @Sendable () async -> Void
+        progress: QueryProgress = QueryProgress(), onTimeout: @escaping @Sendable () async -> Void
     ) async -> Result<T, any Error> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
             let settled = Locked(false)
@@ -108,7 +118,14 @@ public final class PostgresLink: Sendable {
                 return first
             }
             let timer = Task {
-                guard (try? await Task.sleep(for: limit)) != nil, settle(.failure(QueryTimedOut())) else { return }
+                var deadline = progress.lastAdvanced + limit
+                while true {
+                    guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                    let next = progress.lastAdvanced + limit
+                    guard next > deadline else { break }
+                    deadline = next  // The answer advanced meanwhile: wait on from its last progress.
+                }
+                guard settle(.failure(QueryTimedOut())) else { return }
                 await onTimeout()
             }
             Task {
@@ -222,6 +239,10 @@ public final class PostgresLink: Sendable {
                 database: address.database ?? user)
         }
         configuration.options.connectTimeout = .seconds(Int64(address.connectTimeout))
+        // depotd's statements are small lookups by key. Planned for a catch-up of up to 10,000 changes they can cost
+        // past jit_above_cost, and compiling them took ~60 ms of every ~1 ms catch-up; a server setting cannot
+        // help, since it is the plan's estimate that crosses it.
+        configuration.options.additionalStartupParameters = [("application_name", "depotd"), ("jit", "off")]
         let number = connectionNumbers.withLock { number in
             number += 1
             return number

@@ -63,11 +63,21 @@ public struct PostgresSource: Source {
 
     // MARK: Reading
 
+    /// Every row of `sequence`, telling `progress` as they arrive (every 256 rows).
+    private static func collect(_ sequence: PostgresRowSequence, progress: QueryProgress) async throws -> [PostgresRow] {
+        var rows: [PostgresRow] = []
+        for try await row in sequence {
+            rows.append(row)
+            if rows.count % 256 == 0 { progress.advanced() }
+        }
+        return rows
+    }
+
     /// Every item in id order, and the revision they are at.
     private func load() async throws -> (values: [JSONValue], revision: Int64) {
         let sql = link.sql.load
-        let rows = try await link.withConnection("read \(link.sql.table)") { [logger] connection in
-            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+        let rows = try await link.withConnection("read \(link.sql.table)") { [logger] connection, progress in
+            try await Self.collect(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), progress: progress)
         }
         var revision: Int64 = 0
         var values: [JSONValue] = []
@@ -86,11 +96,11 @@ public struct PostgresSource: Source {
     private func changes(since revision: Int64) async throws -> SourceListing? {
         let sql = link.sql.changes
         let limit = catchUpLimit
-        let rows = try await link.withConnection("read the changes of \(link.sql.table) after \(revision)") { [logger] connection in
+        let rows = try await link.withConnection("read the changes of \(link.sql.table) after \(revision)") { [logger] connection, progress in
             var binds = PostgresBindings()
             binds.append(revision)
             binds.append(Int64(limit))
-            return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect()
+            return try await Self.collect(connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger), progress: progress)
         }
         var newest: Int64 = revision
         var expected = revision + 1

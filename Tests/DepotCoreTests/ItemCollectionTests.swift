@@ -1,5 +1,6 @@
 import DepotCore
 import DepotJSON
+import Foundation
 import Testing
 
 @Suite("ItemCollection")
@@ -87,6 +88,73 @@ struct ItemCollectionApplyingTests {
         #expect(String(decoding: applied.items[0].json, as: UTF8.self) == #"{"id":"a","n":22}"#)
         #expect(applied.jsonByteCount == held.jsonByteCount + 1)
         #expect(applied.contains(id: "b"))
+    }
+
+    /// The meaning of `applying`, written as plainly as possible: a pass over the held items, hashing every id.
+    static func model(_ held: [Item], _ changes: SourceChanges) -> [Item] {
+        var replacements: [String: Item] = [:]
+        for value in changes.changed {
+            guard case .string(let id)? = value["id"] else { continue }
+            replacements[id] = Item(id: id, json: value.jsonBytes)
+        }
+        let heldIDs = Set(held.map(\.id))
+        var additions = replacements.values.filter { !heldIDs.contains($0.id) }.sorted { ItemCollection.idPrecedes($0.id, $1.id) }
+        var result: [Item] = []
+        for item in held {
+            while let first = additions.first, ItemCollection.idPrecedes(first.id, item.id) { result.append(additions.removeFirst()) }
+            if let replacement = replacements[item.id] {
+                result.append(replacement)
+            } else if !changes.removed.contains(item.id) {
+                result.append(item)
+            }
+        }
+        return result + additions
+    }
+
+    @Test("random chains of changes: the items, every id's position and the byte count are what the plain model gives")
+    func randomChains() throws {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<40 {
+            let count = Int.random(in: 0...60, using: &random)
+            var held = try ItemCollection(values: (0..<count).map { ["id": .string(String(format: "%03d", $0 * 3))] }, idField: "id")
+            var previousIDs = Set(held.items.map(\.id))
+            for step in 0..<12 {
+                var changes = SourceChanges()
+                for _ in 0..<Int.random(in: 0...4, using: &random) {
+                    let id = String(format: "%03d", Int.random(in: 0..<200, using: &random))
+                    switch Int.random(in: 0..<3, using: &random) {
+                    case 0: changes.removed.append(id)
+                    default:
+                        changes.changed.append([
+                            "id": .string(id), "step": .number(JSONNumber(step)), "pad": .string(String(repeating: "p", count: step)),
+                        ])
+                    }
+                }
+                let expected = Self.model(held.items, changes)
+                // Look up some ids first, or not, so indexes are derived from built and from unbuilt bases.
+                if Bool.random(using: &random) { _ = held.position(of: "000") }
+                let applied = try held.applying(changes, idField: "id")
+                #expect(applied.items == expected, "\(changes)")
+                #expect(applied.jsonByteCount == expected.reduce(0) { $0 + $1.json.count })
+                for (position, item) in expected.enumerated() where applied.position(of: item.id) != position {
+                    Issue.record("\(item.id) is at \(position), the index says \(applied.position(of: item.id).map(String.init) ?? "nowhere")")
+                }
+                let ids = Set(expected.map(\.id))
+                for gone in previousIDs.subtracting(ids) where applied.contains(id: gone) {
+                    Issue.record("\(gone) was removed, yet the index finds it")
+                }
+                previousIDs = ids
+                held = applied
+            }
+        }
+    }
+
+    @Test("one row deleted is a removal a fan-out recognises in O(1)")
+    func singleDeletion() throws {
+        let held = try Self.collection(["a", "b", "c"])
+        let applied = try held.applying(SourceChanges(removed: ["b"]), idField: "id")
+        #expect(applied.removedID(from: held) == "b")
+        #expect(try held.applying(SourceChanges(removed: ["b", "c"]), idField: "id").removedID(from: held) == nil)
     }
 
     @Test("a changed item without its id is refused")
