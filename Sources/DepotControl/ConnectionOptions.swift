@@ -34,6 +34,6 @@ enum ExitStatus {
     static let remoteError: Int32 = 1
     /// The daemon could not be reached, or closed the connection.
     static let unavailable: Int32 = 3
-    /// The state is not a fresh success (`status`), or is a failure (`state`).
+    /// The state is not a fresh success (`status`), is a failure (`state`), or a load fell back to the cache (`load`).
     static let notFresh: Int32 = 4
 }

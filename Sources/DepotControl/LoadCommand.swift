@@ -10,7 +10,8 @@ struct LoadCommand: AsyncParsableCommand {
         discussion: """
             --strategy upToDateWithFallback (the default) asks the source and, if it fails, serves the cached list \
             marked stale; fastestAvailable answers from memory or the cache when they have items; \
-            returnMultipleTimes publishes the cached list at once, then the source's.
+            returnMultipleTimes publishes the cached list at once, then the source's. When the source failed and the \
+            cached list stands in, stderr says why and depotctl exits 4.
             """
     )
 
@@ -34,5 +35,12 @@ struct LoadCommand: AsyncParsableCommand {
             })
         let state = try await RemoteCall(options: options).run(request).json
         Output.line(options.json ? state.jsonText : "loaded · " + StateFormatter.statusLine(state))
+        // The source failed and the cached list stands in: said on stderr, and by the exit status, so a script
+        // that loads knows it did not reach the source.
+        if state[StateMember.stale] == true {
+            let reason = state[StateMember.staleReason]?.stringValue ?? "the source failed"
+            Output.error("serving the cached list, marked stale: \(reason)")
+            throw ExitCode(ExitStatus.notFresh)
+        }
     }
 }

@@ -30,6 +30,9 @@ public enum StateFormatter {
         if let seq = state[StateMember.seq]?.numberValue {
             parts.append("seq \(seq.literal)")
         }
+        if let reason = state[StateMember.staleReason]?.stringValue {
+            parts.append("stale because \(reason)")
+        }
         if status == LoadingState.Status.failure.rawValue, let error = state[StateMember.error] {
             parts.append(failureText(error))
         }

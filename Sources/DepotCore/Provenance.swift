@@ -25,12 +25,15 @@ public struct Provenance: Sendable, Equatable {
     /// can be compared: the same items have the same revision everywhere. nil for sources without a log, and for
     /// items derived in memory (an optimistic removal), which no position describes.
     public var revision: Int64?
+    /// Why the items are stale, in words a user can act on (the source's error); nil when they are not.
+    public var staleReason: String?
 
-    public init(origin: Origin, fetchedAt: Date, stale: Bool = false, revision: Int64? = nil) {
+    public init(origin: Origin, fetchedAt: Date, stale: Bool = false, revision: Int64? = nil, staleReason: String? = nil) {
         self.origin = origin
         self.fetchedAt = fetchedAt
         self.stale = stale
         self.revision = revision
+        self.staleReason = stale ? staleReason : nil
     }
 
     /// Items the source gave just now, at `revision` when it keeps a change log.
@@ -40,13 +43,14 @@ public struct Provenance: Sendable, Equatable {
 
     /// Items derived in memory from these ones: same fetch time and staleness, no revision.
     public var derived: Provenance {
-        Provenance(origin: .memory, fetchedAt: fetchedAt, stale: stale)
+        Provenance(origin: .memory, fetchedAt: fetchedAt, stale: stale, staleReason: staleReason)
     }
 
-    /// The same items, marked stale: the source can no longer be asked (its connection is lost).
-    public var markedStale: Provenance {
+    /// The same items, marked stale: the source can no longer be asked (`reason`: its connection is lost).
+    public func markedStale(because reason: String) -> Provenance {
         var provenance = self
         provenance.stale = true
+        provenance.staleReason = reason
         return provenance
     }
 }

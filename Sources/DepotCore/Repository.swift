@@ -178,7 +178,7 @@ public final class Repository: Sendable {
     private func publishStale(because reason: String) -> PublishedState? {
         let held = current.state
         guard let items = held.items, let provenance = held.provenance, !provenance.stale else { return nil }
-        let published = publish(.success(items, provenance.markedStale))
+        let published = publish(.success(items, provenance.markedStale(because: reason)))
         logger.warning("serving \(items.count) items marked stale: \(reason)", metadata: ["seq": "\(published.seq)"])
         return published
     }
@@ -365,14 +365,14 @@ public final class Repository: Sendable {
                 return .success(held)
             }
             if let cached = await readCache() {
-                return .success(publishCached(cached, stale: false))
+                return .success(publishCached(cached))
             }
             return await loadFromSource(publishingLoading: true, fallback: nil)
         case .upToDateWithFallback:
             return await loadFromSource(publishingLoading: true, fallback: .readWhenNeeded)
         case .returnMultipleTimes:
             if current.state.items == nil, let cached = await readCache() {
-                publishCached(cached, stale: false)
+                publishCached(cached)
                 return await loadFromSource(publishingLoading: false, fallback: .read(cached))
             }
             return await loadFromSource(publishingLoading: true, fallback: .readWhenNeeded)
@@ -418,7 +418,7 @@ public final class Repository: Sendable {
                 logger.error("load failed: \(error.message)", metadata: ["seq": "\(published.seq)"])
                 return .failure(RepositoryError(error.kind, message: error.message, state: published))
             }
-            let published = publishCached(standIn, stale: true)
+            let published = publishCached(standIn, staleBecause: error.message)
             logger.warning(
                 "load failed, serving the \(standIn.items.count) cached items fetched at \(standIn.fetchedAt) instead: \(error.message)",
                 metadata: ["seq": "\(published.seq)"]
@@ -449,9 +449,11 @@ public final class Repository: Sendable {
     }
 
     @discardableResult
-    private func publishCached(_ cached: CachedCollection, stale: Bool) -> PublishedState {
+    private func publishCached(_ cached: CachedCollection, staleBecause reason: String? = nil) -> PublishedState {
+        let stale = reason != nil
         version.withLock { $0 = cached.version }
-        let provenance = Provenance(origin: .cache, fetchedAt: cached.fetchedAt, stale: stale, revision: cached.version?.revision)
+        let provenance = Provenance(
+            origin: .cache, fetchedAt: cached.fetchedAt, stale: stale, revision: cached.version?.revision, staleReason: reason)
         let published = publish(.success(cached.items, provenance))
         logger.info(
             "serving \(cached.items.count) cached items fetched at \(cached.fetchedAt)\(stale ? " (stale)" : "")",

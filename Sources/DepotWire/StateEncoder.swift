@@ -43,6 +43,10 @@ public enum StateEncoder {
             writeQuoted(RFC3339.string(from: provenance.fetchedAt), to: &buffer)
             writeKey(StateMember.stale, to: &buffer)
             buffer.writeStaticString(provenance.stale ? "true" : "false")
+            if let reason = provenance.staleReason {
+                writeKey(StateMember.staleReason, to: &buffer)
+                JSONWriter.writeString(reason, to: &buffer)
+            }
             if let revision = provenance.revision {
                 writeKey(StateMember.revision, to: &buffer)
                 buffer.writeString(String(revision))

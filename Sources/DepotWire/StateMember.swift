@@ -11,6 +11,8 @@ public enum StateMember {
     public static let fetchedAt = "fetchedAt"
     /// Success only: whether the items stand in for a source that failed.
     public static let stale = "stale"
+    /// Success only, and only when stale: why (the source's error).
+    public static let staleReason = "staleReason"
     /// Success only, and only from a source with a change log (PostgreSQL): the log position the items reflect.
     public static let revision = "revision"
     /// Success only, delta-mode subscriptions only: how many items the state has (after applying its delta).

@@ -76,7 +76,8 @@ public struct WireState: Sendable, Equatable {
                 origin: try members.choice(StateMember.origin, of: Provenance.Origin.self),
                 fetchedAt: try members.string(StateMember.fetchedAt),
                 stale: try members.bool(StateMember.stale),
-                revision: try members.optionalNonNegativeInteger(StateMember.revision).map(Int64.init)
+                revision: try members.optionalNonNegativeInteger(StateMember.revision).map(Int64.init),
+                staleReason: try members.optionalString(StateMember.staleReason)
             )
             // A delta-mode state gives `count`, and leaves `items` out when a delta comes with it.
             count = object[StateMember.count] == nil ? nil : try members.nonNegativeInteger(StateMember.count)
@@ -108,12 +109,15 @@ public struct WireProvenance: Sendable, Equatable {
     public var stale: Bool
     /// The change-log position the items reflect; nil unless the source keeps a log (PostgreSQL).
     public var revision: Int64?
+    /// Why the items are stale; nil unless they are.
+    public var staleReason: String?
 
-    public init(origin: Provenance.Origin, fetchedAt: String, stale: Bool, revision: Int64? = nil) {
+    public init(origin: Provenance.Origin, fetchedAt: String, stale: Bool, revision: Int64? = nil, staleReason: String? = nil) {
         self.origin = origin
         self.fetchedAt = fetchedAt
         self.stale = stale
         self.revision = revision
+        self.staleReason = staleReason
     }
 }
 

@@ -74,7 +74,10 @@ struct RepositoryStrategyTests {
             setup.source.failNextFetch()
             let answer = try await restarted.repository.load(strategy: .upToDateWithFallback).result.get()
             #expect(restarted.trace == ["idle", "loading", "success[1,2,3] cache stale"])
-            #expect(answer.state.provenance == Provenance(origin: .cache, fetchedAt: Self.earlier, stale: true))
+            #expect(
+                answer.state.provenance
+                    == Provenance(origin: .cache, fetchedAt: Self.earlier, stale: true, staleReason: "test source is down"),
+                "the answer says why the items are stale: the source's error")
         }
     }
 

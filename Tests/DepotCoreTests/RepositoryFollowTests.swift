@@ -59,6 +59,7 @@ struct RepositoryFollowTests {
         #expect(fixture.states.count == 4, "marked stale once")
         let stale = fixture.repository.current.state
         #expect(stale.provenance?.stale == true)
+        #expect(stale.provenance?.staleReason == "the connection was lost")
         #expect(stale.provenance?.revision == 7, "the items are still those of revision 7")
         #expect(stale.items?.count == 3)
         // Unchanged while away: the same items, no longer stale.

@@ -312,9 +312,14 @@ struct DepotctlTests {
             let json = try JSONParser.parse(try await daemon.depotctl(["status", "--json"]).standardOutput)
             #expect(json["fresh"] == true && json["items"] == .number(JSONNumber(3)))
 
-            // The source gone: a load falls back to the cached list, marked stale.
-            try FileManager.default.removeItem(atPath: String(source.dropFirst("file:".count)))
-            _ = try? await daemon.connect().call("load")
+            // The source gone: a load falls back to the cached list, marked stale; depotctl says why, and exits 4.
+            let path = String(source.dropFirst("file:".count))
+            try FileManager.default.removeItem(atPath: path)
+            let load = try await daemon.depotctl(["load"])
+            #expect(load.status == 4)
+            #expect(load.standardError.hasPrefix("depotctl: serving the cached list, marked stale: "), "\(load.standardError)")
+            #expect(load.standardError.contains(path), "the reason names the file that could not be read")
+            #expect(load.standardOutput.contains("stale because "), "\(load.standardOutput)")
             let stale = try await daemon.depotctl(["status"])
             #expect(stale.status == 4)
             #expect(stale.standardOutput.hasPrefix("success · 3 items · stale · seq "), "\(stale.standardOutput)")

@@ -112,7 +112,7 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"idle","etag":"x"}}"#,
             expected: [
-                #"/result: must not have member "etag" (it may have "seq", "epoch", "status", "origin", "fetchedAt", "stale", "revision", "count", "items" and "error")"#
+                #"/result: must not have member "etag" (it may have "seq", "epoch", "status", "origin", "fetchedAt", "stale", "staleReason", "revision", "count", "items" and "error")"#
             ]),
         Wrong(method: "state", message: #"{"jsonrpc":"1.0","id":1,"result":\#(loaded)}"#, expected: [#"/jsonrpc: must be "2.0", found "1.0""#]),
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","result":\#(loaded)}"#, expected: [#"missing required member "id""#]),

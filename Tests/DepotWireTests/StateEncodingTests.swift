@@ -27,6 +27,8 @@ struct StateEncodingTests {
         PublishedState(seq: 5, state: .failure(StateError(.loadFailed, message: "cannot read \"x\"\n: gone ☂"))),
         PublishedState(seq: 6, state: .failure(StateError(.removeFailed, message: "refused"))),
         PublishedState(seq: 7, state: .failure(StateError(.notFound, message: "no such id"))),
+        PublishedState(
+            seq: 8, state: .success(items, Provenance(origin: .cache, fetchedAt: fetchedAt, stale: true, staleReason: "GET http://x/ failed \"☂\""))),
     ]
 
     @Test("the encoding of every shape of state is valid against components/schemas/State", arguments: states)
@@ -50,7 +52,9 @@ struct StateEncodingTests {
             #expect(decoded.items == items.items.map { try! $0.value }, "items keep their members in order and their number literals")
             #expect(
                 decoded.provenance
-                    == WireProvenance(origin: provenance.origin, fetchedAt: RFC3339.string(from: provenance.fetchedAt), stale: provenance.stale))
+                    == WireProvenance(
+                        origin: provenance.origin, fetchedAt: RFC3339.string(from: provenance.fetchedAt), stale: provenance.stale,
+                        staleReason: provenance.staleReason))
         case .failure(let error):
             #expect(decoded.failure == WireFailure(code: DepotErrorCode.code(for: error.kind), message: error.message))
         }
