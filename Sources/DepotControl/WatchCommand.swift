@@ -1,6 +1,7 @@
 import ArgumentParser
 import DepotClient
 import DepotJSON
+import DepotPlatform
 import DepotWire
 
 struct WatchCommand: AsyncParsableCommand {
@@ -12,7 +13,8 @@ struct WatchCommand: AsyncParsableCommand {
             `depotctl watch --json | jq .seq` works. When this watcher falls behind and states are skipped, \
             a note goes to stderr (and the status line says so). The watch ends after --count states, or when \
             whoever reads its output goes away (`depotctl watch --json | head -1` exits 0), or with status 3 \
-            when depotd closes the connection.
+            when depotd closes the connection — unless --follow, which reconnects (100 ms to 5 s apart, jittered) \
+            and resumes after the last state printed when it can.
 
             With --delta, subscribes in delta mode and prints each notification's params as one line of JSON: \
             the state (with count) and, instead of its items whenever smaller, the delta from the last success \
@@ -40,6 +42,12 @@ struct WatchCommand: AsyncParsableCommand {
         transform: WatchCommand.resumePoint(_:))
     var since: ResumePoint?
 
+    @Flag(
+        help:
+            "When depotd goes away (a restart), reconnect with backoff and go on, resuming after the last state printed where depotd still keeps what came since; stderr says so."
+    )
+    var follow = false
+
     @Option(help: ArgumentHelp("Stop after printing this many states (the first is the current one).", valueName: "n"))
     var count: Int?
 
@@ -61,34 +69,79 @@ struct WatchCommand: AsyncParsableCommand {
             Output.line(pipeline?.json.prettyPrinted() ?? "[]")
             return
         }
-        let connection = try await options.connect()
-        let subscription: DepotSubscription
-        do {
-            subscription = try await connection.subscribe(SubscribeRequest(mode: delta ? .delta : .snapshot, since: since, pipeline: pipeline))
-        } catch {
-            Output.error(error.description)
-            throw ExitCode(ExitStatus.unavailable)
-        }
-        if let since {
-            let subscribed = subscription.subscribed
-            Output.error(
-                subscribed.resumed
-                    ? "resumed after \(since.epoch):\(since.seq); the current state is seq \(subscribed.seq)"
-                    : "cannot resume after \(since.epoch):\(since.seq) (another daemon run, or states no longer kept); starting again from the current state, seq \(subscribed.seq)"
-            )
-        }
+        let request = SubscribeRequest(mode: delta ? .delta : .snapshot, since: since, pipeline: pipeline)
         // The watch ends when its reader does (`depotctl watch | head -1`), even while no state comes.
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await printStates(subscription) }
+            group.addTask { try await watch(request) }
             group.addTask { await OutputReader.gone() }
             try await group.next()
             group.cancelAll()
         }
     }
 
-    /// Prints each notification until the subscription ends, depotd goes away, or --count states are printed.
-    private func printStates(_ subscription: DepotSubscription) async throws {
+    /// Subscribes and prints until the watch is over; with --follow, subscribes again each time depotd goes away,
+    /// after the last state printed when the daemon still keeps what came since.
+    private func watch(_ first: SubscribeRequest) async throws {
+        let path = SocketLocator(paths: .current).socketPath(explicit: options.socket)
+        var request = first
+        var progress = Progress()
+        var attempt = 0
+        while true {
+            let subscription: DepotSubscription
+            do {
+                subscription = try await DepotConnection.connect(to: path).subscribe(request)
+            } catch {
+                guard follow else {
+                    Output.error(error.description)
+                    throw ExitCode(ExitStatus.unavailable)
+                }
+                let delay = Self.backoff(attempt: attempt)
+                if attempt == 0 { Output.error("\(error.description); trying again (every \(Self.maximumBackoff) at most)") }
+                attempt += 1
+                try await Task.sleep(for: delay)
+                continue
+            }
+            if let since = request.since {
+                let subscribed = subscription.subscribed
+                Output.error(
+                    subscribed.resumed
+                        ? "\(attempt > 0 ? "reconnected; " : "")resumed after \(since.epoch):\(since.seq); the current state is seq \(subscribed.seq)"
+                        : "\(attempt > 0 ? "reconnected; " : "")cannot resume after \(since.epoch):\(since.seq) (another daemon run, or states no longer kept); starting again from the current state, seq \(subscribed.seq)"
+                )
+            } else if attempt > 0 {
+                Output.error("reconnected; starting from the current state, seq \(subscription.subscribed.seq)")
+            }
+            attempt = 0
+            if try await printStates(subscription, progress: &progress) { return }
+            guard follow, !Task.isCancelled else {
+                if !Task.isCancelled { Output.error("depotd closed the connection") }
+                throw ExitCode(ExitStatus.unavailable)
+            }
+            Output.error("depotd closed the connection; reconnecting")
+            request.since = progress.last
+            attempt = 1
+            try await Task.sleep(for: Self.backoff(attempt: 0))
+        }
+    }
+
+    /// What has been printed: how many states, and the last one's place, to resume after.
+    private struct Progress {
         var printed = 0
+        var last: ResumePoint?
+    }
+
+    static let maximumBackoff = Duration.seconds(5)
+
+    /// 100 ms doubling to `maximumBackoff`, with full jitter, so watchers of a restarted daemon do not all come back
+    /// in the same instant.
+    static func backoff(attempt: Int) -> Duration {
+        let ceiling = min(0.1 * Double(1 << min(attempt, 10)), 5.0)
+        return .milliseconds(Int(Double.random(in: 0.5...1) * ceiling * 1000))
+    }
+
+    /// Prints each notification until the subscription ends (false: depotd went away), or --count states are
+    /// printed (true).
+    private func printStates(_ subscription: DepotSubscription, progress: inout Progress) async throws -> Bool {
         for await change in subscription {
             if let ended = change.ended {
                 Output.error("the subscription ended: \(ended.reason)")
@@ -107,11 +160,12 @@ struct WatchCommand: AsyncParsableCommand {
             } else {
                 Output.line(StateFormatter.statusLine(change.state, skipped: change.skipped))
             }
-            printed += 1
-            if let count, printed >= count { return }
+            progress.printed += 1
+            if let epoch = change.state[StateMember.epoch]?.stringValue, let seq = change.state[StateMember.seq]?.numberValue?.intValue {
+                progress.last = ResumePoint(epoch: epoch, seq: seq)
+            }
+            if let count, progress.printed >= count { return true }
         }
-        if Task.isCancelled { return }
-        Output.error("depotd closed the connection")
-        throw ExitCode(ExitStatus.unavailable)
+        return false
     }
 }

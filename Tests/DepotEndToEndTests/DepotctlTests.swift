@@ -249,6 +249,37 @@ struct DepotctlTests {
         }
     }
 
+    @Test("watch --follow goes on across a restart of depotd, says so on stderr, and prints the new run's states")
+    func watchFollow() async throws {
+        let directory = TemporaryDirectory()
+        let source = Daemon.writeItems(5, in: directory)
+        let first = try await Daemon.start(["--source", source], directory: directory)
+        let watcher = try ChildProcess(
+            Binaries.depotctl, ["watch", "--follow", "--json", "--socket", first.socketPath], environment: Daemon.environment(in: directory))
+        defer { watcher.signal(SIGKILL) }
+        do {
+            _ = try await first.connect().call("load")
+            let before = try await watcher.waitForOutputLines(1)
+            first.process.signal(SIGTERM)
+            _ = try await first.process.waitForExit()
+            try await withTimeout(.seconds(30), "the watcher to notice") {
+                await watcher.standardError.wait { $0.contains("depotd closed the connection; reconnecting") }
+            }
+            let second = try await Daemon.start(["--source", source], directory: directory)
+            defer { Task { await second.cleanUp() } }
+            try await withTimeout(.seconds(30), "the watcher to reconnect") {
+                await watcher.standardError.wait { $0.contains("reconnected; cannot resume after") }
+            }
+            _ = try await second.connect().call("remove", params: ["id": "1"])
+            let lines = try await watcher.waitForOutputLines(before.count + 2)
+            let epochs = Set(try lines.map { try JSONParser.parse($0)["epoch"] })
+            #expect(epochs.count == 2, "states of both runs: \(lines)")
+            #expect(watcher.exitStatus.value == nil, "still watching")
+        } catch {
+            Issue.record(error)
+        }
+    }
+
     @Test("watch --count N prints N states and exits 0")
     func watchCount() async throws {
         try await Self.withDemo { daemon in
