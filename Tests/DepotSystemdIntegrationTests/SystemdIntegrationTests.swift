@@ -30,6 +30,22 @@ struct SystemdIntegrationTests {
         }
     }
 
+    @Test("scripts/install puts the shell completions and the manual pages where bash, zsh, fish and man find them")
+    func completionsAndManual() async throws {
+        let pages = RepositoryFiles.path(".build/man/depotctl.1")
+        try #require(FileManager.default.fileExists(atPath: pages), "no manual pages in .build/man: run scripts/man first (scripts/test does)")
+        try await withSandbox { sandbox in
+            let bash = try await sandbox.shell("bash -c 'source /usr/local/share/bash-completion/completions/depotctl && complete -p depotctl'")
+            #expect(bash.contains("depotctl"))
+            _ = try await sandbox.shell(
+                "test -s /usr/local/share/zsh/site-functions/_depotctl && test -s /usr/local/share/fish/vendor_completions.d/depotctl.fish")
+            let found = try await sandbox.shell("MANPATH=/usr/local/share/man man -w depotctl depotd depotd.json")
+            #expect(found.contains("man1/depotctl.1") && found.contains("man8/depotd.8") && found.contains("man5/depotd.json.5"), "\(found)")
+            let page = try await sandbox.shell("MANPATH=/usr/local/share/man MANPAGER=cat MANWIDTH=100 man depotctl")
+            #expect(page.contains("watch"))
+        }
+    }
+
     @Test("StatusText shows the state, the items and the subscribers, and follows them")
     func statusText() async throws {
         try await withSandbox { sandbox in

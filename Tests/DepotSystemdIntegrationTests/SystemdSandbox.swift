@@ -124,7 +124,13 @@ struct SystemdSandbox: Sendable {
         // (/var/lib/depot) would make systemd migrate it for DynamicUser=, which fails across the overlay. Start
         // from none (removed in the overlay only; the host keeps its files).
         try await shell("rm -rf /var/lib/depot /var/lib/private/depot")
-        try await shell("\(Self.staging)/scripts/install --binaries \(Self.staging)/bin")
+        // The manual pages scripts/man made (scripts/test makes them before the suite), installed as a user would.
+        for page in ["depotctl.1", "depotd.8", "depotd.json.5"] {
+            let path = RepositoryFiles.path(".build/man/\(page)")
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            try await write("\(Self.staging)/man/\(page)", try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))), mode: "0644")
+        }
+        try await shell("\(Self.staging)/scripts/install --binaries \(Self.staging)/bin --man \(Self.staging)/man")
     }
 }
 
