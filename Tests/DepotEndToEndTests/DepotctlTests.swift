@@ -270,10 +270,17 @@ struct DepotctlTests {
             try await withTimeout(.seconds(30), "the watcher to reconnect") {
                 await watcher.standardError.wait { $0.contains("reconnected; cannot resume after") }
             }
+            let firstEpoch = try JSONParser.parse(before[0])["epoch"]
             _ = try await second.connect().call("remove", params: ["id": "1"])
-            let lines = try await watcher.waitForOutputLines(before.count + 2)
-            let epochs = Set(try lines.map { try JSONParser.parse($0)["epoch"] })
-            #expect(epochs.count == 2, "states of both runs: \(lines)")
+            // The new run's states arrive: the removal's success, with the new epoch and 4 items.
+            try await withTimeout(.seconds(30), "the watcher to print the new run's removal") {
+                await watcher.standardOutput.wait { output in
+                    output.split(separator: "\n").contains { line in
+                        guard let state = try? JSONParser.parse(String(line)) else { return false }
+                        return state["epoch"] != firstEpoch && state["items"]?.arrayValue?.count == 4
+                    }
+                }
+            }
             #expect(watcher.exitStatus.value == nil, "still watching")
         } catch {
             Issue.record(error)
