@@ -13,12 +13,29 @@ struct ConnectionOptions: ParsableArguments {
         ))
     var socket: String?
 
+    @Option(
+        name: [.customShort("n"), .customLong("instance")],
+        help: ArgumentHelp(
+            "The repository NAME of a depotd@NAME service: its socket /run/depot/NAME.sock.", valueName: "name"))
+    var instance: String?
+
+    /// The socket: --socket, else the instance's, else as `SocketLocator` finds it.
+    func socketPath() throws -> String {
+        if socket == nil, let instance {
+            guard !instance.isEmpty, !instance.contains("/"), instance != ".", instance != ".." else {
+                throw ValidationError("-n/--instance takes the NAME of depotd@NAME (no slashes); found \"\(instance)\"")
+            }
+            return "/run/depot/\(instance).sock"
+        }
+        return SocketLocator(paths: .current).socketPath(explicit: socket)
+    }
+
     @Flag(help: "Print raw JSON, one line per result or state.")
     var json = false
 
     /// Connects, or prints why it cannot and exits with `ExitStatus.unavailable`.
     func connect() async throws -> DepotConnection {
-        let path = SocketLocator(paths: .current).socketPath(explicit: socket)
+        let path = try socketPath()
         do {
             return try await DepotConnection.connect(to: path)
         } catch {

@@ -8,7 +8,7 @@ struct SocketCommand: AsyncParsableCommand {
         commandName: "socket",
         abstract: "Print the path of the socket depotctl would connect to.",
         discussion: """
-            --socket, else $DEPOT_SOCKET, else where depotd puts it by default ($RUNTIME_DIRECTORY/depotd.sock, \
+            --socket, else -n NAME's /run/depot/NAME.sock, else $DEPOT_SOCKET, else where depotd puts it by default ($RUNTIME_DIRECTORY/depotd.sock, \
             $XDG_RUNTIME_DIR/depot/depotd.sock, /run/depot/depotd.sock for root, /tmp/depot-$UID/depotd.sock for \
             others); when nothing is at that default, the system daemon's /run/depot/depotd.sock if it is there. \
             Prints the path whether or not a daemon listens on it.
@@ -18,6 +18,6 @@ struct SocketCommand: AsyncParsableCommand {
     @OptionGroup var options: ConnectionOptions
 
     func run() async throws {
-        Output.line(SocketLocator(paths: .current).socketPath(explicit: options.socket))
+        Output.line(try options.socketPath())
     }
 }

@@ -82,7 +82,7 @@ struct WatchCommand: AsyncParsableCommand {
     /// Subscribes and prints until the watch is over; with --follow, subscribes again each time depotd goes away,
     /// after the last state printed when the daemon still keeps what came since.
     private func watch(_ first: SubscribeRequest) async throws {
-        let path = SocketLocator(paths: .current).socketPath(explicit: options.socket)
+        let path = try options.socketPath()
         var request = first
         var progress = Progress()
         var attempt = 0

@@ -13,6 +13,7 @@ struct GlobalArgumentsTests {
             (["--socket", "/s", "call", "remove", "--", "--json"], ["call", "remove", "--socket", "/s", "--", "--json"]),
             (["state", "--json"], ["state", "--json"]),
             (["state", "--socket", "/s", "--json"], ["state", "--socket", "/s", "--json"]),
+            (["-n", "books", "state"], ["state", "-n", "books"]),
             (["--socket"], ["--socket"]),
             (["--json"], ["--json"]),
             (["--frob", "state"], ["--frob", "state"]),

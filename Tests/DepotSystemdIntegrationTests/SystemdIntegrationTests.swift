@@ -46,6 +46,28 @@ struct SystemdIntegrationTests {
         }
     }
 
+    @Test("two repositories at once from the templates: each its config, socket and state; depotctl -n picks one")
+    func instances() async throws {
+        try await withSandbox { sandbox in
+            for (name, ids) in [("books", ["b1", "b2"]), ("films", ["f1", "f2", "f3"])] {
+                let items = "[" + ids.map { #"{"id":"\#($0)"}"# }.joined(separator: ",") + "]"
+                try await sandbox.write("/etc/depot/\(name)-items.json", Array(items.utf8))
+                try await sandbox.write("/etc/depot/\(name).json", Array(#"{"source": "file:/etc/depot/\#(name)-items.json"}"#.utf8))
+            }
+            try await sandbox.shell("systemctl start depotd@books.socket depotd@films.socket")
+            for (name, count) in [("books", 2), ("films", 3)] {
+                let loaded = try await sandbox.run(["\(SystemdSandbox.staging)/bin/depotctl", "-n", name, "load", "--json"])
+                #expect(loaded.status == 0, "\(name): \(loaded.standardError)")
+                #expect(try JSONParser.parse(loaded.standardOutput)["items"]?.arrayValue?.count == count, "\(name): \(loaded.standardOutput)")
+                let active = try await sandbox.show("depotd@\(name).service", ["ActiveState"])
+                #expect(active["ActiveState"] == "active")
+            }
+            let states = try await sandbox.shell("ls /var/lib/depot/")
+            #expect(states.contains("books") && states.contains("films"), "\(states)")
+            #expect(try await sandbox.shell("ls /run/depot/").contains("books.sock"))
+        }
+    }
+
     @Test("StatusText shows the state, the items and the subscribers, and follows them")
     func statusText() async throws {
         try await withSandbox { sandbox in

@@ -116,7 +116,10 @@ struct SystemdSandbox: Sendable {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "\(Binaries.folder)/\(name)")))
             try await write("\(Self.staging)/bin/\(name)", bytes, mode: "0755")
         }
-        for file in ["scripts/install", "systemd/depotd.service", "systemd/depotd.socket", "systemd/depot.sysusers", "systemd/depotd.json"] {
+        for file in [
+            "scripts/install", "systemd/depotd.service", "systemd/depotd.socket", "systemd/depotd@.service", "systemd/depotd@.socket",
+            "systemd/depot.sysusers", "systemd/depotd.json",
+        ] {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.path(file))))
             try await write("\(Self.staging)/\(file)", bytes, mode: file.hasPrefix("scripts/") ? "0755" : "0644")
         }
