@@ -129,15 +129,6 @@ public struct ItemCollection: Sendable {
         }
 
         var byteCount = jsonByteCount
-        if removals.isEmpty, additions.isEmpty {
-            var result = items
-            for (position, item) in replaced {
-                byteCount += item.json.count - result[position].json.count
-                result[position] = item
-            }
-            return ItemCollection(items: result, index: ItemIndex(editing: index, IndexEdit()), jsonByteCount: byteCount)
-        }
-
         var edit = IndexEdit()
         var scan = 0
         for addition in additions {
