@@ -16,26 +16,16 @@ import os
 import random
 import signal
 import socket
+import subprocess
 import sys
 import time
 
 
 def default_socket():
-    """The socket depotd listens on when started without --socket, found as `depotctl socket` finds it:
-    $DEPOT_SOCKET, else $XDG_RUNTIME_DIR/depot/depotd.sock, else /run/depot/depotd.sock for root and
-    /tmp/depot-$UID/depotd.sock for others; when nothing is there, the system daemon's /run/depot/depotd.sock."""
+    """Where depotd listens: $DEPOT_SOCKET, or wherever `depotctl socket` finds it (the same rules as depotctl)."""
     if os.environ.get("DEPOT_SOCKET"):
         return os.environ["DEPOT_SOCKET"]
-    runtime = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
-    if runtime:
-        own = os.path.join(runtime, "depotd.sock")
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        own = os.path.join(os.environ["XDG_RUNTIME_DIR"], "depot", "depotd.sock")
-    else:
-        own = "/run/depot/depotd.sock" if os.getuid() == 0 else f"/tmp/depot-{os.getuid()}/depotd.sock"
-    if not os.path.exists(own) and os.path.exists("/run/depot/depotd.sock"):
-        return "/run/depot/depotd.sock"
-    return own
+    return subprocess.run(["depotctl", "socket"], capture_output=True, text=True, check=True).stdout.strip()
 
 
 class Mismatch(Exception):
@@ -134,9 +124,10 @@ def follow(path, mirror, heartbeat):
 
 def main():
     parser = argparse.ArgumentParser(description="Keep a local mirror of depotd's collection.")
-    parser.add_argument("socket", nargs="?", default=default_socket())
+    parser.add_argument("socket", nargs="?", help="default: $DEPOT_SOCKET, else `depotctl socket`")
     parser.add_argument("--heartbeat", type=float, default=10.0, help="seconds between heartbeats when idle")
     args = parser.parse_args()
+    args.socket = args.socket or default_socket()
 
     mirror = Mirror()
     # The handler reads `mirror` when the signal comes, so it prints the mirror in use then.

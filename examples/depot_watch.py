@@ -8,31 +8,22 @@ import argparse
 import json
 import os
 import socket
+import subprocess
 
 
 def default_socket():
-    """The socket depotd listens on when started without --socket, found as `depotctl socket` finds it:
-    $DEPOT_SOCKET, else $XDG_RUNTIME_DIR/depot/depotd.sock, else /run/depot/depotd.sock for root and
-    /tmp/depot-$UID/depotd.sock for others; when nothing is there, the system daemon's /run/depot/depotd.sock."""
+    """Where depotd listens: $DEPOT_SOCKET, or wherever `depotctl socket` finds it (the same rules as depotctl)."""
     if os.environ.get("DEPOT_SOCKET"):
         return os.environ["DEPOT_SOCKET"]
-    runtime = os.environ.get("RUNTIME_DIRECTORY", "").split(":")[0]
-    if runtime:
-        own = os.path.join(runtime, "depotd.sock")
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        own = os.path.join(os.environ["XDG_RUNTIME_DIR"], "depot", "depotd.sock")
-    else:
-        own = "/run/depot/depotd.sock" if os.getuid() == 0 else f"/tmp/depot-{os.getuid()}/depotd.sock"
-    if not os.path.exists(own) and os.path.exists("/run/depot/depotd.sock"):
-        return "/run/depot/depotd.sock"
-    return own
+    return subprocess.run(["depotctl", "socket"], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def main():
     parser = argparse.ArgumentParser(description="Print depotd's states as they change.")
-    parser.add_argument("socket", nargs="?", default=default_socket())
+    parser.add_argument("socket", nargs="?", help="default: $DEPOT_SOCKET, else `depotctl socket`")
     parser.add_argument("--count", type=int, help="stop after this many states")
     args = parser.parse_args()
+    args.socket = args.socket or default_socket()
 
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.connect(args.socket)

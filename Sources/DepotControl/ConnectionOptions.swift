@@ -19,15 +19,9 @@ struct ConnectionOptions: ParsableArguments {
             "The repository NAME of a depotd@NAME service: its socket /run/depot/NAME.sock.", valueName: "name"))
     var instance: String?
 
-    /// The socket: --socket, else the instance's, else as `SocketLocator` finds it.
+    /// The socket these options name, as `SocketLocator` resolves it.
     func socketPath() throws -> String {
-        if socket == nil, let instance {
-            guard !instance.isEmpty, !instance.contains("/"), instance != ".", instance != ".." else {
-                throw ValidationError("-n/--instance takes the NAME of depotd@NAME (no slashes); found \"\(instance)\"")
-            }
-            return "/run/depot/\(instance).sock"
-        }
-        return SocketLocator(paths: .current).socketPath(explicit: socket)
+        try SocketLocator(paths: .current).socketPath(explicit: socket, instance: instance)
     }
 
     @Flag(help: "Print raw JSON, one line per result or state.")

@@ -16,8 +16,15 @@ enum OutputReader {
         var wake: [Int32] = [-1, -1]
         guard pipe(&wake) == 0 else { return await waitForCancellation() }
         let wakeRead = wake[0]
-        // The write end, until whoever comes first (the cancellation, or the end) closes it.
+        // The write end, until whoever comes first (the cancellation, or the end) closes it. Closing it wakes the
+        // thread: its poll sees the read end hang up.
         let wakeWrite = Locked<Int32?>(wake[1])
+        let closeWakeWrite: @Sendable () -> Void = {
+            wakeWrite.withLock { descriptor in
+                if let open = descriptor { close(open) }
+                descriptor = nil
+            }
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 Thread.detachNewThread {
@@ -27,16 +34,9 @@ enum OutputReader {
                 }
             }
         } onCancel: {
-            // Closing the write end wakes the thread: its poll sees the read end hang up.
-            wakeWrite.withLock { descriptor in
-                if let open = descriptor { close(open) }
-                descriptor = nil
-            }
+            closeWakeWrite()
         }
-        wakeWrite.withLock { descriptor in
-            if let open = descriptor { close(open) }
-            descriptor = nil
-        }
+        closeWakeWrite()
     }
 
     /// Blocks until fd 1 reports an error or hang-up, or `wakeRead` becomes readable.

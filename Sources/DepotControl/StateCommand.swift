@@ -1,4 +1,5 @@
 import ArgumentParser
+import DepotCore
 import DepotJSON
 import DepotWire
 
@@ -32,6 +33,6 @@ struct StateCommand: AsyncParsableCommand {
             }
         }
         // A failure is printed like any state, and told by the exit status too.
-        if json[StateMember.status]?.stringValue == "failure" { throw ExitCode(ExitStatus.notFresh) }
+        if json[StateMember.status]?.stringValue == LoadingState.Status.failure.rawValue { throw ExitCode(ExitStatus.notFresh) }
     }
 }

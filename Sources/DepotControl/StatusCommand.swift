@@ -1,4 +1,5 @@
 import ArgumentParser
+import DepotCore
 import DepotJSON
 import DepotWire
 
@@ -22,7 +23,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (json, stats) = try await RemoteCall(options: options).run(StatsRequest())
-        let fresh = stats.status == "success" && stats.stale == false
+        let fresh = stats.status == LoadingState.Status.success.rawValue && stats.stale == false
         if !quiet {
             if options.json {
                 let members = ["status", "items", "stale", "seq", "epoch"].compactMap { name in json[name].map { (name, $0) } }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import DepotPlatform
 import DepotTestSupport
 import Testing
@@ -21,69 +22,79 @@ struct SocketLocatorTests {
     }
 
     @Test("an explicit --socket beats DEPOT_SOCKET and the default, whether or not it exists")
-    func explicitWins() {
+    func explicitWins() throws {
         let environment = ["DEPOT_SOCKET": "/env/depotd.sock", "RUNTIME_DIRECTORY": "/run/own"]
-        #expect(locator(environment).socketPath(explicit: "/explicit/missing.sock") == "/explicit/missing.sock")
-        #expect(locator([:]).socketPath(explicit: "relative.sock") == "relative.sock")
+        #expect(try locator(environment).socketPath(explicit: "/explicit/missing.sock") == "/explicit/missing.sock")
+        #expect(try locator([:]).socketPath(explicit: "relative.sock") == "relative.sock")
+    }
+
+    @Test("-n NAME is depotd@NAME's socket, after --socket and before DEPOT_SOCKET; a NAME with a slash is refused")
+    func instance() throws {
+        let environment = ["DEPOT_SOCKET": "/env/depotd.sock"]
+        #expect(try locator(environment).socketPath(explicit: nil, instance: "books") == "/run/depot/books.sock")
+        #expect(try locator(environment).socketPath(explicit: "/x.sock", instance: "books") == "/x.sock")
+        for bad in ["", "a/b", "..", "."] {
+            #expect(throws: ValidationError.self) { try locator(environment).socketPath(explicit: nil, instance: bad) }
+        }
     }
 
     @Test("DEPOT_SOCKET beats the default, whether or not it exists")
-    func environmentBeatsDefault() {
+    func environmentBeatsDefault() throws {
         let environment = ["DEPOT_SOCKET": "/env/missing.sock", "XDG_RUNTIME_DIR": "/run/user/1000"]
-        #expect(locator(environment).socketPath(explicit: nil) == "/env/missing.sock")
+        #expect(try locator(environment).socketPath(explicit: nil) == "/env/missing.sock")
     }
 
     @Test("an empty --socket or DEPOT_SOCKET is ignored")
-    func emptyValuesIgnored() {
+    func emptyValuesIgnored() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let own = directory.touch("depotd.sock")
 
-        #expect(locator(["DEPOT_SOCKET": "/env/depotd.sock"]).socketPath(explicit: "") == "/env/depotd.sock")
-        #expect(locator(["DEPOT_SOCKET": "", "RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: "") == own)
+        #expect(try locator(["DEPOT_SOCKET": "/env/depotd.sock"]).socketPath(explicit: "") == "/env/depotd.sock")
+        #expect(try locator(["DEPOT_SOCKET": "", "RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: "") == own)
     }
 
     @Test("the default is used when something is at it")
-    func existingDefault() {
+    func existingDefault() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let own = directory.touch("depotd.sock")
 
-        #expect(locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == own)
-        #expect(locator(["RUNTIME_DIRECTORY": directory.path], userID: 0).socketPath(explicit: nil) == own)
+        #expect(try locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == own)
+        #expect(try locator(["RUNTIME_DIRECTORY": directory.path], userID: 0).socketPath(explicit: nil) == own)
     }
 
     @Test(
         "the default is kept when nothing is at it and there is no system socket either",
         .enabled(if: !systemSocketExists, "a system daemon's socket exists at /run/depot/depotd.sock on this machine")
     )
-    func missingDefaultWithoutSystemSocket() {
+    func missingDefaultWithoutSystemSocket() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
 
-        #expect(locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == directory.path + "/depotd.sock")
-        #expect(locator(["XDG_RUNTIME_DIR": directory.path]).socketPath(explicit: nil) == directory.path + "/depot/depotd.sock")
-        #expect(locator([:], userID: 0).socketPath(explicit: nil) == "/run/depot/depotd.sock")
+        #expect(try locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == directory.path + "/depotd.sock")
+        #expect(try locator(["XDG_RUNTIME_DIR": directory.path]).socketPath(explicit: nil) == directory.path + "/depot/depotd.sock")
+        #expect(try locator([:], userID: 0).socketPath(explicit: nil) == "/run/depot/depotd.sock")
     }
 
     @Test(
         "the system socket is used when nothing is at the default and something is at /run/depot/depotd.sock",
         .enabled(if: systemSocketExists, "needs a system daemon's socket at /run/depot/depotd.sock, which a test may not create")
     )
-    func fallsBackToSystemSocket() {
+    func fallsBackToSystemSocket() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
 
-        #expect(locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == RuntimePaths.systemSocketPath)
+        #expect(try locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == RuntimePaths.systemSocketPath)
     }
 
     @Test("the fallback never overrides an explicit path or DEPOT_SOCKET, even when both are missing")
-    func noFallbackForExplicitChoices() {
+    func noFallbackForExplicitChoices() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let missing = directory.path + "/missing.sock"
 
-        #expect(locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: missing) == missing)
-        #expect(locator(["DEPOT_SOCKET": missing, "RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == missing)
+        #expect(try locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: missing) == missing)
+        #expect(try locator(["DEPOT_SOCKET": missing, "RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == missing)
     }
 }
