@@ -27,6 +27,47 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(help: "Print raw JSON, one line per result or state.")
     var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Give up when depotd has not answered within this long (exit 3): 2.5, 500ms, 10s, 1m.",
+            discussion:
+                "Default: wait as long as the answer takes (a load waits for its source). For watch, it bounds the wait for the first state.",
+            valueName: "duration"
+        ),
+        transform: ConnectionOptions.timeout(_:))
+    var timeout: Duration?
+
+    static func timeout(_ text: String) throws -> Duration {
+        guard let seconds = DurationText.seconds(text) else {
+            throw ValidationError("--timeout \"\(text)\": write a duration such as 2.5, 500ms, 10s or 1m")
+        }
+        return .milliseconds(max(1, Int64((seconds * 1000).rounded(.up))))
+    }
+
+    /// What `body` returns from `connection`, or, when --timeout passes first, the connection closed (which ends
+    /// body's wait), a line on stderr saying so, and `ExitStatus.unavailable`.
+    func answer<Value: Sendable>(
+        from connection: DepotConnection,
+        _ body: @escaping @Sendable () async throws(DepotClientError) -> Value
+    ) async throws -> Value {
+        guard let timeout else { return try await body() }
+        do {
+            return try await withDeadline(timeout) { try await body() }
+        } catch is DeadlineExceeded {
+            await connection.close()
+            Output.error(
+                "depotd did not answer within \(Self.text(timeout)) (--timeout); it may be busy (a load waits for its source): try a longer --timeout"
+            )
+            throw ExitCode(ExitStatus.unavailable)
+        }
+    }
+
+    /// `2.5s`, `500ms`: a --timeout as a person wrote it.
+    private static func text(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+    }
+
     /// Connects, or prints why it cannot and exits with `ExitStatus.unavailable`.
     func connect() async throws -> DepotConnection {
         let path = try socketPath()
@@ -43,7 +84,7 @@ struct ConnectionOptions: ParsableArguments {
 enum ExitStatus {
     /// The daemon answered with an error.
     static let remoteError: Int32 = 1
-    /// The daemon could not be reached, or closed the connection.
+    /// The daemon could not be reached, closed the connection, or did not answer within --timeout.
     static let unavailable: Int32 = 3
     /// The state is not a fresh success (`status`), is a failure (`state`), or a load fell back to the cache (`load`).
     static let notFresh: Int32 = 4

@@ -12,9 +12,10 @@ public struct DepotControlCommand: AsyncParsableCommand {
         commandName: "depotctl",
         abstract: "Talk to depotd: read the shared collection, load it, remove items, watch every change.",
         discussion: """
-            Exit status: 0 on success, 1 when depotd answers with an error, 3 when depotd cannot be reached \
-            or closes the connection, 4 when `status` finds the state not a fresh success or `state` finds a \
-            failure, 64 for a usage error. Global options (--socket, --json) may come before the command.
+            Exit status: 0 on success, 1 when depotd answers with an error, 3 when depotd cannot be reached, \
+            closes the connection or does not answer within --timeout, 4 when `status` finds the state not a \
+            fresh success or `state` finds a failure, 64 for a usage error. Global options (--socket, -n, --json, \
+            --timeout) may come before the command.
             """,
         version: DepotVersion.current,
         subcommands: [

@@ -4,7 +4,7 @@
 /// subcommand's options after its name, so they are moved there before parsing.
 enum GlobalArguments {
     /// The options that may come first, and whether each takes a value.
-    static let options: [String: Bool] = ["--socket": true, "--json": false, "--instance": true, "-n": true]
+    static let options: [String: Bool] = ["--socket": true, "--json": false, "--instance": true, "-n": true, "--timeout": true]
 
     /// `arguments` (without the program's name) with the global options that come before the subcommand moved
     /// to the end of its arguments (before a `--`, after which everything is positional); anything else as is.

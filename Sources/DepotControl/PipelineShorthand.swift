@@ -42,18 +42,9 @@ enum PipelineShorthand {
 
     /// Seconds from `1.5`, `500ms`, `2s`, `1m`.
     static func seconds(_ text: String, option: String) throws(Problem) -> JSONValue {
-        let units: [(suffix: String, factor: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-        var number = Substring(text)
-        var factor = 1.0
-        for unit in units where text.hasSuffix(unit.suffix) {
-            number = text.dropLast(unit.suffix.count)
-            factor = unit.factor
-            break
-        }
-        guard let value = Double(number), value > 0 else {
+        guard let seconds = DurationText.seconds(text) else {
             throw Problem(description: "\(option) \"\(text)\": write a duration such as 500ms, 2s or 1m")
         }
-        let seconds = value * factor
         let literal = seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
         return .number(JSONNumber(literal: literal) ?? JSONNumber(1))
     }

@@ -13,8 +13,11 @@ struct RemoteCall {
         let connection = try await options.connect()
         let result: Result<JSONValue, DepotClientError>
         do {
-            result = .success(try await connection.call(method, params: params))
-        } catch {
+            let answer = try await options.answer(from: connection) { () async throws(DepotClientError) in
+                try await connection.call(method, params: params)
+            }
+            result = .success(answer)
+        } catch let error as DepotClientError {
             result = .failure(error)
         }
         await connection.close()

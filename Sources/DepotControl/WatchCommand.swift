@@ -89,8 +89,11 @@ struct WatchCommand: AsyncParsableCommand {
         while true {
             let subscription: DepotSubscription
             do {
-                subscription = try await DepotConnection.connect(to: path).subscribe(request)
-            } catch {
+                let connection = try await DepotConnection.connect(to: path)
+                subscription = try await options.answer(from: connection) { [request] () async throws(DepotClientError) in
+                    try await connection.subscribe(request)
+                }
+            } catch let error as DepotClientError {
                 guard follow else {
                     Output.error(error.description)
                     throw ExitCode(ExitStatus.unavailable)

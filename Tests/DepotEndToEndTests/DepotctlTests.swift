@@ -320,6 +320,35 @@ struct DepotctlTests {
         }
     }
 
+    @Test("--timeout gives up on an answer that does not come (exit 3, saying so), while reads still answer at once")
+    func timeout() async throws {
+        let server = try await HTTPTestServer.start { _ in .hang }
+        defer { Task { await server.stop() } }
+        // The source would be waited for for ten minutes: only --timeout can end the load's wait in time.
+        try await withDaemon(["--source", server.url("/items"), "--no-initial-load", "--no-cache", "--request-timeout", "600"]) { daemon in
+            let load = try await daemon.depotctl(["--timeout", "300ms", "load"])
+            #expect(load.status == 3, "\(load.standardOutput)")
+            #expect(
+                load.standardError
+                    == "depotctl: depotd did not answer within 300 ms (--timeout); it may be busy (a load waits for its source): try a longer --timeout\n"
+            )
+            try await withTimeout(.seconds(30), "the source to be asked") { await server.requests.wait { !$0.isEmpty } }
+            // The daemon is loading; a read is not held up by it, within the same limit.
+            let state = try await daemon.depotctl(["state", "--json", "--timeout", "5s"])
+            #expect(state.status == 0, "\(state.standardError)")
+            #expect(try JSONParser.parse(state.standardOutput)["status"] == "loading")
+            let watch = try await daemon.depotctl(["--timeout=2.5", "watch", "--count", "1", "--json"])
+            #expect(watch.status == 0, "\(watch.standardError)")
+            for bad in ["0", "-1s", "soon", "5 s"] {
+                let refused = try await daemon.depotctl(["state", "--timeout=\(bad)"])
+                #expect(refused.status == 64, "--timeout \(bad)")
+                #expect(
+                    refused.standardError.contains("--timeout \"\(bad)\": write a duration such as 2.5, 500ms, 10s or 1m"), "\(refused.standardError)"
+                )
+            }
+        }
+    }
+
     @Test("depotctl alone and an unknown command are usage errors that name the commands; --version prints the version")
     func usage() async throws {
         let directory = TemporaryDirectory()
