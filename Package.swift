@@ -352,7 +352,7 @@ let package = Package(
         // Installs Depot in a real systemd booted in a sandbox (scripts/systemd-sandbox) and drives it as a user would.
         .testTarget(
             name: "DepotSystemdIntegrationTests",
-            dependencies: ["depotd", "depotctl", "DepotJSON", "DepotTestSupport"]
+            dependencies: ["depotd", "depotctl", "DepotJSON", "DepotTestSupport", "DepotWire"]
         ),
         // Runs the real depotd and depotctl binaries; depending on them makes `swift build --build-tests` build them.
         .testTarget(

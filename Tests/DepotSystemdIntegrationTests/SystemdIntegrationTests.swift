@@ -46,7 +46,7 @@ struct SystemdIntegrationTests {
         }
     }
 
-    @Test("two repositories at once from the templates: each its config, socket and state; depotctl -n picks one")
+    @Test("two repositories from the templates beside the default one: each its config, socket and state; depotctl -n picks one")
     func instances() async throws {
         try await withSandbox { sandbox in
             for (name, ids) in [("books", ["b1", "b2"]), ("films", ["f1", "f2", "f3"])] {
@@ -54,7 +54,7 @@ struct SystemdIntegrationTests {
                 try await sandbox.write("/etc/depot/\(name)-items.json", Array(items.utf8))
                 try await sandbox.write("/etc/depot/\(name).json", Array(#"{"source": "file:/etc/depot/\#(name)-items.json"}"#.utf8))
             }
-            try await sandbox.shell("systemctl start depotd@books.socket depotd@films.socket")
+            try await sandbox.shell("systemctl start depotd.socket depotd@books.socket depotd@films.socket")
             for (name, count) in [("books", 2), ("films", 3)] {
                 let loaded = try await sandbox.run(["\(SystemdSandbox.staging)/bin/depotctl", "-n", name, "load", "--json"])
                 #expect(loaded.status == 0, "\(name): \(loaded.standardError)")
@@ -62,9 +62,44 @@ struct SystemdIntegrationTests {
                 let active = try await sandbox.show("depotd@\(name).service", ["ActiveState"])
                 #expect(active["ActiveState"] == "active")
             }
-            let states = try await sandbox.shell("ls /var/lib/depot/")
-            #expect(states.contains("books") && states.contains("films"), "\(states)")
+            // ...while the default repository runs too (its state directory and theirs side by side).
+            let plain = try await sandbox.depotctl(["load", "--json"])
+            #expect(plain.status == 0, "\(plain.standardError)")
+            #expect(try JSONParser.parse(plain.standardOutput)["items"]?.arrayValue?.count == 151)
+            #expect(try await sandbox.show("depotd@books.service", ["ActiveState"])["ActiveState"] == "active")
+            let states = try await sandbox.shell("ls /var/lib/")
+            #expect(states.contains("depot-books") && states.contains("depot-films"), "\(states)")
             #expect(try await sandbox.shell("ls /run/depot/").contains("books.sock"))
+        }
+    }
+
+    @Test("scripts/uninstall stops every depotd and removes what install put in place; --purge removes the state too")
+    func uninstall() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.write("/etc/depot/books.json", Array(#"{"source": "file:/etc/depot/books-items.json"}"#.utf8))
+            try await sandbox.write("/etc/depot/books-items.json", Array(#"[{"id":"b1"}]"#.utf8))
+            try await sandbox.shell("systemctl start depotd.socket depotd@books.socket")
+            #expect(try await sandbox.depotctl(["load"]).status == 0)
+            #expect(try await sandbox.run(["\(SystemdSandbox.staging)/bin/depotctl", "-n", "books", "load"]).status == 0)
+
+            try await sandbox.shell("\(SystemdSandbox.staging)/scripts/uninstall")
+            for unit in ["depotd.service", "depotd.socket", "depotd@books.service", "depotd@books.socket"] {
+                #expect(try await sandbox.show(unit, ["ActiveState"])["ActiveState"] == "inactive", "\(unit)")
+            }
+            for gone in [
+                "/usr/local/bin/depotd", "/usr/local/bin/depotctl", "/etc/systemd/system/depotd.service", "/etc/systemd/system/depotd@.socket",
+                "/etc/sysusers.d/depot.conf", "/etc/tmpfiles.d/depot.conf", "/usr/local/share/bash-completion/completions/depotctl",
+            ] {
+                #expect(try await sandbox.run(["test", "-e", gone]).status != 0, "\(gone) is left after uninstall")
+            }
+            _ = try await sandbox.shell(
+                "test -f /var/lib/private/depot/items.json && test -d /var/lib/private/depot-books && test -f /etc/depot/books.json")
+
+            try await sandbox.shell("\(SystemdSandbox.staging)/scripts/uninstall --purge")
+            for gone in ["/var/lib/private/depot", "/var/lib/depot", "/var/lib/private/depot-books", "/var/lib/depot-books", "/etc/depot"] {
+                #expect(try await sandbox.run(["test", "-e", gone]).status != 0, "\(gone) is left after --purge")
+            }
+            #expect(try await sandbox.run(["getent", "group", "depot"]).status != 0)
         }
     }
 

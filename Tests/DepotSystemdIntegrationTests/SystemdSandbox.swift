@@ -34,6 +34,19 @@ struct SystemdSandbox: Sendable {
 
     /// Boots a sandbox and installs Depot in it (binaries from this build, units, sysusers file, config).
     static func bootWithDepot() async throws -> SystemdSandbox {
+        let sandbox = try await boot()
+        do {
+            try await sandbox.install()
+        } catch {
+            await sandbox.stop()
+            throw error
+        }
+        return sandbox
+    }
+
+    /// Boots a sandbox with nothing of Depot's in it: what an earlier scripts/install may have left on the host is
+    /// removed inside (the host keeps it), so it starts as a machine that never had Depot.
+    static func boot() async throws -> SystemdSandbox {
         if let reason = unavailableReason {
             throw SandboxUnavailable(description: "the systemd sandbox cannot run here: \(reason)")
         }
@@ -43,7 +56,13 @@ struct SystemdSandbox: Sendable {
         }
         let sandbox = SystemdSandbox(pid: pid)
         do {
-            try await sandbox.install()
+            // A state directory some earlier run left on the host (/var/lib/depot) would also make systemd migrate it
+            // for DynamicUser=, which fails across the overlay.
+            try await sandbox.shell(
+                "rm -rf /var/lib/depot /var/lib/private/depot /var/lib/depot-* /var/lib/private/depot-* /etc/depot /etc/systemd/system/depotd* "
+                    + "/etc/systemd/system/sockets.target.wants/depotd* /etc/sysusers.d/depot.conf /etc/tmpfiles.d/depot.conf "
+                    + "/usr/local/bin/depotd /usr/local/bin/depotctl && (! getent group depot >/dev/null || groupdel depot) "
+                    + "&& systemctl daemon-reload")
         } catch {
             await sandbox.stop()
             throw error
@@ -117,16 +136,13 @@ struct SystemdSandbox: Sendable {
             try await write("\(Self.staging)/bin/\(name)", bytes, mode: "0755")
         }
         for file in [
-            "scripts/install", "systemd/depotd.service", "systemd/depotd.socket", "systemd/depotd@.service", "systemd/depotd@.socket",
-            "systemd/depot.sysusers", "systemd/depotd.json",
+            "scripts/install", "scripts/uninstall", "systemd/depotd.service", "systemd/depotd.socket", "systemd/depotd@.service",
+            "systemd/depotd@.socket",
+            "systemd/depot.sysusers", "systemd/depot.tmpfiles", "systemd/depotd.json",
         ] {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: RepositoryFiles.path(file))))
             try await write("\(Self.staging)/\(file)", bytes, mode: file.hasPrefix("scripts/") ? "0755" : "0644")
         }
-        // The sandbox sees the host's files through its overlay: a state directory some earlier run left on the host
-        // (/var/lib/depot) would make systemd migrate it for DynamicUser=, which fails across the overlay. Start
-        // from none (removed in the overlay only; the host keeps its files).
-        try await shell("rm -rf /var/lib/depot /var/lib/private/depot")
         // The manual pages scripts/man made (scripts/test makes them before the suite), installed as a user would.
         for page in ["depotctl.1", "depotd.8", "depotd.json.5"] {
             let path = RepositoryFiles.path(".build/man/\(page)")
@@ -145,9 +161,10 @@ struct SandboxCommandFailed: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Runs `body` with a freshly booted sandbox with Depot installed, and always stops the sandbox after.
-func withSandbox(_ body: @escaping @Sendable (SystemdSandbox) async throws -> Void) async throws {
-    let sandbox = try await SystemdSandbox.bootWithDepot()
+/// Runs `body` with a freshly booted sandbox, with Depot installed by scripts/install unless `installed` is false,
+/// and always stops the sandbox after.
+func withSandbox(installed: Bool = true, _ body: @escaping @Sendable (SystemdSandbox) async throws -> Void) async throws {
+    let sandbox = try await installed ? SystemdSandbox.bootWithDepot() : SystemdSandbox.boot()
     do {
         try await withTimeout(.seconds(300), "the test's work in the systemd sandbox") { try await body(sandbox) }
         await sandbox.stop()

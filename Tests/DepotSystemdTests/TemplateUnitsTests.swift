@@ -21,7 +21,7 @@ struct TemplateUnitsTests {
                 ("Description=Depot daemon: one", "Description=Depot daemon of the repository %i: one"),
                 ("depotd.socket", "depotd@%i.socket"),
                 ("ExecStart=/usr/local/bin/depotd\n", "ExecStart=/usr/local/bin/depotd --config ${CONFIGURATION_DIRECTORY}/%i.json\n"),
-                ("StateDirectory=depot\n", "StateDirectory=depot/%i\n"),
+                ("StateDirectory=depot\n", "StateDirectory=depot-%i\n"),
             ])
         #expect(try Self.body("systemd/depotd@.service") == expected)
     }

@@ -1,0 +1,145 @@
+import DepotJSON
+import DepotTestSupport
+import DepotWire
+import Foundation
+import Testing
+
+/// The Debian package scripts/package builds, installed with apt into a machine that never had Depot (a systemd
+/// sandbox), used, upgraded, removed and purged as an administrator would; and held to lintian.
+@Suite(
+    "The Debian package",
+    .serialized,
+    .enabled(if: DebianPackage.unavailableReason == nil || SystemdSandbox.mustRun, Comment(rawValue: DebianPackage.unavailableReason ?? ""))
+)
+struct DebianPackageTests {
+    @Test("lintian finds nothing but the overridden embedded zlib, pedantic tags included")
+    func lintian() async throws {
+        let path = try DebianPackage.path()
+        let lintian = try #require(
+            RepositoryFiles.executable(named: "lintian"), "lintian is not installed (scripts/install-dependencies installs it)")
+        let result = try await CommandResult.run(
+            lintian, ["--pedantic", "--fail-on", "error,warning,info,pedantic", path],
+            environment: SystemdSandbox.hostEnvironment)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        let tags = result.standardOutput.split(separator: "\n").filter {
+            $0.hasPrefix("E:") || $0.hasPrefix("W:") || $0.hasPrefix("I:") || $0.hasPrefix("P:")
+        }
+        // An override that no longer matches anything would be tagged unused-override (info), and fail too.
+        #expect(tags.isEmpty, "\(tags)")
+    }
+
+    @Test("apt install enables the socket, which starts depotd on the first call; remove keeps the state, purge deletes it")
+    func installRemovePurge() async throws {
+        let path = try DebianPackage.path()
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let name = (path as NSString).lastPathComponent
+        try await withSandbox(installed: false) { sandbox in
+            try await sandbox.write("\(SystemdSandbox.staging)/\(name)", bytes)
+            // The host may be a container image whose policy-rc.d forbids starting services (Docker's does); a machine
+            // that boots systemd has none.
+            try await sandbox.shell("rm -f /usr/sbin/policy-rc.d")
+            try await sandbox.shell("cd \(SystemdSandbox.staging) && DEBIAN_FRONTEND=noninteractive apt-get install -y -q ./\(name)")
+
+            // Installed: the group, /run/depot, the socket enabled and listening; depotd itself not yet started.
+            _ = try await sandbox.shell("getent group depot")
+            #expect(try await sandbox.shell("stat -c %a:%U /run/depot") == "755:root\n")
+            #expect(try await sandbox.shell("systemctl is-enabled depotd.socket") == "enabled\n")
+            let status = try await sandbox.shell("systemctl status --no-pager depotd.socket")
+            #expect(status.contains("Active: active (listening)"), "\(status)")
+            #expect(status.contains("/run/depot/depotd.sock"), "\(status)")
+            #expect(try await sandbox.show("depotd.service", ["ActiveState"])["ActiveState"] == "inactive")
+            #expect(try await sandbox.shell("dpkg-query -W -f '${Conffiles}' depot").contains("/etc/depot/depotd.json"))
+            #expect(try await sandbox.shell("/usr/bin/depotctl --version") == DepotVersion.current + "\n")
+
+            // A call through socket activation, with depotctl finding the socket itself (as root: /run/depot).
+            let loaded = try await sandbox.run(["/usr/bin/depotctl", "load", "--json"])
+            #expect(loaded.status == 0, "\(loaded.standardError)")
+            #expect(try JSONParser.parse(loaded.standardOutput)["items"]?.arrayValue?.count == 151)
+            #expect(try await sandbox.show("depotd.service", ["ActiveState"])["ActiveState"] == "active")
+            let removed = try await sandbox.run(["/usr/bin/depotctl", "remove", "25"])
+            #expect(removed.status == 0, "\(removed.standardError)")
+
+            // Manual pages and completions where man and the shells look.
+            let pages = try await sandbox.shell("man -w depotctl depotd depotd.json")
+            #expect(pages == "/usr/share/man/man1/depotctl.1.gz\n/usr/share/man/man8/depotd.8.gz\n/usr/share/man/man5/depotd.json.5.gz\n")
+            #expect(
+                try await sandbox.shell("bash -c 'source /usr/share/bash-completion/completions/depotctl && complete -p depotctl'").contains(
+                    "depotctl"))
+
+            // An upgrade (the same package again) restarts a running depotd on the new binary; its clients go on.
+            let before = try await sandbox.show("depotd.service", ["MainPID"])["MainPID"]
+            try await sandbox.shell("DEBIAN_FRONTEND=noninteractive dpkg -i \(SystemdSandbox.staging)/\(name)")
+            let after = try await sandbox.show("depotd.service", ["MainPID", "ActiveState"])
+            #expect(after["ActiveState"] == "active" && after["MainPID"] != before, "\(String(describing: before)) → \(after)")
+            let reloaded = try await sandbox.run(["/usr/bin/depotctl", "load", "--json"])
+            #expect(try JSONParser.parse(reloaded.standardOutput)["items"]?.arrayValue?.count == 150, "the removal survived the restart")
+
+            // A second repository from the template, to see removal stop it too.
+            try await sandbox.write("/srv/books.json", Array(#"[{"id":"b1"}]"#.utf8))
+            try await sandbox.write("/etc/depot/books.json", Array(#"{"source": "file:/srv/books.json"}"#.utf8))
+            try await sandbox.shell("systemctl start depotd@books.socket")
+            let books = try await sandbox.run(["/usr/bin/depotctl", "-n", "books", "load"])
+            let journal = try await sandbox.run(["journalctl", "--no-pager", "-u", "depotd@books.service"]).standardOutput
+            #expect(books.status == 0, "\(books.standardError) \(journal)")
+
+            let items = try await sandbox.shell("sha256sum /var/lib/private/depot/items.json")
+
+            // apt remove: everything stopped and gone but the state and the config.
+            try await sandbox.shell("DEBIAN_FRONTEND=noninteractive apt-get remove -y -q depot")
+            for unit in ["depotd.service", "depotd.socket", "depotd@books.service", "depotd@books.socket"] {
+                let properties = try await sandbox.show(unit, ["ActiveState", "LoadState"])
+                #expect(properties["ActiveState"] == "inactive", "\(unit): \(properties)")
+            }
+            #expect(try await sandbox.show("depotd.socket", ["LoadState"])["LoadState"] == "not-found")
+            #expect(try await sandbox.run(["test", "-e", "/usr/bin/depotd"]).status != 0)
+            #expect(try await sandbox.run(["test", "-e", "/run/depot/depotd.sock"]).status != 0)
+            #expect(try await sandbox.shell("sha256sum /var/lib/private/depot/items.json") == items, "remove keeps the collection")
+            _ = try await sandbox.shell("test -d /var/lib/private/depot-books && test -f /etc/depot/depotd.json")
+            #expect(try await sandbox.shell("dpkg-query -W -f '${Status}' depot") == "deinstall ok config-files")
+
+            // apt purge: the state, the conffile and deb-systemd-helper's records go; the administrator's books.json stays.
+            try await sandbox.shell("DEBIAN_FRONTEND=noninteractive apt-get purge -y -q depot")
+            for gone in [
+                "/var/lib/private/depot", "/var/lib/depot", "/var/lib/private/depot-books", "/var/lib/depot-books", "/etc/depot/depotd.json",
+                "/etc/systemd/system/sockets.target.wants/depotd.socket",
+                "/var/lib/systemd/deb-systemd-helper-enabled/depotd.socket.dsh-also",
+            ] {
+                #expect(try await sandbox.run(["test", "-e", gone]).status != 0, "\(gone) is left after purge")
+            }
+            _ = try await sandbox.shell("test -f /etc/depot/books.json")
+            #expect(try await sandbox.run(["dpkg-query", "-W", "depot"]).status != 0, "dpkg forgets the package")
+        }
+    }
+}
+
+/// Where the package under test is: $DEPOT_PACKAGE, else what scripts/package made in .build/package.
+enum DebianPackage {
+    static func path() throws -> String {
+        let path = candidate
+        try #require(FileManager.default.fileExists(atPath: path), "\(unavailableReason ?? path)")
+        return path
+    }
+
+    static var candidate: String {
+        if let path = ProcessInfo.processInfo.environment["DEPOT_PACKAGE"], !path.isEmpty { return path }
+        return RepositoryFiles.path(".build/package/depot_\(DepotVersion.current)_\(architecture).deb")
+    }
+
+    /// This machine's architecture as Debian names it (dpkg --print-architecture).
+    static var architecture: String {
+        #if arch(arm64)
+        "arm64"
+        #else
+        "amd64"
+        #endif
+    }
+
+    /// Why the package tests cannot run here, or nil when they can.
+    static var unavailableReason: String? {
+        if let reason = SystemdSandbox.unavailableReason { return reason }
+        if !FileManager.default.fileExists(atPath: candidate) {
+            return "no package at \(candidate): make it with scripts/package (CI does), or name one in DEPOT_PACKAGE"
+        }
+        return nil
+    }
+}
