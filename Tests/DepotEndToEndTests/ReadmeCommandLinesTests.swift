@@ -1,0 +1,143 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// README.md's command lines, run as written by a user (nobody) whose environment has no XDG_RUNTIME_DIR, as on a
+/// machine without a login session: depotd and depotctl must each find the same socket by themselves
+/// (/tmp/depot-UID/depotd.sock), and socat must find it through `depotctl socket`. The lines of the sections
+/// about systemd are run by the systemd sandbox's tests, as root, where the socket is /run/depot's.
+@Suite("README: its command lines work as written where XDG_RUNTIME_DIR is unset")
+struct ReadmeCommandLinesTests {
+    static let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
+    /// The sections whose lines talk to a depotd the user started; the protocol's first, since the tour ends by
+    /// removing Pikachu (25), whom they get.
+    static let sections = ["## The protocol\n", "## A quick tour\n"]
+
+    /// A code block of the README: its commands (continued lines joined), and what it shows after each.
+    struct Block: CustomStringConvertible {
+        /// A console block: `$ ` lines, each with its output shown under it.
+        var console: Bool
+        var commands: [(line: String, shown: [String])] = []
+        var description: String { commands.map(\.line).joined(separator: "\n") }
+
+        /// A command that prints states until it is stopped.
+        static func streams(_ command: String) -> Bool {
+            command.contains("depotctl watch") && !command.contains("--print-pipeline")
+        }
+    }
+
+    /// The `console` blocks' `$ ` lines and the `sh` blocks' commands, of `sections`.
+    static func blocks() throws -> [Block] {
+        let readme = try RepositoryFiles.text("README.md")
+        var blocks: [Block] = []
+        for heading in sections {
+            let start = try #require(readme.range(of: heading), "README.md has a section \(heading)")
+            let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)?.lowerBound ?? readme.endIndex
+            for fenced in readme[start.upperBound..<end].components(separatedBy: "```").enumerated() where fenced.offset % 2 == 1 {
+                let text = fenced.element
+                if text.hasPrefix("console\n") {
+                    var block = Block(console: true)
+                    for line in text.split(separator: "\n").dropFirst() {
+                        if line.hasPrefix("$ ") {
+                            block.commands.append((String(line.dropFirst(2)), []))
+                        } else if !block.commands.isEmpty {
+                            block.commands[block.commands.count - 1].shown.append(String(line))
+                        }
+                    }
+                    blocks.append(block)
+                } else if text.hasPrefix("sh\n") {
+                    var block = Block(console: false)
+                    var pending = ""
+                    for line in text.split(separator: "\n").dropFirst() {
+                        pending += (pending.isEmpty ? "" : "\n") + line
+                        // A line continues while a single quote is open or it ends with a backslash.
+                        if pending.filter({ $0 == "'" }).count % 2 == 0, !pending.hasSuffix("\\") {
+                            block.commands.append((pending, []))
+                            pending = ""
+                        }
+                    }
+                    blocks.append(block)
+                }
+            }
+        }
+        return blocks
+    }
+
+    @Test("the tour's depotctl lines, the pipeline lines, the socat lines and the Python example, each finding the socket itself")
+    func asWritten() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "setpriv (util-linux) runs a command as another user")
+        let blocks = try Self.blocks()
+        // The tour's three console blocks, the pipelines' lines and the two socat blocks, at least.
+        try #require(blocks.count >= 6 && blocks.flatMap(\.commands).count >= 17, "the README's blocks: \(blocks)")
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        // `.build/debug/depotctl` as the tour writes it, and `depotctl` on PATH, in a folder of the user's.
+        for folder in [".build/debug", "bin"] {
+            try FileManager.default.createDirectory(atPath: directory.file(folder), withIntermediateDirectories: true)
+            for binary in [Binaries.depotd, Binaries.depotctl] {
+                try FileManager.default.createSymbolicLink(
+                    atPath: directory.file("\(folder)/\((binary as NSString).lastPathComponent)"), withDestinationPath: binary)
+            }
+        }
+        try await CommandResult.run("/bin/chown", ["-R", "-h", "65534:65534", directory.path], environment: [:]).expectSuccess()
+        let environment = [
+            "PATH": "\(directory.file("bin")):/usr/bin:/bin", "HOME": directory.path, "XDG_STATE_HOME": directory.file("state"), "LANG": "C.UTF-8",
+        ]
+        /// `command` run by sh as nobody, in the user's folder.
+        func shell(_ command: String) throws -> ChildProcess {
+            try ChildProcess("/usr/bin/setpriv", Self.nobody + ["/bin/sh", "-c", "cd \(directory.path) && \(command)"], environment: environment)
+        }
+
+        let socket = "/tmp/depot-65534/depotd.sock"
+        let daemon = try shell("exec depotd")
+        defer {
+            daemon.signal(SIGKILL)
+            try? FileManager.default.removeItem(atPath: socket)
+        }
+        try await daemon.waitForError(containing: "listening on \(socket)")
+        let located = try shell("depotctl socket")
+        #expect(try await located.waitForExit() == 0 && located.standardOutput.value == socket + "\n", "\(located.standardError.value)")
+        // As in the demo: the start-up load has finished before the tour begins.
+        #expect(try await shell("depotctl load").waitForExit() == 0)
+
+        // The README's Python example (examples/depot_state.py, which ScriptingTests holds equal to it).
+        let python = try shell("python3 \(RepositoryFiles.path("examples/depot_state.py"))")
+        #expect(try await python.waitForExit() == 0, "\(python.standardError.value)")
+        #expect(python.standardOutput.value.contains("success"), "\(python.standardOutput.value)")
+
+        for block in blocks {
+            if block.console || block.commands.contains(where: { Block.streams($0.line) }) {
+                for (line, shown) in block.commands {
+                    // A watch is exec'd, so that stopping the shell stops it.
+                    let child = try shell(Block.streams(line) ? "exec " + line : line)
+                    if Block.streams(line) {
+                        // Running, and printing states: it works; it would go on until stopped.
+                        _ = try await child.waitForOutputLines(1)
+                        child.signal(SIGTERM)
+                        _ = try await child.waitForExit()
+                    } else if shown.first?.hasPrefix("depotctl: ") == true {
+                        // The README shows this one failing, with its message.
+                        #expect(try await child.waitForExit() != 0, "\(line)")
+                        #expect(child.standardError.value.hasPrefix("depotctl: "), "\(line): \(child.standardError.value)")
+                        continue
+                    } else {
+                        #expect(try await child.waitForExit() == 0, "\(line): \(child.standardError.value)")
+                    }
+                    #expect(!child.standardError.value.contains("depotctl: "), "\(line): \(child.standardError.value)")
+                }
+            } else {
+                // One script: a later line may use what an earlier one set; `cat` meets the end of its input at once.
+                let child = try shell(block.description)
+                #expect(try await child.waitForExit() == 0, "\(block): \(child.standardError.value)")
+                let output = child.standardOutput.value
+                #expect(output.contains(#""result":"#) && !output.contains(#""error":"#), "\(block) printed: \(output)\(child.standardError.value)")
+            }
+        }
+    }
+}
+
+extension CommandResult {
+    fileprivate func expectSuccess() {
+        #expect(status == 0, "\(standardError)")
+    }
+}
