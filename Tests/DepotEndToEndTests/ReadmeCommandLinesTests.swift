@@ -71,15 +71,25 @@ struct ReadmeCommandLinesTests {
         try #require(blocks.count >= 6 && blocks.flatMap(\.commands).count >= 17, "the README's blocks: \(blocks)")
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        // `.build/debug/depotctl` as the tour writes it, and `depotctl` on PATH, in a folder of the user's.
-        for folder in [".build/debug", "bin"] {
+        // `.build/debug/depotctl` as the tour writes it, `depotctl` on PATH and the example, in a folder of the user's:
+        // linked (or copied) there, since nobody may not reach the build folder (a clone in /root).
+        for folder in [".build/debug", "bin", "examples"] {
             try FileManager.default.createDirectory(atPath: directory.file(folder), withIntermediateDirectories: true)
-            for binary in [Binaries.depotd, Binaries.depotctl] {
-                try FileManager.default.createSymbolicLink(
-                    atPath: directory.file("\(folder)/\((binary as NSString).lastPathComponent)"), withDestinationPath: binary)
+        }
+        for (file, folders) in [
+            (Binaries.depotd, ["bin"]), (Binaries.depotctl, [".build/debug", "bin"]), (RepositoryFiles.path("examples/depot_state.py"), ["examples"]),
+        ] {
+            for folder in folders {
+                let target = directory.file("\(folder)/\((file as NSString).lastPathComponent)")
+                do {
+                    try FileManager.default.linkItem(atPath: file, toPath: target)
+                } catch {
+                    try FileManager.default.copyItem(atPath: file, toPath: target)
+                }
             }
         }
-        try await CommandResult.run("/bin/chown", ["-R", "-h", "65534:65534", directory.path], environment: [:]).expectSuccess()
+        // The folder is nobody's (the state and an exported pipeline go there); what was linked in stays as it is.
+        try await CommandResult.run("/bin/chown", ["65534:65534", directory.path], environment: [:]).expectSuccess()
         let environment = [
             "PATH": "\(directory.file("bin")):/usr/bin:/bin", "HOME": directory.path, "XDG_STATE_HOME": directory.file("state"), "LANG": "C.UTF-8",
         ]
@@ -101,7 +111,7 @@ struct ReadmeCommandLinesTests {
         #expect(try await shell("depotctl load").waitForExit() == 0)
 
         // The README's Python example (examples/depot_state.py, which ScriptingTests holds equal to it).
-        let python = try shell("python3 \(RepositoryFiles.path("examples/depot_state.py"))")
+        let python = try shell("python3 examples/depot_state.py")
         #expect(try await python.waitForExit() == 0, "\(python.standardError.value)")
         #expect(python.standardOutput.value.contains("success"), "\(python.standardOutput.value)")
 
