@@ -143,3 +143,20 @@ enum DebianPackage {
         return nil
     }
 }
+
+@Suite("scripts/package: what it refuses")
+struct PackageScriptTests {
+    @Test("binaries that load a toolchain's Swift runtime are refused, each library named, and no package is made")
+    func refusesToolchainRuntime() async throws {
+        let output = TemporaryDirectory()
+        defer { output.remove() }
+        // This build's binaries are debug ones, which load the Swift runtime from the toolchain.
+        let result = try await CommandResult.run(
+            RepositoryFiles.path("scripts/package"), ["--binaries", Binaries.folder, "--output", output.path],
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("come from no Debian package"), "\(result.standardError)")
+        #expect(result.standardError.contains("depotd loads ") && result.standardError.contains("libswiftCore.so"), "\(result.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
+    }
+}
