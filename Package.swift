@@ -283,7 +283,7 @@ let package = Package(
         .testTarget(
             name: "DepotPostgresSourceTests",
             dependencies: [
-                "DepotPostgresSource", "DepotCore", "DepotJSON", "DepotSources", "DepotTestSupport",
+                "DepotPostgresSource", "DepotCore", "DepotJSON", "DepotPlatform", "DepotSources", "DepotTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

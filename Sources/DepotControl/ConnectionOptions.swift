@@ -64,7 +64,7 @@ struct ConnectionOptions: ParsableArguments {
 
     /// `2.5s`, `500ms`: a --timeout as a person wrote it.
     private static func text(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.wholeMilliseconds
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 

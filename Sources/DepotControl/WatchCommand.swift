@@ -86,6 +86,7 @@ struct WatchCommand: AsyncParsableCommand {
         var request = first
         var progress = Progress()
         var attempt = 0
+        var generator = SystemRandomNumberGenerator()
         while true {
             let subscription: DepotSubscription
             do {
@@ -98,8 +99,8 @@ struct WatchCommand: AsyncParsableCommand {
                     Output.error(error.description)
                     throw ExitCode(ExitStatus.unavailable)
                 }
-                let delay = Self.backoff(attempt: attempt)
-                if attempt == 0 { Output.error("\(error.description); trying again (every \(Self.maximumBackoff) at most)") }
+                let delay = Self.reconnection.delay(afterFailures: attempt, using: &generator)
+                if attempt == 0 { Output.error("\(error.description); trying again (every \(Self.reconnection.cap) at most)") }
                 attempt += 1
                 try await Task.sleep(for: delay)
                 continue
@@ -123,7 +124,7 @@ struct WatchCommand: AsyncParsableCommand {
             Output.error("depotd closed the connection; reconnecting")
             request.since = progress.last
             attempt = 1
-            try await Task.sleep(for: Self.backoff(attempt: 0))
+            try await Task.sleep(for: Self.reconnection.delay(afterFailures: 0, using: &generator))
         }
     }
 
@@ -133,14 +134,9 @@ struct WatchCommand: AsyncParsableCommand {
         var last: ResumePoint?
     }
 
-    static let maximumBackoff = Duration.seconds(5)
-
-    /// 100 ms doubling to `maximumBackoff`, with full jitter, so watchers of a restarted daemon do not all come back
-    /// in the same instant.
-    static func backoff(attempt: Int) -> Duration {
-        let ceiling = min(0.1 * Double(1 << min(attempt, 10)), 5.0)
-        return .milliseconds(Int(Double.random(in: 0.5...1) * ceiling * 1000))
-    }
+    /// 100 ms doubling to 5 s, with full jitter, so watchers of a restarted daemon do not all come back in the same
+    /// instant.
+    static let reconnection = ReconnectBackoff(firstWindow: .milliseconds(100), cap: .seconds(5))
 
     /// Prints each notification until the subscription ends (false: depotd went away), or --count states are
     /// printed (true).

@@ -112,7 +112,7 @@ public struct HTTPSource: Source {
         do {
             return try await withDeadline(options.requestTimeout) { [request] in
                 try await HTTPClient.withHTTPClient(configuration: Self.clientConfiguration(options)) { client in
-                    let response = try await client.execute(request, timeout: Self.timeAmount(options.requestTimeout))
+                    let response = try await client.execute(request, timeout: TimeAmount(options.requestTimeout))
                     guard wantsBody(response.status) else { return Response(status: response.status, headers: response.headers, body: []) }
                     let body = try await Self.readBody(response, limit: options.maxResponseBytes, what: what)
                     return Response(status: response.status, headers: response.headers, body: body)
@@ -147,7 +147,7 @@ public struct HTTPSource: Source {
     private static func clientConfiguration(_ options: HTTPSourceOptions) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: options.maxRedirects == 0 ? .disallow : .follow(max: options.maxRedirects, allowCycles: false),
-            timeout: .init(connect: timeAmount(options.connectTimeout))
+            timeout: .init(connect: TimeAmount(options.connectTimeout))
         )
         configuration.decompression = .disabled
         // A connection that cannot be made (refused, unreachable) fails the request at once. AsyncHTTPClient would
@@ -247,10 +247,5 @@ public struct HTTPSource: Source {
             }
             return SourceError(.unavailable, "\(what) failed: \(error); check the URL, and that the server is up")
         }
-    }
-
-    static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

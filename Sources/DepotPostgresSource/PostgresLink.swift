@@ -1,5 +1,5 @@
 import DepotCore
-import DepotPlatform
+public import DepotPlatform
 public import DepotSources
 public import Logging
 import NIOCore
@@ -311,7 +311,7 @@ public final class PostgresLink: Sendable {
 
     /// `1.25 s`.
     static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.wholeMilliseconds
         return "\(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst(1)) s"
     }
 

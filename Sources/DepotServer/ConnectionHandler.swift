@@ -604,10 +604,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         partialLineTimer?.cancel()
         let timeout = limits.partialLineTimeout
         let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let (seconds, attoseconds) = timeout.components
-        partialLineTimer = context.eventLoop.assumeIsolated().scheduleTask(
-            in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        ) {
+        partialLineTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) {
             connection.value.partialLineTimedOut(timeout)
         }
     }

@@ -243,9 +243,7 @@ public final class DepotServer: Service {
     /// the in-process fuzzer's, say. Call it on `channel`'s event loop, which must be one of the server's; the
     /// channel should allow remote half-closure, as accepted ones do.
     public func addConnectionHandlers(to channel: any Channel) throws {
-        let shutdownTimeout = TimeAmount.nanoseconds(
-            Int64(configuration.shutdownTimeout.components.seconds) * 1_000_000_000
-                + configuration.shutdownTimeout.components.attoseconds / 1_000_000_000)
+        let shutdownTimeout = TimeAmount(configuration.shutdownTimeout)
         let handler = ConnectionHandler(
             dispatcher: dispatcher, fanout: fanout, limits: limits, shutdownTimeout: shutdownTimeout, logger: logger,
             connections: statistics.connections, memory: statistics.memory, counters: statistics.limits,

@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// The connection limits in force, which a reload may change while the server runs: every subscription's
@@ -33,15 +34,10 @@ final class LiveLimits: Sendable {
         maxBatchAnswerBytesValue = Atomic(limits.maxBatchAnswerBytes)
         maxConnectionsValue = Atomic(limits.maxConnections)
         maxConnectionsPerUserValue = Atomic(limits.maxConnectionsPerUser)
-        partialLineTimeoutNanoseconds = Atomic(Self.nanoseconds(limits.partialLineTimeout))
+        partialLineTimeoutNanoseconds = Atomic(TimeAmount(limits.partialLineTimeout).nanoseconds)
         maxUnreadAnswerBytesValue = Atomic(limits.maxUnreadAnswerBytes)
         maxMemoryPerUserValue = Atomic(limits.maxMemoryPerUser)
         maxUnfinishedLineBytesValue = Atomic(limits.maxUnfinishedLineBytes)
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     var maxMessageBytes: Int { maxMessageBytesValue.load(ordering: .relaxed) }
@@ -92,7 +88,7 @@ final class LiveLimits: Sendable {
         maxBatchAnswerBytesValue.store(limits.maxBatchAnswerBytes, ordering: .relaxed)
         maxConnectionsValue.store(limits.maxConnections, ordering: .relaxed)
         maxConnectionsPerUserValue.store(limits.maxConnectionsPerUser, ordering: .relaxed)
-        partialLineTimeoutNanoseconds.store(Self.nanoseconds(limits.partialLineTimeout), ordering: .relaxed)
+        partialLineTimeoutNanoseconds.store(TimeAmount(limits.partialLineTimeout).nanoseconds, ordering: .relaxed)
         maxUnreadAnswerBytesValue.store(limits.maxUnreadAnswerBytes, ordering: .relaxed)
         maxMemoryPerUserValue.store(limits.maxMemoryPerUser, ordering: .relaxed)
         maxUnfinishedLineBytesValue.store(limits.maxUnfinishedLineBytes, ordering: .relaxed)

@@ -195,10 +195,8 @@ final class PipelineChannel: Sendable {
         running.timer?.cancel()
         running.timer = nil
         guard let deadline = running.run.deadline, let loop = groups.first?.eventLoop else { return }
-        let wait = ContinuousClock.now.duration(to: deadline)
-        let (seconds, attoseconds) = wait.components
-        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        running.timer = loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
+        let wait = max(.zero, ContinuousClock.now.duration(to: deadline))
+        running.timer = loop.scheduleTask(in: TimeAmount(wait)) { [weak self] in
             self?.timerFired()
         }
     }

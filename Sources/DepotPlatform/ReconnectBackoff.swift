@@ -1,6 +1,7 @@
 /// How long to wait before the next connection attempt: exponential with full jitter (a uniformly random delay up
 /// to a window that doubles with every failed attempt, up to a cap). The randomness is the point: a fleet whose
-/// database restarts reconnects spread over the window rather than all in the same instant.
+/// database restarts reconnects spread over the window rather than all in the same instant (and so do the watchers
+/// of a restarted depotd).
 public struct ReconnectBackoff: Sendable, Equatable {
     /// The window of the first attempt after a loss.
     public var firstWindow: Duration
@@ -27,7 +28,6 @@ public struct ReconnectBackoff: Sendable, Equatable {
     /// A delay drawn uniformly from the window after `failures` failures.
     public func delay(afterFailures failures: Int, using generator: inout some RandomNumberGenerator) -> Duration {
         let window = window(afterFailures: failures)
-        let milliseconds = window.components.seconds * 1000 + window.components.attoseconds / 1_000_000_000_000_000
-        return .milliseconds(Int64.random(in: 0...max(0, milliseconds), using: &generator))
+        return .milliseconds(Int64.random(in: 0...max(0, window.wholeMilliseconds), using: &generator))
     }
 }
