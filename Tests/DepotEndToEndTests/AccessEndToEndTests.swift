@@ -11,6 +11,7 @@ import Glibc
 /// Access from real credentials: depotctl run as user nobody (setpriv) against the real daemon run as root.
 @Suite("depotd: access by peer credentials")
 struct AccessEndToEndTests {
+    /// setpriv's arguments that run a command as nobody (uid and gid 65534, no other groups).
     static let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
 
     /// Runs depotctl as nobody.

@@ -8,9 +8,7 @@ import Testing
 /// about systemd are run by the systemd sandbox's tests, as root, where the socket is /run/depot's.
 @Suite("README: its command lines work as written where XDG_RUNTIME_DIR is unset")
 struct ReadmeCommandLinesTests {
-    static let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
-    /// The sections whose lines talk to a depotd the user started; the protocol's first, since the tour ends by
-    /// removing Pikachu (25), whom they get.
+    /// The sections with `sh` blocks that talk to a depotd the user started.
     static let sections = ["## The protocol\n", "## A quick tour\n"]
 
     /// A code block of the README: its commands (continued lines joined), and what it shows after each.
@@ -26,39 +24,27 @@ struct ReadmeCommandLinesTests {
         }
     }
 
-    /// The `console` blocks' `$ ` lines and the `sh` blocks' commands, of `sections`.
+    /// The `sh` blocks' commands of `sections`, then the tour's console blocks (last, since the tour ends by
+    /// removing Pikachu, 25, whom the socat lines get).
     static func blocks() throws -> [Block] {
-        let readme = try RepositoryFiles.text("README.md")
         var blocks: [Block] = []
         for heading in sections {
-            let start = try #require(readme.range(of: heading), "README.md has a section \(heading)")
-            let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)?.lowerBound ?? readme.endIndex
-            for fenced in readme[start.upperBound..<end].components(separatedBy: "```").enumerated() where fenced.offset % 2 == 1 {
-                let text = fenced.element
-                if text.hasPrefix("console\n") {
-                    var block = Block(console: true)
-                    for line in text.split(separator: "\n").dropFirst() {
-                        if line.hasPrefix("$ ") {
-                            block.commands.append((String(line.dropFirst(2)), []))
-                        } else if !block.commands.isEmpty {
-                            block.commands[block.commands.count - 1].shown.append(String(line))
-                        }
+            for lines in ReadmeText.codeBlocks("sh", in: try ReadmeText.section(heading)) {
+                var block = Block(console: false)
+                var pending = ""
+                for line in lines {
+                    pending += (pending.isEmpty ? "" : "\n") + line
+                    // A line continues while a single quote is open or it ends with a backslash.
+                    if pending.filter({ $0 == "'" }).count % 2 == 0, !pending.hasSuffix("\\") {
+                        block.commands.append((pending, []))
+                        pending = ""
                     }
-                    blocks.append(block)
-                } else if text.hasPrefix("sh\n") {
-                    var block = Block(console: false)
-                    var pending = ""
-                    for line in text.split(separator: "\n").dropFirst() {
-                        pending += (pending.isEmpty ? "" : "\n") + line
-                        // A line continues while a single quote is open or it ends with a backslash.
-                        if pending.filter({ $0 == "'" }).count % 2 == 0, !pending.hasSuffix("\\") {
-                            block.commands.append((pending, []))
-                            pending = ""
-                        }
-                    }
-                    blocks.append(block)
                 }
+                blocks.append(block)
             }
+        }
+        for steps in try ReadmeTourTests.tour() {
+            blocks.append(Block(console: true, commands: steps.map { ($0.line, $0.expected) }))
         }
         return blocks
     }
@@ -95,7 +81,8 @@ struct ReadmeCommandLinesTests {
         ]
         /// `command` run by sh as nobody, in the user's folder.
         func shell(_ command: String) throws -> ChildProcess {
-            try ChildProcess("/usr/bin/setpriv", Self.nobody + ["/bin/sh", "-c", "cd \(directory.path) && \(command)"], environment: environment)
+            try ChildProcess(
+                "/usr/bin/setpriv", AccessEndToEndTests.nobody + ["/bin/sh", "-c", "cd \(directory.path) && \(command)"], environment: environment)
         }
 
         let socket = "/tmp/depot-65534/depotd.sock"

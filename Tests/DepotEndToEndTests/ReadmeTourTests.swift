@@ -11,26 +11,25 @@ import Testing
 struct ReadmeTourTests {
     /// One command of the tour and the lines the README shows under it (up to a `…` line, when it cuts them short).
     struct Step {
-        var arguments: [String]
+        /// The command as written, after the `$ `.
+        var line: String
         var expected: [String]
         var cut: Bool
+
+        /// depotctl's arguments.
+        var arguments: [String] {
+            line.dropFirst(".build/debug/depotctl ".count).split(separator: " ").map(String.init)
+        }
     }
 
     /// The console blocks of the section "A quick tour", as steps; a block of one command is one step.
     static func tour() throws -> [[Step]] {
-        let readme = try RepositoryFiles.text("README.md")
-        let start = try #require(readme.range(of: "## A quick tour\n"))
-        let end = readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex)?.lowerBound ?? readme.endIndex
         var blocks: [[Step]] = []
-        for block in readme[start.upperBound..<end].components(separatedBy: "```console\n").dropFirst() {
-            let lines = block.components(separatedBy: "\n```")[0].split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for lines in ReadmeText.codeBlocks("console", in: try ReadmeText.section("## A quick tour\n")) {
             var steps: [Step] = []
             for line in lines {
                 if line.hasPrefix("$ .build/debug/depotctl ") {
-                    steps.append(
-                        Step(
-                            arguments: line.dropFirst("$ .build/debug/depotctl ".count).split(separator: " ").map(String.init), expected: [],
-                            cut: false))
+                    steps.append(Step(line: String(line.dropFirst(2)), expected: [], cut: false))
                 } else if line == "…" {
                     steps[steps.count - 1].cut = true
                 } else if !steps.isEmpty, !steps[steps.count - 1].cut {

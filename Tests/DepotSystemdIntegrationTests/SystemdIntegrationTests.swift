@@ -86,19 +86,19 @@ struct SystemdIntegrationTests {
             for unit in ["depotd.service", "depotd.socket", "depotd@books.service", "depotd@books.socket"] {
                 #expect(try await sandbox.show(unit, ["ActiveState"])["ActiveState"] == "inactive", "\(unit)")
             }
-            for gone in [
+            let leftByUninstall = try await sandbox.existing([
                 "/usr/local/bin/depotd", "/usr/local/bin/depotctl", "/etc/systemd/system/depotd.service", "/etc/systemd/system/depotd@.socket",
                 "/etc/sysusers.d/depot.conf", "/etc/tmpfiles.d/depot.conf", "/usr/local/share/bash-completion/completions/depotctl",
-            ] {
-                #expect(try await sandbox.run(["test", "-e", gone]).status != 0, "\(gone) is left after uninstall")
-            }
+            ])
+            #expect(leftByUninstall.isEmpty, "left after uninstall: \(leftByUninstall)")
             _ = try await sandbox.shell(
                 "test -f /var/lib/private/depot/items.json && test -d /var/lib/private/depot-books && test -f /etc/depot/books.json")
 
             try await sandbox.shell("\(SystemdSandbox.staging)/scripts/uninstall --purge")
-            for gone in ["/var/lib/private/depot", "/var/lib/depot", "/var/lib/private/depot-books", "/var/lib/depot-books", "/etc/depot"] {
-                #expect(try await sandbox.run(["test", "-e", gone]).status != 0, "\(gone) is left after --purge")
-            }
+            let leftByPurge = try await sandbox.existing([
+                "/var/lib/private/depot", "/var/lib/depot", "/var/lib/private/depot-books", "/var/lib/depot-books", "/etc/depot",
+            ])
+            #expect(leftByPurge.isEmpty, "left after --purge: \(leftByPurge)")
             #expect(try await sandbox.run(["getent", "group", "depot"]).status != 0)
         }
     }

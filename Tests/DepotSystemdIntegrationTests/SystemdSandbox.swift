@@ -103,6 +103,15 @@ struct SystemdSandbox: Sendable {
         try await run(user + ["\(Self.staging)/bin/depotctl"] + arguments + (findingSocket ? [] : ["--socket", Self.socketPath]))
     }
 
+    /// Those of `paths` that exist inside the sandbox (as `test -e` sees them), for checking what an uninstall left.
+    func existing(_ paths: [String]) async throws -> [String] {
+        var found: [String] = []
+        for path in paths where try await run(["test", "-e", path]).status == 0 {
+            found.append(path)
+        }
+        return found
+    }
+
     /// Properties of a unit, from `systemctl show`.
     func show(_ unit: String, _ properties: [String]) async throws -> [String: String] {
         let output = try await shell("systemctl show \(unit) " + properties.map { "-p \($0)" }.joined(separator: " "))
