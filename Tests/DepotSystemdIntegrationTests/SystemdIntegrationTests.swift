@@ -258,3 +258,38 @@ struct SystemdIntegrationTests {
         }
     }
 }
+
+@Suite(
+    "The systemd sandbox itself",
+    .enabled(if: SystemdSandbox.unavailableReason == nil || SystemdSandbox.mustRun, Comment(rawValue: SystemdSandbox.unavailableReason ?? ""))
+)
+struct SystemdSandboxTests {
+    @Test("two sandboxes booted at once are two: each its own systemd, its own files (suites boot theirs in parallel)")
+    func bootedAtOnce() async throws {
+        async let first = Self.booted()
+        async let second = Self.booted()
+        let results = await [first, second]
+        let sandboxes = results.compactMap { try? $0.get() }
+        var failure: (any Error)?
+        do {
+            for result in results { _ = try result.get() }
+            #expect(sandboxes[0].pid != sandboxes[1].pid)
+            try await sandboxes[0].write("/etc/depot-sandbox-mark", Array("first".utf8))
+            #expect(try await sandboxes[1].existing(["/etc/depot-sandbox-mark"]).isEmpty, "the second sandbox sees the first one's file")
+            #expect(try await sandboxes[0].shell("cat /etc/depot-sandbox-mark") == "first")
+        } catch {
+            failure = error
+        }
+        for sandbox in sandboxes { await sandbox.stop() }
+        if let failure { throw failure }
+    }
+
+    /// A sandbox, or why it did not boot, so that the other one is stopped either way.
+    static func booted() async -> Result<SystemdSandbox, any Error> {
+        do {
+            return .success(try await SystemdSandbox.boot())
+        } catch {
+            return .failure(error)
+        }
+    }
+}
