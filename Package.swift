@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Already in the graph through postgres-nio: SHA-256 for the content digests of file and HTTP sources.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // JSON values that keep member order and number literals exactly; parser and writer. No dependencies.
@@ -73,7 +75,7 @@ let package = Package(
             ]
         ),
 
-        // Where items come from: `file:PATH` and the bundled demo collection.
+        // Where items come from: `file:PATH` and the bundled demo collection; content digests.
         .target(
             name: "DepotSources",
             dependencies: [
@@ -81,6 +83,7 @@ let package = Package(
                 "DepotPipeline",
                 "DepotPlatform",
                 "DepotJSON",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
@@ -278,6 +281,7 @@ let package = Package(
             name: "DepotHTTPSourceTests",
             dependencies: [
                 "DepotHTTPSource", "DepotCore", "DepotJSON", "DepotSources", "DepotTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(

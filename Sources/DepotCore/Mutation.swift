@@ -22,6 +22,13 @@ public final class Mutation<Value: Sendable>: Sendable {
 
     init() {}
 
+    /// A mutation that has already run, with `value`: an answer that needed no turn.
+    static func finished(with value: Value) -> Mutation<Value> {
+        let mutation = Mutation<Value>()
+        mutation.finish(with: value)
+        return mutation
+    }
+
     /// The result, once the mutation has run.
     public var result: Value {
         get async {

@@ -11,15 +11,29 @@ public typealias MutationResult = Result<PublishedState, RepositoryError>
 /// whichever task the scheduler happens to start first. A drain task is started when work arrives and ends
 /// when the queue is empty, so an idle repository holds no task.
 ///
-/// A *joinable* submission (a load) joins the last submission instead of queueing a new one when that one is
-/// also joinable and has not finished, and the requester has nothing queued before it: callers share one source
-/// call and one result. A load queued by another requester then also waits in the joiner's lane and runs at the
-/// first of their turns. It never joins a load that other mutations were submitted after.
+/// A *joining* submission (a load, a refresh) joins the last submission instead of queueing a new one when that one
+/// is also a load or refresh, `Joining` allows it (`queued`: only one that has not started), and the requester has
+/// nothing queued before it: callers share one source call and one result. A load queued by another requester then
+/// also waits in the joiner's lane and runs at the first of their turns. It never joins a load that other mutations
+/// were submitted after.
 ///
 /// `withdraw` drops what a requester queued and did not start (its connection closed): a mutation another
 /// requester joined stays.
 final class MutationQueue: Sendable {
     typealias Body = @Sendable () async -> MutationResult
+
+    /// Whether a submission may share the run of the one before it instead of queueing its own.
+    enum Joining: Sendable {
+        /// Never: it runs on its own, and nothing joins it (a removal, a wipe, a load after a known change).
+        case never
+        /// A load or refresh: it joins the last submission if that is one too and has not finished, queued or under
+        /// way.
+        case queuedOrRunning
+        /// A load or refresh for a change seen just now: it joins the last submission only while that has not
+        /// started (one under way may have read the source before the change); else it queues, and later ones
+        /// join it. So at most one runs and one waits.
+        case queued
+    }
 
     /// One mutation; every lane that waits for it holds it, and it runs at the first of their turns.
     /// Touched only under the queue's lock.
@@ -45,10 +59,11 @@ final class MutationQueue: Sendable {
 
     private let state = Locked(State())
 
-    /// Queues `body` in `requester`'s lane, or joins the last submission when both are joinable.
-    func submit(joinable: Bool, from requester: Requester, _ body: @escaping Body) -> Mutation<MutationResult> {
+    /// Queues `body` in `requester`'s lane, or joins the last submission as `joining` allows.
+    func submit(_ joining: Joining, from requester: Requester, _ body: @escaping Body) -> Mutation<MutationResult> {
+        let joinable = joining != .never
         let (mutation, startDraining) = state.withLock { state -> (Mutation<MutationResult>, Bool) in
-            if joinable, let last = state.joinable {
+            if joinable, let last = state.joinable, joining == .queuedOrRunning || !last.started {
                 let lane = state.jobs.queued(from: requester)
                 if lane.isEmpty {
                     // Nothing of this requester's comes before it: wait for it in this lane too, if it has not started.
@@ -90,6 +105,11 @@ final class MutationQueue: Sendable {
             }
             return dropped
         }
+    }
+
+    /// Whether `requester` has mutations waiting for their turn.
+    func hasQueued(from requester: Requester) -> Bool {
+        state.withLock { !$0.jobs.queued(from: requester).isEmpty }
     }
 
     /// Mutations waiting for their turn, by user (nil: the daemon's own); for stats.

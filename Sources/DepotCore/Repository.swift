@@ -35,6 +35,10 @@ public final class Repository: Sendable {
     /// The version the source gave with the items of the current success state; nil when it gave none or
     /// the items in memory are no longer exactly what it sent. Changed only by mutations.
     private let version = Locked<SourceVersion?>(nil)
+    /// How the source has answered lately; updated around every fetch.
+    private let health = Locked(SourceHealth())
+    /// Told of every fetch's outcome and of every reset, in order, by the mutation that caused it.
+    private let activityObservers = Locked<[@Sendable (SourceActivity) -> Void]>([])
     private let cache: (any CollectionCache)?
     private let now: @Sendable () -> Date
     /// Names this repository's run of seqs: seqs start again at 0 with every repository (every daemon run), so
@@ -89,6 +93,11 @@ public final class Repository: Sendable {
         version.withLock { $0 }
     }
 
+    /// How the source has answered lately: when it was last asked, when it last confirmed the items, its failures.
+    public var sourceHealth: SourceHealth {
+        health.withLock { $0 }
+    }
+
     /// The item `id` of the current success state; nil when there is none.
     public func item(id: String) -> Item? {
         current.state.items?.item(id: id)
@@ -102,6 +111,12 @@ public final class Repository: Sendable {
         }
     }
 
+    /// Adds an observer of the source's activity: called after every fetch with its outcome, and when the items are
+    /// dropped or the source replaced, on the task of the mutation that did it (so it must return quickly).
+    public func addActivityObserver(_ observer: @escaping @Sendable (SourceActivity) -> Void) {
+        activityObservers.withLock { $0.append(observer) }
+    }
+
     // MARK: Mutations
 
     /// Loads as `strategy` says (see `RetrievalStrategy`); from the source, that is: publishes loading, asks
@@ -110,12 +125,52 @@ public final class Repository: Sendable {
     /// When items are held and the source gave a version with them, the source is asked only for changes
     /// since that version; if it answers unchanged, success is published again with the same items.
     ///
-    /// A load submitted while the last submitted mutation is a load that has not finished joins it, unless
-    /// `requester` queued something before: one source call, and every caller gets the same result.
+    /// A load submitted while the last submitted mutation is a load or a refresh that has not finished joins it,
+    /// unless `requester` queued something before: one source call, and every caller gets the same result (the
+    /// refresh's, when it joined one). `fastestAvailable` with a success in memory answers at once, taking no turn,
+    /// unless `requester` has mutations waiting (its answer then comes after theirs, in its order).
     @discardableResult
     public func load(strategy: RetrievalStrategy = .defaultForLoad, by requester: Requester = .daemon) -> Mutation<MutationResult> {
-        queue.submit(joinable: true, from: requester) { [self] in
+        if strategy == .fastestAvailable, case let held = current, case .success = held.state, !queue.hasQueued(from: requester) {
+            return .finished(with: .success(held))
+        }
+        return queue.submit(.queuedOrRunning, from: requester) { [self] in
             await performLoad(strategy)
+        }
+    }
+
+    /// Why a background refresh runs; each joins the loads around it in its own way (see `refresh`).
+    public enum RefreshTrigger: Sendable, Equatable {
+        /// The refresh timer: the interval ran out, or a retry after a failure is due.
+        case schedule
+        /// The watched file changed: written and closed, replaced, or created again.
+        case fileChanged
+        /// The watched file is gone (`reason` says so, in words for a user): the source is not asked.
+        case fileDeleted(reason: String)
+    }
+
+    /// A refresh in the background: asks the source whether the items changed, as a load does, and publishes only
+    /// what a subscriber can see change — never `loading`:
+    /// - changed items: one success state (delta-mode subscribers get a delta);
+    /// - the same items (the source says unchanged, the same bytes, or equal items): nothing, unless they were
+    ///   marked stale — then one state with `stale` false;
+    /// - a failure: the items held, marked stale with the reason, once; nothing more while it keeps failing. With no
+    ///   items held (a failure state) nothing is published, and the first success publishes the items.
+    /// With nothing held at all (idle: never loaded, or wiped) it does nothing: a wipe stays until someone loads.
+    ///
+    /// One load at a time: a scheduled refresh joins a load or refresh queued or under way; a file's change joins
+    /// one only while it has not started (one under way may have read the file before the change), else it queues
+    /// one, which later changes join; a `load` joins a refresh (and gets its outcome).
+    @discardableResult
+    public func refresh(_ trigger: RefreshTrigger) -> Mutation<MutationResult> {
+        let joining: MutationQueue.Joining =
+            switch trigger {
+            case .schedule: .queuedOrRunning
+            case .fileChanged: .queued
+            case .fileDeleted: .never
+            }
+        return queue.submit(joining, from: .daemon) { [self] in
+            await performRefresh(trigger)
         }
     }
 
@@ -123,7 +178,7 @@ public final class Repository: Sendable {
     /// joins a load already under way, which may have read the source before the change.
     @discardableResult
     public func loadAfterChange(strategy: RetrievalStrategy = .defaultForLoad) -> Mutation<MutationResult> {
-        queue.submit(joinable: false, from: .daemon) { [self] in
+        queue.submit(.never, from: .daemon) { [self] in
             await performLoad(strategy)
         }
     }
@@ -137,7 +192,7 @@ public final class Repository: Sendable {
     /// `revision`, when the wake-up named one: nothing is asked if the items held reached it by their turn.
     @discardableResult
     public func follow(through revision: Int64? = nil) -> Mutation<MutationResult> {
-        queue.submit(joinable: false, from: .daemon) { [self] in
+        queue.submit(.never, from: .daemon) { [self] in
             let held = current
             guard let items = held.state.items, let provenance = held.state.provenance else { return .success(held) }
             let known = version.withLock { $0 }
@@ -169,7 +224,7 @@ public final class Repository: Sendable {
     /// when no items are held, or they are already stale.
     @discardableResult
     public func markStale(because reason: String) -> Mutation<MutationResult> {
-        queue.submit(joinable: false, from: .daemon) { [self] in
+        queue.submit(.never, from: .daemon) { [self] in
             .success(publishStale(because: reason) ?? current)
         }
     }
@@ -187,9 +242,11 @@ public final class Repository: Sendable {
     /// by the new one's (or by a failure). Runs in its turn, like every mutation.
     @discardableResult
     public func replaceSource(_ source: any Source, idField: String) -> Mutation<MutationResult> {
-        queue.submit(joinable: false, from: .daemon) { [self] in
+        queue.submit(.never, from: .daemon) { [self] in
             binding.withLock { $0 = (source, idField) }
             version.withLock { $0 = nil }
+            health.withLock { $0 = SourceHealth() }
+            tellActivity(.reset)
             logger.info("now serving \(source.description)", metadata: ["source": "\(source.description)"])
             return await performLoad(.defaultForLoad)
         }
@@ -209,7 +266,7 @@ public final class Repository: Sendable {
     /// The cache follows with one row dropped, or the whole list saved when the source changed in other ways too.
     @discardableResult
     public func remove(id: String, optimistic: Bool = false, by requester: Requester = .daemon) -> Mutation<MutationResult> {
-        queue.submit(joinable: false, from: requester) { [self] in
+        queue.submit(.never, from: requester) { [self] in
             let before = current.state
             // An id the items held do not show: subscribers see nothing change unless the source removes it, so
             // nothing is published before the source answers, and a refusal publishes nothing at all.
@@ -229,8 +286,8 @@ public final class Repository: Sendable {
                 return rollBack(to: before, removing: id, error: error)
             }
             switch deletion {
-            case .remaining(let items):
-                return await publishRemaining(items, version: nil, removing: id, from: before.items)
+            case .remaining(let items, let newVersion):
+                return await publishRemaining(items, version: newVersion, removing: id, from: before.items)
             case .removed:
                 return await publishHeld(before, without: id, problem: nil)
             case .relist, .changed:
@@ -319,9 +376,10 @@ public final class Repository: Sendable {
     /// Publishes idle and drops the items held in memory and in the cache.
     @discardableResult
     public func wipe(by requester: Requester = .daemon) -> Mutation<MutationResult> {
-        queue.submit(joinable: false, from: requester) { [self] in
+        queue.submit(.never, from: requester) { [self] in
             version.withLock { $0 = nil }
             let published = publish(.idle)
+            tellActivity(.reset)
             logger.info("wiped", metadata: ["seq": "\(published.seq)"])
             if let problem = await cacheChange("clear", { try await $0.clear() }) {
                 return .failure(RepositoryError(.storageFailed, message: "wiped in memory, but \(problem)", state: published))
@@ -376,6 +434,49 @@ public final class Repository: Sendable {
                 return await loadFromSource(publishingLoading: false, fallback: .read(cached))
             }
             return await loadFromSource(publishingLoading: true, fallback: .readWhenNeeded)
+        }
+    }
+
+    private func performRefresh(_ trigger: RefreshTrigger) async -> MutationResult {
+        let held = current
+        guard held.state.status != .idle else { return .success(held) }
+        let items = held.state.items
+        let stale = held.state.provenance?.stale ?? false
+        let outcome: Result<Fetched, StateError>
+        if case .fileDeleted(let reason) = trigger {
+            recordFailure(reason, retryAfter: nil)
+            outcome = .failure(StateError(.loadFailed, message: reason))
+        } else {
+            outcome = await fetchCollection(ifChangedSince: items == nil ? nil : version.withLock { $0 }, held: items)
+        }
+        switch outcome {
+        case .success(.items(let newItems, let newVersion, let changes)):
+            if let items, !stale, newItems == items {
+                version.withLock { $0 = newVersion }
+                logger.debug("refreshed \(source.description): the same \(items.count) items", metadata: ["seq": "\(held.seq)"])
+                return .success(held)
+            }
+            return await publishFetched(newItems, version: newVersion, changes: changes)
+        case .success(.unchanged):
+            guard let items, stale else {
+                logger.debug("refreshed \(source.description): unchanged", metadata: ["seq": "\(held.seq)"])
+                return .success(held)
+            }
+            let published = publish(.success(items, .source(at: now(), revision: version.withLock { $0?.revision })))
+            logger.info(
+                "\(source.description) is reachable again and unchanged; \(items.count) items no longer stale", metadata: ["seq": "\(published.seq)"])
+            return .success(published)
+        case .failure(let error):
+            let published = publishStale(because: error.message)
+            if published == nil {
+                // The journal hears of a run of failures once, when it starts (publishStale said it when it published).
+                if health.withLock({ $0.consecutiveFailures }) == 1 {
+                    logger.warning("refreshing \(source.description) failed: \(error.message); trying again in the background")
+                } else {
+                    logger.debug("refreshing \(source.description) failed again: \(error.message)")
+                }
+            }
+            return .failure(RepositoryError(error.kind, message: error.message, state: published ?? current))
         }
     }
 
@@ -563,11 +664,54 @@ public final class Repository: Sendable {
     /// Asks the source for the items, or for what changed since `known` when given; `held` are the items `known`
     /// describes, to which changes are applied.
     private func fetchCollection(ifChangedSince known: SourceVersion?, held: ItemCollection?) async -> Result<Fetched, StateError> {
+        health.withLock { $0.attempted(at: now()) }
+        var lifetime: FreshnessLifetime?
+        var retryAfter: Duration?
+        let fetched = await fetchCollection(ifChangedSince: known, held: held, lifetime: &lifetime, retryAfter: &retryAfter)
+        switch fetched {
+        case .success: recordAnswer(lifetime: lifetime)
+        case .failure(let error): recordFailure(error.message, retryAfter: retryAfter)
+        }
+        return fetched
+    }
+
+    /// The source answered: the health record and the activity observers hear of it.
+    private func recordAnswer(lifetime: FreshnessLifetime?) {
+        let at = now()
+        let ended = health.withLock { health -> (failures: Int, since: Date?) in
+            defer { health.answered(at: at, lifetime: lifetime) }
+            return (health.consecutiveFailures, health.failingSince)
+        }
+        if ended.failures > 0 {
+            let since = ended.since.map { " since \(RFC3339.string(from: $0))" } ?? ""
+            logger.notice("\(source.description) answers again after \(ended.failures) failed attempt\(ended.failures == 1 ? "" : "s")\(since)")
+        }
+        tellActivity(.answered(lifetime: lifetime))
+    }
+
+    /// The source failed (or its answer could not be used): the health record and the activity observers hear of it.
+    private func recordFailure(_ message: String, retryAfter: Duration?) {
+        let at = now()
+        health.withLock { $0.failed(at: at, message: message) }
+        tellActivity(.failed(message: message, retryAfter: retryAfter))
+    }
+
+    private func tellActivity(_ activity: SourceActivity) {
+        for observer in activityObservers.withLock({ $0 }) {
+            observer(activity)
+        }
+    }
+
+    private func fetchCollection(
+        ifChangedSince known: SourceVersion?, held: ItemCollection?, lifetime: inout FreshnessLifetime?, retryAfter: inout Duration?
+    ) async -> Result<Fetched, StateError> {
         let (source, idField) = binding.withLock { $0 }
         let values: [JSONValue]
         let newVersion: SourceVersion?
         do {
-            switch try await sourceCalls.time(\.fetches, { try await source.fetchItems(ifChangedSince: known) }) {
+            let answer = try await sourceCalls.time(\.fetches, { try await source.fetch(ifChangedSince: known) })
+            lifetime = answer.lifetime
+            switch answer.listing {
             case .items(let items, let version):
                 (values, newVersion) = (items, version)
             case .collection(let collection, let collectionIDField, let version) where collectionIDField == idField:
@@ -601,6 +745,7 @@ public final class Repository: Sendable {
                     ))
             }
         } catch {
+            retryAfter = (error as? SourceError)?.retryAfter
             return .failure(StateError(.loadFailed, message: String(describing: error)))
         }
         do {

@@ -21,6 +21,11 @@ public protocol Source: Sendable {
     /// has no cheap way to tell (a file). An HTTP source sends If-None-Match / If-Modified-Since.
     func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing
 
+    /// The listing `fetchItems(ifChangedSince:)` gives, with the lifetime the source states for it: what the
+    /// repository calls. Optional: the default states none, which is right for every source but one that speaks
+    /// HTTP's caching rules.
+    func fetch(ifChangedSince version: SourceVersion?) async throws -> SourceAnswer
+
     /// Deletes the item `id`, and says what the source holds now (see `SourceDeletion`). Throws
     /// `SourceError.notFound` when the source has no such item.
     @discardableResult
@@ -30,5 +35,9 @@ public protocol Source: Sendable {
 extension Source {
     public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
         .items(try await fetchItems(), version: nil)
+    }
+
+    public func fetch(ifChangedSince version: SourceVersion?) async throws -> SourceAnswer {
+        SourceAnswer(try await fetchItems(ifChangedSince: version))
     }
 }

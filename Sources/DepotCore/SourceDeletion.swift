@@ -5,8 +5,8 @@ public enum SourceDeletion: Sendable, Equatable {
     case removed
     /// The item is gone, and these are all the items the source holds now, in order, read as part of the
     /// deletion (a file rewritten from what it held). Their ids were read with the source's id field, which
-    /// is the repository's.
-    case remaining(ItemCollection)
+    /// is the repository's. `version` is theirs, as a fetch would give it, when the source can tell.
+    case remaining(ItemCollection, version: SourceVersion?)
     /// The item is gone; the source may have changed in other ways that only a new listing shows (an HTTP
     /// API other clients write to), so the repository lists it again.
     case relist

@@ -14,10 +14,13 @@ public struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public let kind: Kind
     public let message: String
+    /// How long the source asked not to be asked again (an HTTP 429 or 503 with `Retry-After`); nil when it did not.
+    public let retryAfter: Duration?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, retryAfter: Duration? = nil) {
         self.kind = kind
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public static func notFound(id: String, in source: String) -> SourceError {

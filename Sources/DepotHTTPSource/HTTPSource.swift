@@ -7,11 +7,19 @@ public import Logging
 import NIOCore
 import NIOHTTP1
 
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
 /// A collection served by an HTTP API (`--source https://…`): GET returns the items as a JSON array, or an
 /// object with the array at `itemsPath`; a removal sends DELETE to `deleteURL` with the id filled in.
 ///
 /// Loads are conditional: the ETag and Last-Modified of the last 200 come back as If-None-Match and
-/// If-Modified-Since, and a 304 leaves the items as they are. Every failure — a status that is not 2xx, a
+/// If-Modified-Since, and a 304 leaves the items as they are; so does a 200 whose body has the digest of the one
+/// the items were read from (`ContentDigest`), for servers that send no validators. Each answer states its lifetime
+/// from its caching headers (`ResponseFreshness`), and a 429 or 503 says when to ask again. Every failure — a status that is not 2xx, a
 /// body that is not the expected JSON, a timeout, a body over the size limit, too many redirects — is a
 /// `SourceError` whose message names the request (the URL without query values), what happened, and what to do.
 ///
@@ -22,11 +30,16 @@ public struct HTTPSource: Source {
     public let address: HTTPAddress
     public let options: HTTPSourceOptions
     private let logger: Logger
+    /// The time a response is received at, against which its dates are read; tests give their own.
+    private let now: @Sendable () -> Date
 
-    public init(address: HTTPAddress, options: HTTPSourceOptions = HTTPSourceOptions(), logger: Logger) {
+    public init(
+        address: HTTPAddress, options: HTTPSourceOptions = HTTPSourceOptions(), logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.address = address
         self.options = options
         self.logger = logger
+        self.now = now
     }
 
     public var description: String { address.description }
@@ -41,6 +54,10 @@ public struct HTTPSource: Source {
     }
 
     public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
+        try await fetch(ifChangedSince: version).listing
+    }
+
+    public func fetch(ifChangedSince version: SourceVersion?) async throws -> SourceAnswer {
         let what = "GET \(address)"
         var conditions: [(String, String)] = []
         if let etag = version?.etag { conditions.append(("If-None-Match", etag)) }
@@ -48,16 +65,31 @@ public struct HTTPSource: Source {
         let response = try await perform(.GET, address, extraHeaders: conditions, what: what) { status in
             (200..<300).contains(status.code)
         }
+        let receivedAt = now()
         switch response.status.code {
         case 304 where !conditions.isEmpty:
-            logger.debug("\(what): 304 Not Modified")
-            return .unchanged
+            let lifetime = ResponseFreshness.lifetime(of: response.headers, receivedAt: receivedAt, isRevalidation: true)
+            logger.debug("\(what): 304 Not Modified\(lifetime.map { ", \($0)" } ?? "")")
+            return SourceAnswer(.unchanged, lifetime: lifetime)
         case 200..<300:
-            let newVersion = SourceVersion(etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"))
-            logger.debug("\(what): \(Self.text(response.status)), \(response.body.count) bytes\(newVersion.map { ", \($0)" } ?? "")")
-            return .items(try parse(response.body, what: what), version: newVersion)
+            let lifetime = ResponseFreshness.lifetime(of: response.headers, receivedAt: receivedAt)
+            let digest = ContentDigest.of(response.body)
+            if let version, version.digest == digest {
+                logger.debug(
+                    "\(what): \(Self.text(response.status)), the same \(response.body.count) bytes as before, \(lifetime?.description ?? "")")
+                return SourceAnswer(.unchanged, lifetime: lifetime)
+            }
+            let newVersion = SourceVersion(
+                etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"), digest: digest)
+            logger.debug(
+                "\(what): \(Self.text(response.status)), \(response.body.count) bytes\(newVersion.map { ", \($0)" } ?? ""), \(lifetime?.description ?? "")"
+            )
+            return SourceAnswer(.items(try parse(response.body, what: what), version: newVersion), lifetime: lifetime)
         default:
-            throw SourceError(.unavailable, "\(what) answered \(Self.text(response.status)); \(Self.advice(for: response.status))")
+            let retryAfter = ResponseFreshness.retryAfter(status: response.status, headers: response.headers, receivedAt: receivedAt)
+            let asked = retryAfter.map { " (it asks to be asked again in \($0.components.seconds) s: Retry-After)" } ?? ""
+            throw SourceError(
+                .unavailable, "\(what) answered \(Self.text(response.status))\(asked); \(Self.advice(for: response.status))", retryAfter: retryAfter)
         }
     }
 

@@ -4,9 +4,14 @@ import DepotPlatform
 
 /// A collection kept in a file as a JSON array of objects (`file:PATH`).
 ///
+/// Every listing carries a digest of the file's bytes as its version (`ContentDigest`): asked whether the items
+/// changed since that version, the source reads the file and answers "unchanged" when its bytes are the same,
+/// without parsing them — so a refresh that finds the file as it was, depotd's own rewrite included, costs a read
+/// and a hash and publishes nothing.
+///
 /// `deleteItem` rewrites the file without the item, atomically (temporary file, fsync, rename), one item
-/// per line, and hands the repository the list it wrote, so a removal reads and parses the file once — or not
-/// at all when the file is still what this source last wrote (`WrittenList`). Items
+/// per line, and hands the repository the list it wrote with the digest of what it wrote, so a removal reads and
+/// parses the file once — or not at all when the file is still what this source last wrote (`WrittenList`). Items
 /// are written back as they were read: members in order, numbers as written. A file that is read-only is
 /// refused rather than replaced, since the rename would otherwise succeed regardless.
 public struct FileSource: Source {
@@ -26,13 +31,19 @@ public struct FileSource: Source {
     }
 
     /// The items, checked into a collection straight from the file's bytes when the file is compact ASCII
-    /// (`CompactItemScanner`: as this source writes it), else parsed into values for the repository to check.
+    /// (`CompactItemScanner`: as this source writes it), else parsed into values for the repository to check;
+    /// `.unchanged` when the bytes are those `version` was read from.
     public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
         let bytes = try await read()
-        if let items = CompactItemScanner.items(in: bytes, idField: idField), let collection = try? ItemCollection(items: items) {
-            return .collection(collection, idField: idField, version: nil)
+        let digest = ContentDigest.of(bytes)
+        if let version, version.digest == digest {
+            return .unchanged
         }
-        return .items(try parse(bytes), version: nil)
+        let newVersion = SourceVersion(digest: digest)
+        if let items = CompactItemScanner.items(in: bytes, idField: idField), let collection = try? ItemCollection(items: items) {
+            return .collection(collection, idField: idField, version: newVersion)
+        }
+        return .items(try parse(bytes), version: newVersion)
     }
 
     @discardableResult
@@ -54,13 +65,14 @@ public struct FileSource: Source {
             throw SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(mode)); make it writable to allow removals")
         }
         let remaining = collection.removing(id: id)
+        let bytes = Self.fileBytes(of: remaining)
         do {
-            written.remember(remaining, stamp: try await FileIO.replace(path, with: Self.fileBytes(of: remaining)), idField: idField)
+            written.remember(remaining, stamp: try await FileIO.replace(path, with: bytes), idField: idField)
         } catch {
             written.remember(remaining, stamp: nil, idField: idField)
             throw SourceError(.unavailable, error.description)
         }
-        return .remaining(remaining)
+        return .remaining(remaining, version: SourceVersion(digest: ContentDigest.of(bytes)))
     }
 
     /// The file's text for `collection`: an array with one item per line.

@@ -30,6 +30,7 @@ public final class TestSource: Source {
         var version: SourceVersion?
         var deletionAnswer: DeletionAnswer = .relist
         var conditionalAnswers: [SourceListing] = []
+        var lifetime: FreshnessLifetime?
     }
 
     /// How a deletion answers (`SourceDeletion`), for testing each path of the repository.
@@ -66,6 +67,13 @@ public final class TestSource: Source {
     public var version: SourceVersion? {
         get { behaviour.withLock { $0.version } }
         set { behaviour.withLock { $0.version = newValue } }
+    }
+
+    /// The lifetime every answer states from now on (as an HTTP source's caching headers would); nil (the default)
+    /// for none.
+    public var lifetime: FreshnessLifetime? {
+        get { behaviour.withLock { $0.lifetime } }
+        set { behaviour.withLock { $0.lifetime = newValue } }
     }
 
     /// How deletions answer from now on.
@@ -114,6 +122,11 @@ public final class TestSource: Source {
         behaviour.withLock { $0.conditionalAnswers.append(contentsOf: answers) }
     }
 
+    public func fetch(ifChangedSince asked: SourceVersion?) async throws -> SourceAnswer {
+        let listing = try await fetchItems(ifChangedSince: asked)
+        return SourceAnswer(listing, lifetime: behaviour.withLock { $0.lifetime })
+    }
+
     public func fetchItems(ifChangedSince asked: SourceVersion?) async throws -> SourceListing {
         calls.update {
             $0.fetchesStarted += 1
@@ -157,7 +170,7 @@ public final class TestSource: Source {
         switch answer {
         case .relist: return .relist
         case .removed: return .removed
-        case .remaining: return .remaining(try ItemCollection(values: remaining, idField: idField))
+        case .remaining: return .remaining(try ItemCollection(values: remaining, idField: idField), version: nil)
         case .changed: return .changed
         }
     }

@@ -1,6 +1,7 @@
 import DepotCore
 import DepotHTTPSource
 import DepotJSON
+import DepotSources
 import DepotTestSupport
 import Logging
 import Testing
@@ -24,7 +25,9 @@ struct HTTPSourceConditionalTests {
         try await withServer(Self.versioned()) { server in
             let source = try httpSource(server)
             let first = try await source.fetchItems(ifChangedSince: nil)
-            let version = try #require(SourceVersion(etag: #""v1""#, lastModified: "Wed, 21 Oct 2015 07:28:00 GMT"))
+            let version = try #require(
+                SourceVersion(
+                    etag: #""v1""#, lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", digest: ContentDigest.of(Array(threeItems.utf8))))
             #expect(first == .items(try JSONParser.parse(threeItems).arrayValue!, version: version))
 
             let second = try await source.fetchItems(ifChangedSince: version)
@@ -54,11 +57,26 @@ struct HTTPSourceConditionalTests {
         }
     }
 
-    @Test("a response without validators has no version")
+    @Test("without validators the version is the body's digest: the same body again is unchanged, another is read")
     func noValidators() async throws {
-        try await withServer({ _ in .respond(status: 200, body: "[]") }) { server in
-            let listing = try await httpSource(server).fetchItems(ifChangedSince: nil)
-            #expect(listing == .items([], version: nil))
+        let body = Condition("[]")
+        try await withServer({ _ in .respond(status: 200, body: body.value) }) { server in
+            let source = try httpSource(server)
+            let listing = try await source.fetchItems(ifChangedSince: nil)
+            let version = try #require(SourceVersion(digest: ContentDigest.of(Array("[]".utf8))))
+            #expect(listing == .items([], version: version))
+            #expect(version.etag == nil && version.lastModified == nil)
+
+            #expect(try await source.fetchItems(ifChangedSince: version) == .unchanged, "the same bytes: nothing to parse")
+            #expect(server.requests.value.allSatisfy { $0.header("If-None-Match") == nil && $0.header("If-Modified-Since") == nil })
+
+            body.update { $0 = #"[{"id": 1}]"# }
+            guard case .items(let items, let newVersion) = try await source.fetchItems(ifChangedSince: version) else {
+                Issue.record("a different body must be read")
+                return
+            }
+            #expect(items.count == 1)
+            #expect(newVersion?.digest == ContentDigest.of(Array(#"[{"id": 1}]"#.utf8)))
         }
     }
 

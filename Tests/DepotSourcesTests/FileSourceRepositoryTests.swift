@@ -156,7 +156,7 @@ struct FileSourceRepositoryTests {
         defer { directory.remove() }
         let path = directory.write("items.json", Self.text)
         let source = FileSource(path: path)
-        guard case .remaining(let remaining) = try await source.deleteItem(id: "1") else {
+        guard case .remaining(let remaining, _) = try await source.deleteItem(id: "1") else {
             Issue.record("a file source gives the list it wrote")
             return
         }

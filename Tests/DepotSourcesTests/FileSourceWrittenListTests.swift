@@ -45,7 +45,7 @@ struct FileSourceWrittenListTests {
         try #require(FileStamp.of(path) == stamp)
 
         let deletion = try await source.deleteItem(id: "b")
-        guard case .remaining(let remaining) = deletion else {
+        guard case .remaining(let remaining, _) = deletion else {
             Issue.record("expected the remaining list, got \(deletion)")
             return
         }
@@ -62,7 +62,7 @@ struct FileSourceWrittenListTests {
         _ = directory.write("items.json", #"[{"id":"x"},{"id":"b"},{"id":"y"}]"#)
 
         let deletion = try await source.deleteItem(id: "b")
-        guard case .remaining(let remaining) = deletion else {
+        guard case .remaining(let remaining, _) = deletion else {
             Issue.record("expected the remaining list, got \(deletion)")
             return
         }

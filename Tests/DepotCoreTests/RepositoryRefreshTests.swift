@@ -1,0 +1,189 @@
+import DepotCore
+import DepotJSON
+import DepotPlatform
+import DepotTestSupport
+import Testing
+
+/// A refresh in the background publishes only what a subscriber can see change, and never `loading`.
+@Suite("Repository: refresh in the background")
+struct RepositoryRefreshTests {
+    static func loadedFixture(version: SourceVersion? = nil) async throws -> Fixture {
+        let source = TestSource(count: 3)
+        source.version = version
+        let fixture = Fixture(source: source)
+        _ = try await fixture.loaded()
+        return fixture
+    }
+
+    @Test("the source says unchanged: nothing is published")
+    func unchanged() async throws {
+        let fixture = try await Self.loadedFixture(version: SourceVersion(etag: "\"v1\""))
+        let before = fixture.repository.current
+        #expect(try await fixture.repository.refresh(.schedule).result.get() == before)
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]"])
+        #expect(fixture.source.calls.value.unchangedAnswers == 1)
+    }
+
+    @Test("equal items, though the source could not say so: nothing is published, the new version is kept")
+    func equalItems() async throws {
+        let fixture = try await Self.loadedFixture()
+        fixture.source.version = SourceVersion(etag: "\"v2\"")
+        _ = try await fixture.repository.refresh(.fileChanged).result.get()
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]"])
+        #expect(fixture.repository.sourceVersion == SourceVersion(etag: "\"v2\""))
+    }
+
+    @Test("changed items: one success state, never loading")
+    func changed() async throws {
+        let fixture = try await Self.loadedFixture()
+        fixture.source.items.append(["id": 4])
+        let published = try await fixture.repository.refresh(.schedule).result.get()
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2,3,4]"])
+        #expect(published.state.provenance?.origin == .source)
+        #expect(fixture.seqsAreConsecutive)
+    }
+
+    @Test("a failure marks the items stale once, with the reason; more failures publish nothing; the next answer makes them fresh")
+    func failures() async throws {
+        let fixture = try await Self.loadedFixture()
+        for attempt in 1...3 {
+            fixture.source.failNextFetch(SourceError(.unavailable, "down \(attempt)"))
+            let result = await fixture.repository.refresh(.schedule).result
+            #expect(result.failureValue?.state.state.provenance?.staleReason == "down 1", "the items stay, stale since the first failure")
+        }
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2,3]"])
+        #expect(fixture.states.last?.state.provenance?.stale == true)
+        #expect(fixture.repository.sourceHealth.consecutiveFailures == 3)
+        #expect(fixture.repository.sourceHealth.lastError == "down 3")
+
+        _ = try await fixture.repository.refresh(.schedule).result.get()
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2,3]", "success[1,2,3]"])
+        #expect(fixture.states.last?.state.provenance?.stale == false)
+        #expect(fixture.repository.sourceHealth.consecutiveFailures == 0)
+        #expect(fixture.repository.sourceHealth.failingSince == nil)
+    }
+
+    @Test("stale items the source then says are unchanged become fresh in one state")
+    func staleThenUnchanged() async throws {
+        let fixture = try await Self.loadedFixture(version: SourceVersion(etag: "\"v1\""))
+        fixture.source.failNextFetch()
+        _ = await fixture.repository.refresh(.schedule).result
+        _ = try await fixture.repository.refresh(.schedule).result.get()
+        #expect(fixture.states.map { $0.state.provenance?.stale } == [nil, nil, false, true, false])
+        #expect(fixture.source.calls.value.unchangedAnswers == 1)
+    }
+
+    @Test("with no items held (a failed load), a failing refresh publishes nothing and an answering one the items")
+    func fromFailure() async throws {
+        let fixture = Fixture()
+        fixture.source.failNextFetch()
+        _ = await fixture.repository.load().result
+        fixture.source.failNextFetch()
+        _ = await fixture.repository.refresh(.schedule).result
+        #expect(fixture.trace == ["idle", "loading", "failure(loadFailed)"])
+        _ = try await fixture.repository.refresh(.schedule).result.get()
+        #expect(fixture.trace == ["idle", "loading", "failure(loadFailed)", "success[1,2,3]"])
+    }
+
+    @Test("idle (never loaded, or wiped): the source is not asked and nothing is published")
+    func idle() async throws {
+        let fixture = Fixture()
+        _ = try await fixture.repository.refresh(.schedule).result.get()
+        #expect(fixture.source.calls.value.fetchesStarted == 0)
+        _ = try await fixture.loaded()
+        _ = try await fixture.repository.wipe().result.get()
+        _ = try await fixture.repository.refresh(.fileChanged).result.get()
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "idle"])
+        #expect(fixture.source.calls.value.fetchesStarted == 1)
+    }
+
+    @Test("a deleted file marks the items stale with the reason given, and the source is not asked")
+    func fileDeleted() async throws {
+        let fixture = try await Self.loadedFixture()
+        let result = await fixture.repository.refresh(.fileDeleted(reason: "/srv/items.json was deleted")).result
+        #expect(result.failureValue?.kind == .loadFailed)
+        #expect(fixture.states.last?.state.provenance?.staleReason == "/srv/items.json was deleted")
+        #expect(fixture.source.calls.value.fetchesStarted == 1)
+        #expect(fixture.repository.sourceHealth.lastError == "/srv/items.json was deleted")
+    }
+
+    // MARK: One load at a time
+
+    /// Starts `start`'s mutation with the source's next fetch held at its gate, and returns once that fetch has begun.
+    static func underWay(
+        _ fixture: Fixture, _ start: (Repository) -> Mutation<MutationResult>
+    ) async -> (mutation: Mutation<MutationResult>, gate: Gate) {
+        let started = fixture.source.calls.value.fetchesStarted
+        let gate = fixture.source.holdNextFetch()
+        let mutation = start(fixture.repository)
+        await fixture.source.calls.wait { $0.fetchesStarted == started + 1 }
+        return (mutation, gate)
+    }
+
+    @Test("a scheduled refresh joins a load under way: one source call, one result")
+    func scheduleJoinsLoad() async throws {
+        let fixture = Fixture()
+        let (load, gate) = await Self.underWay(fixture) { $0.load() }
+        let refresh = fixture.repository.refresh(.schedule)
+        #expect(refresh === load)
+        gate.open()
+        _ = try await refresh.result.get()
+        #expect(fixture.source.calls.value.fetchesStarted == 1)
+    }
+
+    @Test("a load joins a refresh under way and gets its outcome")
+    func loadJoinsRefresh() async throws {
+        let fixture = try await Self.loadedFixture()
+        fixture.source.failNextFetch()
+        let (refresh, gate) = await Self.underWay(fixture) { $0.refresh(.schedule) }
+        let load = fixture.repository.load(by: Requester(user: 1000, connection: 1))
+        #expect(load === refresh)
+        gate.open()
+        #expect(await load.result.failureValue?.state.state.provenance?.stale == true, "the refresh's outcome: stale, no loading")
+        #expect(!fixture.trace.dropFirst(2).contains("loading"))
+    }
+
+    @Test("a file's change joins a load that has not started, never one under way: that one may have read the file before")
+    func fileChangeJoinsOnlyQueued() async throws {
+        let fixture = Fixture()
+        let (running, gate) = await Self.underWay(fixture) { $0.load() }
+        let first = fixture.repository.refresh(.fileChanged)
+        let second = fixture.repository.refresh(.fileChanged)
+        let manual = fixture.repository.load(by: Requester(user: 1000, connection: 1))
+        #expect(first !== running, "under way: a refresh of its own is queued")
+        #expect(second === first && manual === first, "queued: later changes and loads join it")
+        gate.open()
+        _ = try await second.result.get()
+        #expect(fixture.source.calls.value.fetchesStarted == 2)
+    }
+
+    @Test("fastestAvailable with a success in memory answers at once, even while a refresh waits for the source")
+    func fastestAvailableAtOnce() async throws {
+        let fixture = try await Self.loadedFixture()
+        let (refresh, gate) = await Self.underWay(fixture) { $0.refresh(.schedule) }
+        let load = fixture.repository.load(strategy: .fastestAvailable, by: Requester(user: 1000, connection: 1))
+        #expect(try load.finishedResult?.get() == fixture.repository.current)
+        gate.open()
+        _ = try await refresh.result.get()
+    }
+
+    // MARK: What those who keep the items fresh are told
+
+    @Test("every fetch's outcome, with the lifetime stated and the pause asked for, and every reset, in order")
+    func activity() async throws {
+        let fixture = Fixture()
+        let seen = Condition<[SourceActivity]>([])
+        fixture.repository.addActivityObserver { activity in seen.update { $0.append(activity) } }
+        let lifetime = FreshnessLifetime(.seconds(60), from: .maxAge)
+        fixture.source.lifetime = lifetime
+        _ = try await fixture.loaded()
+        fixture.source.failNextFetch(SourceError(.unavailable, "busy", retryAfter: .seconds(30)))
+        _ = await fixture.repository.refresh(.schedule).result
+        _ = try await fixture.repository.wipe().result.get()
+        #expect(
+            seen.value == [.answered(lifetime: lifetime), .failed(message: "busy", retryAfter: .seconds(30)), .reset])
+        let health = fixture.repository.sourceHealth
+        #expect(health.lifetime == lifetime)
+        #expect(health.lastAttemptAt != nil && health.lastSuccessAt != nil && health.failingSince != nil)
+    }
+}
