@@ -77,14 +77,14 @@ public final class ItemCache: Sendable {
                 guard
                     let row = try Row.fetchOne(
                         db,
-                        sql: "SELECT source, idField, fetchedAtMilliseconds, etag, lastModified, revision FROM collection"
+                        sql: "SELECT source, idField, fetchedAtMilliseconds, etag, lastModified, revision, digest FROM collection"
                     )
                 else { return nil }
                 let items = try Self.readItems(db)
                 return CachedCollection(
                     items: try ItemCollection(items: items),
                     fetchedAt: Date(timeIntervalSince1970: Double(row[2] as Int64) / 1000),
-                    version: SourceVersion(etag: row[3], lastModified: row[4], revision: row[5]),
+                    version: SourceVersion(etag: row[3], lastModified: row[4], revision: row[5], digest: row[6]),
                     source: row[0],
                     idField: row[1]
                 )
@@ -131,12 +131,12 @@ public final class ItemCache: Sendable {
                 }
                 try db.execute(
                     sql: """
-                        INSERT OR REPLACE INTO collection (singleton, source, idField, fetchedAtMilliseconds, etag, lastModified, revision)
-                        VALUES (1, ?, ?, ?, ?, ?, ?)
+                        INSERT OR REPLACE INTO collection (singleton, source, idField, fetchedAtMilliseconds, etag, lastModified, revision, digest)
+                        VALUES (1, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         collection.source, collection.idField, Self.milliseconds(collection.fetchedAt),
-                        collection.version?.etag, collection.version?.lastModified, collection.version?.revision,
+                        collection.version?.etag, collection.version?.lastModified, collection.version?.revision, collection.version?.digest,
                     ]
                 )
             }
@@ -168,9 +168,9 @@ public final class ItemCache: Sendable {
     ) async throws -> Bool {
         try await database.write { db in
             guard
-                let row = try Row.fetchOne(db, sql: "SELECT source, idField, etag, lastModified, revision FROM collection"),
+                let row = try Row.fetchOne(db, sql: "SELECT source, idField, etag, lastModified, revision, digest FROM collection"),
                 row[0] as String == collection.source, row[1] as String == collection.idField,
-                SourceVersion(etag: row[2], lastModified: row[3], revision: row[4]) == previous
+                SourceVersion(etag: row[2], lastModified: row[3], revision: row[4], digest: row[5]) == previous
             else { return false }
             for id in removedIDs {
                 try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
@@ -205,10 +205,10 @@ public final class ItemCache: Sendable {
                     sql: "INSERT INTO item (position, id, json) VALUES (?, ?, ?)", arguments: [low + (high - low) / 2, item.id, Data(item.json)])
             }
             try db.execute(
-                sql: "UPDATE collection SET fetchedAtMilliseconds = ?, etag = ?, lastModified = ?, revision = ?",
+                sql: "UPDATE collection SET fetchedAtMilliseconds = ?, etag = ?, lastModified = ?, revision = ?, digest = ?",
                 arguments: [
                     Self.milliseconds(collection.fetchedAt), collection.version?.etag, collection.version?.lastModified,
-                    collection.version?.revision,
+                    collection.version?.revision, collection.version?.digest,
                 ]
             )
             return true
@@ -242,8 +242,8 @@ public final class ItemCache: Sendable {
                 try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
                 guard db.changesCount > 0 else { return false }
                 try db.execute(
-                    sql: "UPDATE collection SET fetchedAtMilliseconds = ?, etag = ?, lastModified = ?, revision = ?",
-                    arguments: [Self.milliseconds(fetchedAt), version?.etag, version?.lastModified, version?.revision]
+                    sql: "UPDATE collection SET fetchedAtMilliseconds = ?, etag = ?, lastModified = ?, revision = ?, digest = ?",
+                    arguments: [Self.milliseconds(fetchedAt), version?.etag, version?.lastModified, version?.revision, version?.digest]
                 )
                 return true
             }

@@ -38,6 +38,11 @@ enum ItemCacheSchema {
             // changed since.
             try db.execute(sql: "ALTER TABLE collection ADD COLUMN revision INTEGER")
         }
+        migrator.registerMigration("v3") { db in
+            // The digest of the bytes the list was read from (a file, an HTTP body without validators), so a restart
+            // that finds the same bytes need not parse them.
+            try db.execute(sql: "ALTER TABLE collection ADD COLUMN digest TEXT")
+        }
         return migrator
     }()
 }

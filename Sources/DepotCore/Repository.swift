@@ -207,7 +207,7 @@ public final class Repository: Sendable {
                 return await publishFetched(newItems, version: newVersion, changes: changes)
             case .success(.unchanged):
                 guard provenance.stale else { return .success(held) }
-                let published = publish(.success(items, .source(at: now(), revision: known?.revision)))
+                let published = await publishConfirmed(items, version: known)
                 logger.info(
                     "\(source.description) is reachable again and unchanged; \(items.count) items no longer stale",
                     metadata: ["seq": "\(published.seq)"])
@@ -462,7 +462,7 @@ public final class Repository: Sendable {
                 logger.debug("refreshed \(source.description): unchanged", metadata: ["seq": "\(held.seq)"])
                 return .success(held)
             }
-            let published = publish(.success(items, .source(at: now(), revision: version.withLock { $0?.revision })))
+            let published = await publishConfirmed(items, version: version.withLock { $0 })
             logger.info(
                 "\(source.description) is reachable again and unchanged; \(items.count) items no longer stale", metadata: ["seq": "\(published.seq)"])
             return .success(published)
@@ -503,7 +503,7 @@ public final class Repository: Sendable {
         case .success(.unchanged):
             // fetchCollection answers unchanged only when it was given a version, so only when items are held.
             guard let held, let known else { preconditionFailure("unchanged without a version") }
-            let published = publish(.success(held, .source(at: now(), revision: known.revision)))
+            let published = await publishConfirmed(held, version: known)
             logger.info("\(source.description) is unchanged (\(known)); keeping \(held.count) items", metadata: ["seq": "\(published.seq)"])
             return .success(published)
         case .failure(let error):
@@ -547,6 +547,15 @@ public final class Repository: Sendable {
             metadata: ["seq": "\(published.seq)"])
         await keep(items, fetchedAt: fetchedAt, version: newVersion, changes: changes, from: previous)
         return .success(published)
+    }
+
+    /// The items held, which the source just said are unchanged since `known`, published again as the source's, fetched
+    /// now; the cache records the new fetch time with one row, not the list.
+    private func publishConfirmed(_ items: ItemCollection, version known: SourceVersion?) async -> PublishedState {
+        let fetchedAt = now()
+        let published = publish(.success(items, .source(at: fetchedAt, revision: known?.revision)))
+        await keep(items, fetchedAt: fetchedAt, version: known, changes: SourceChanges(), from: known)
+        return published
     }
 
     @discardableResult

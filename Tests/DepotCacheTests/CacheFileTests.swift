@@ -12,13 +12,13 @@ import depot_cache_writer
 struct CacheFileTests {
     static let texts = [#"{"id":1,"name":"one"}"#, #"{"id":2,"name":"two"}"#]
 
-    @Test("the schema is at v2, and opening again migrates nothing and keeps the list")
+    @Test("the schema is at v3, and opening again migrates nothing and keeps the list")
     func currentSchema() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = try await Self.savedFile(in: directory)
         let database = try DatabaseQueue(path: path)
-        #expect(try await database.read { try ItemCacheSchema.migrator.appliedMigrations($0) } == ["v1", "v2"])
+        #expect(try await database.read { try ItemCacheSchema.migrator.appliedMigrations($0) } == ["v1", "v2", "v3"])
         try database.close()
         #expect(try await ItemCache.open(at: path, logger: quietLogger).read()?.items.count == 2)
     }
@@ -28,21 +28,52 @@ struct CacheFileTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = try await Self.savedFile(in: directory)
-        // Play a later depotd whose v3 adds a column: the file written at v2 must gain it and keep its items.
+        // Play a later depotd whose v4 adds a column: the file written at v3 must gain it and keep its items.
         let later = {
             var migrator = ItemCacheSchema.migrator
-            migrator.registerMigration("v3") { db in
+            migrator.registerMigration("v4") { db in
                 try db.execute(sql: "ALTER TABLE collection ADD COLUMN note TEXT NOT NULL DEFAULT 'migrated'")
             }
             return migrator
         }()
-        let v3 = try ItemCache(path: path, logger: quietLogger, migrator: later)
-        #expect(try await v3.read()?.items == (try collection(Self.texts)))
-        try v3.close()
+        let v4 = try ItemCache(path: path, logger: quietLogger, migrator: later)
+        #expect(try await v4.read()?.items == (try collection(Self.texts)))
+        try v4.close()
         let database = try DatabaseQueue(path: path)
         defer { try? database.close() }
         #expect(try await database.read { try String.fetchOne($0, sql: "SELECT note FROM collection") } == "migrated")
-        #expect(try await database.read { try later.appliedMigrations($0) } == ["v1", "v2", "v3"])
+        #expect(try await database.read { try later.appliedMigrations($0) } == ["v1", "v2", "v3", "v4"])
+    }
+
+    @Test("a file from before digests (v2) gains the column on open, keeps its list and version, and keeps digests from then on")
+    func beforeDigests() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("cache.sqlite")
+        // The v1 and v2 schemas exactly as released, and GRDB's record of them, written without this depotd's v3.
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1'), ('v2');
+                    CREATE TABLE collection (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), source TEXT NOT NULL, idField TEXT NOT NULL,
+                        fetchedAtMilliseconds INTEGER NOT NULL, etag TEXT, lastModified TEXT, revision INTEGER);
+                    CREATE TABLE item (position INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, json BLOB NOT NULL);
+                    INSERT INTO collection VALUES (1, 'test:items', 'id', 1000, '"e1"', NULL, NULL);
+                    INSERT INTO item VALUES (1, '1', CAST('{"id":1,"name":"one"}' AS BLOB));
+                    """)
+        }
+        try old.close()
+
+        let cache = try await ItemCache.open(at: path, logger: quietLogger)
+        let read = try #require(try await cache.read())
+        #expect(read.items.items.map(\.id) == ["1"])
+        #expect(read.version == SourceVersion(etag: #""e1""#))
+        let digest = "sha256:" + String(repeating: "ab", count: 32)
+        try await cache.save(cached(read.items, version: SourceVersion(etag: #""e2""#, digest: digest)))
+        #expect(try await cache.read()?.version == SourceVersion(etag: #""e2""#, digest: digest))
+        try cache.close()
     }
 
     @Test("a file from a newer depotd is refused, untouched, with what to do")
@@ -51,7 +82,7 @@ struct CacheFileTests {
         defer { directory.remove() }
         let path = try await Self.savedFile(in: directory)
         let database = try DatabaseQueue(path: path)
-        try await database.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v3')") }
+        try await database.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v4')") }
         try database.close()
 
         let log = LogRecorder()
@@ -59,7 +90,7 @@ struct CacheFileTests {
             _ = try await ItemCache.open(at: path, logger: log.logger())
             Issue.record("opened a cache written by a newer depotd")
         } catch {
-            #expect(error.problem == .newerSchema(unknownMigrations: ["v3"]))
+            #expect(error.problem == .newerSchema(unknownMigrations: ["v4"]))
             #expect(error.description.contains(path))
             #expect(error.description.contains("newer depotd"))
             #expect(error.description.contains("move the file away"))
