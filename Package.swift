@@ -94,6 +94,19 @@ let package = Package(
             dependencies: ["DepotCore", "DepotJSON", "DepotPlatform", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // Keeping the collection fresh: the refresh schedule (interval, jitter, retries, Retry-After, pausing without
+        // subscribers) and the file watch (inotify, bursts settled), each a value-type machine with time as a parameter,
+        // and the services that drive them on a clock.
+        .target(
+            name: "DepotFreshness",
+            dependencies: [
+                "DepotCore",
+                "DepotPlatform",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // The last successful item list, kept in SQLite in the state directory, so a restart has items at once.
         .target(
             name: "DepotCache",
@@ -275,6 +288,12 @@ let package = Package(
             name: "DepotSourcesTests",
             dependencies: [
                 "DepotSources", "DepotCore", "DepotJSON", "DepotPlatform", "DepotTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "DepotFreshnessTests",
+            dependencies: [
+                "DepotFreshness", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
