@@ -103,6 +103,8 @@ let package = Package(
                 "DepotCore",
                 "DepotPlatform",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -293,7 +295,9 @@ let package = Package(
         .testTarget(
             name: "DepotFreshnessTests",
             dependencies: [
-                "DepotFreshness", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log"),
+                "DepotFreshness", "DepotCore", "DepotJSON", "DepotPlatform", "DepotSources", "DepotTestSupport",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -44,4 +44,10 @@ public enum Directories {
         }
         return directory.isEmpty ? "/" : String(directory)
     }
+
+    /// The last component of `path`: `items.json` for `/srv/depot/items.json`.
+    public static func name(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
 }

@@ -71,7 +71,7 @@ public enum Files {
         if stat(target, &existing) == 0 {
             mode = existing.st_mode & 0o7777
         }
-        let temporary = "\(directory)/.\(baseName(of: target)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = "\(directory)/.\(Directories.name(of: target)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         func failure() -> SystemError {
             SystemError("cannot write \(path) (via its temporary file \(temporary))")
         }
@@ -100,7 +100,7 @@ public enum Files {
     }
 
     /// `path` with every symbolic link resolved, or nil when it cannot be resolved (it does not exist yet).
-    private static func realPath(of path: String) -> String? {
+    public static func realPath(of path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
@@ -121,10 +121,5 @@ public enum Files {
             written += count
         }
         return true
-    }
-
-    private static func baseName(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
     }
 }

@@ -2,13 +2,13 @@
 import Glibc
 #endif
 
-/// A fresh directory under /tmp for one test, removed with everything in it by `remove()`.
+/// A fresh directory under /tmp (or `root`) for one test, removed with everything in it by `remove()`.
 /// Its path is short, because Unix socket paths must stay under 108 bytes.
 public struct TemporaryDirectory: Sendable {
     public let path: String
 
-    public init(prefix: String = "depot-test") {
-        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+    public init(prefix: String = "depot-test", in root: String = "/tmp") {
+        var template = Array("\(root)/\(prefix)-XXXXXX".utf8CString)
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(created != nil, "mkdtemp failed: \(String(cString: strerror(errno)))")
         self.path = String(cString: created!)

@@ -1,0 +1,267 @@
+public import DepotCore
+import DepotPlatform
+public import Logging
+public import NIOCore
+public import NIOPosix
+public import ServiceLifecycle
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Watches a `file:` source with inotify and refreshes the repository when the file changes: written and closed,
+/// replaced by a rename, created again, swapped behind a symlink. Bursts are settled (`FileChangeSettler`); a file
+/// being written is read only once closed; a lost event queue means "look again". A file still gone once its changes
+/// settled marks the items stale, saying it was deleted; its return reloads it. depotd's own rewrite after a removal
+/// reads back as what the repository holds, and publishes nothing (`FileSource`'s digest).
+///
+/// The inotify descriptor is read on an event loop (a NIO pipe channel); its events are handled on this service's
+/// task. A directory that does not exist, or a watch the system refuses (its per-user limits), is logged once and
+/// shown in `stats`, and depotd goes on without watching.
+public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
+    /// What one watch of one path holds while it lasts.
+    private struct Session {
+        let number: Int
+        var path: WatchedPath
+        let descriptor: Int32
+        let channel: any Channel
+        /// Watch numbers and the directories they watch.
+        var watches: [Int32: String] = [:]
+        var settler: FileChangeSettler<C.Instant>
+        /// A change named the file itself since it was last looked at (not only an entry beside a symlink).
+        var direct = false
+        /// What the file was when last looked at; nil when it was not there.
+        var stamp: FileStamp?
+        /// The last look found no file (and the items were marked stale for it).
+        var missing = false
+    }
+
+    private let repository: Repository
+    private let clock: C
+    private let eventLoopGroup: any EventLoopGroup
+    private let logger: Logger
+    private let settle: Duration
+    private let longest: Duration
+    private let inbox = Inbox<FileWatchEvent>()
+    private let shown = Locked<(file: String?, problem: String?)>((nil, nil))
+    /// Told of every change seen, as it is handled (for tests, which wait for one rather than for time).
+    private let onChange: @Sendable (FileChange) -> Void
+
+    /// - Parameters:
+    ///   - path: the file to watch from the start; nil for none.
+    ///   - settle: how long no change must come before the file is read; `longest`: how long after a burst's first
+    ///     change it is read however many more come.
+    public init(
+        path: String?, repository: Repository, clock: C, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger, settle: Duration = .milliseconds(100), longest: Duration = .seconds(1),
+        onChange: @escaping @Sendable (FileChange) -> Void = { _ in }
+    ) {
+        self.onChange = onChange
+        self.repository = repository
+        self.clock = clock
+        self.eventLoopGroup = eventLoopGroup
+        self.logger = logger
+        self.settle = settle
+        self.longest = longest
+        inbox.post(.watch(path))
+    }
+
+    /// Watches `path` from now on instead (a reload); nil stops watching.
+    public func watch(_ path: String?) {
+        inbox.post(.watch(path))
+    }
+
+    /// The file watched, or why the file that should be is not.
+    public var status: (watchedFile: String?, problem: String?) {
+        shown.withLock { ($0.file, $0.problem) }
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var session: Session?
+            var sessions = 0
+            var deadline: C.Instant?
+            while !Task.isCancelled {
+                await self.inbox.wait(until: deadline, on: self.clock)
+                guard !Task.isCancelled else { break }
+                let now = self.clock.now
+                for event in self.inbox.take() {
+                    switch event {
+                    case .watch(let path):
+                        await self.close(&session)
+                        guard let path else { continue }
+                        sessions += 1
+                        session = await self.open(path, number: sessions)
+                    case .inotify(let event, let number) where number == session?.number:
+                        self.observe(event, in: &session, at: now)
+                    case .failed(let reason, let number) where number == session?.number:
+                        self.problem("stopped watching \(session?.path.path ?? "the file") for changes: \(reason)")
+                        await self.close(&session, keepingProblem: true)
+                    case .inotify, .failed:
+                        continue  // from a watch closed since
+                    }
+                }
+                if session?.settler.action(at: now) == .check {
+                    self.check(&session)
+                }
+                deadline = session?.settler.due
+            }
+            await self.close(&session)
+        }
+    }
+
+    // MARK: Watching
+
+    /// Starts watching `path`: an inotify instance read on an event loop, and its directories watched. nil, with the
+    /// problem logged and shown, when that cannot be done.
+    private func open(_ path: String, number: Int) async -> Session? {
+        let descriptor: Int32
+        do {
+            descriptor = try Inotify.open()
+        } catch {
+            problem("not watching \(path) for changes: \(error); depotd goes on without watching it")
+            return nil
+        }
+        let channel: any Channel
+        do {
+            channel = try await NIOPipeBootstrap(group: eventLoopGroup)
+                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 64 * 1024))
+                .channelInitializer { [inbox] channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(InotifyEventDecoder()))
+                        try channel.pipeline.syncOperations.addHandler(FileWatchEventPoster(inbox: inbox, session: number))
+                    }
+                }
+                .takingOwnershipOfDescriptor(input: descriptor)
+                .get()
+        } catch {
+            Glibc.close(descriptor)
+            problem("not watching \(path) for changes: its inotify descriptor cannot be read (\(error)); depotd goes on without watching it")
+            return nil
+        }
+        var session = Session(
+            number: number, path: WatchedPath(path), descriptor: descriptor, channel: channel,
+            settler: FileChangeSettler(settle: settle, longest: longest), stamp: FileStamp.of(path))
+        session.missing = session.stamp == nil
+        guard setWatches(&session) else {
+            try? await channel.close()
+            return nil
+        }
+        logger.info("watching \(path) for changes (inotify on \(session.path.directories.joined(separator: " and ")))")
+        shown.withLock { $0 = (path, nil) }
+        return session
+    }
+
+    /// Watches the directories the path needs now and no others; false, with the problem logged and shown, when the
+    /// path's own directory cannot be watched.
+    private func setWatches(_ session: inout Session) -> Bool {
+        let wanted = session.path.directories
+        for (watch, directory) in session.watches where !wanted.contains(directory) {
+            Inotify.unwatch(watch, on: session.descriptor)
+            session.watches[watch] = nil
+        }
+        for directory in wanted where !session.watches.values.contains(directory) {
+            do {
+                session.watches[try Inotify.watch(directory, on: session.descriptor)] = directory
+            } catch {
+                guard directory == session.path.directory else {
+                    logger.warning("watching \(session.path.path) without the directory of the file it leads to: \(error)")
+                    continue
+                }
+                problem("not watching \(session.path.path) for changes: \(error); depotd goes on without watching it")
+                return false
+            }
+        }
+        return true
+    }
+
+    private func close(_ session: inout Session?, keepingProblem: Bool = false) async {
+        guard let open = session else { return }
+        session = nil
+        try? await open.channel.close()
+        if !keepingProblem {
+            shown.withLock { $0 = (nil, nil) }
+        }
+    }
+
+    /// Logs `message` once and shows it in `stats`.
+    private func problem(_ message: String) {
+        logger.warning("\(message)")
+        shown.withLock { $0 = (nil, message) }
+    }
+
+    // MARK: Changes
+
+    private func observe(_ event: InotifyEvent, in session: inout Session?, at now: C.Instant) {
+        guard var open = session else { return }
+        defer { session = open }
+        let directory = event.isOverflow ? open.path.directory : open.watches[event.watch]
+        guard let directory, let change = open.path.change(of: event, in: directory) else { return }
+        logger.trace("\(open.path.path): \(change) (\(event))")
+        onChange(change)
+        if change != .maybeReplaced {
+            open.direct = true
+        }
+        _ = open.settler.observed(change, at: now)
+    }
+
+    /// Looks at the file once its changes settled: gone, the items are marked stale (once); there, it is refreshed
+    /// when a change named it, it was gone, or it is another file now. Then the watches follow the path (a swapped
+    /// symlink leads to another directory).
+    private func check(_ session: inout Session?) {
+        guard var open = session else { return }
+        defer { session = open }
+        open.settler.checked()
+        let path = open.path.path
+        let stamp = FileStamp.of(path)
+        if stamp == nil {
+            if !open.missing {
+                open.missing = true
+                logger.warning("\(path) was deleted or moved away; keeping the last items, marked stale, until it is back")
+                repository.refresh(.fileDeleted(reason: "\(path) was deleted or moved away; these are the items it held last"))
+            }
+        } else if open.direct || open.missing || stamp != open.stamp {
+            logger.debug("\(path) changed; refreshing")
+            open.missing = false
+            repository.refresh(.fileChanged)
+        }
+        open.stamp = stamp
+        open.direct = false
+        let current = WatchedPath(path)
+        if current != open.path {
+            open.path = current
+            if !setWatches(&open) {
+                logger.warning("no longer watching \(path) for changes")
+            }
+        }
+    }
+}
+
+/// What reaches a `FileWatcher`'s task: a path to watch, an event of the watch numbered `session`, or its end.
+private enum FileWatchEvent: Sendable {
+    case watch(String?)
+    case inotify(InotifyEvent, session: Int)
+    case failed(String, session: Int)
+}
+
+/// Hands each inotify event read on the event loop to the watcher's inbox; a read error ends the watch.
+private final class FileWatchEventPoster: ChannelInboundHandler, Sendable {
+    typealias InboundIn = InotifyEvent
+
+    private let inbox: Inbox<FileWatchEvent>
+    private let session: Int
+
+    init(inbox: Inbox<FileWatchEvent>, session: Int) {
+        self.inbox = inbox
+        self.session = session
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        inbox.post(.inotify(unwrapInboundIn(data), session: session))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        inbox.post(.failed("reading its inotify descriptor failed: \(error)", session: session))
+        context.close(promise: nil)
+    }
+}
