@@ -224,6 +224,7 @@ let package = Package(
                 "DepotHTTPSource",
                 "DepotPostgresSource",
                 "DepotCache",
+                "DepotFreshness",
                 "DepotPipeline",
                 "DepotRPC",
                 "DepotWire",
@@ -337,7 +338,8 @@ let package = Package(
         .testTarget(
             name: "DepotDaemonTests",
             dependencies: [
-                "DepotDaemon", "DepotCore", "DepotHTTPSource", "DepotPlatform", "DepotServer", "DepotSources", "DepotSystemd", "DepotTestSupport",
+                "DepotDaemon", "DepotCore", "DepotFreshness", "DepotHTTPSource", "DepotPlatform", "DepotServer", "DepotSources", "DepotSystemd",
+                "DepotTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -372,7 +374,7 @@ let package = Package(
         .testTarget(
             name: "DepotControlTests",
             dependencies: [
-                "DepotControl", "DepotJSON", "DepotPlatform", "DepotTestSupport", "DepotWire",
+                "DepotControl", "DepotCore", "DepotJSON", "DepotPlatform", "DepotTestSupport", "DepotWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,11 +1,13 @@
+import DepotCore
 public import DepotWire
+public import Foundation
 
 /// Turns `stats` into depotctl's output: a few lines and two tables for people, or Prometheus's text exposition
 /// format for a scraper (node_exporter's textfile collector, say).
 public enum StatsFormatter {
-    /// The human form: the state and the process, the source's calls, a table of users and one of subscriptions,
-    /// and the limits that were reached.
-    public static func text(_ stats: DepotStatistics) -> String {
+    /// The human form: the state and the process, the source's calls and how it is kept fresh, a table of users and
+    /// one of subscriptions, and the limits that were reached. Relative times count from `now`.
+    public static func text(_ stats: DepotStatistics, now: Date = Date()) -> String {
         var lines: [String] = []
         let items = stats.items.map { ", \($0) item\($0 == 1 ? "" : "s")" } ?? ""
         var process = ["up \(duration(seconds: stats.uptimeSeconds))", "\(stats.connections) connection\(stats.connections == 1 ? "" : "s")"]
@@ -14,6 +16,9 @@ public enum StatsFormatter {
         if let cache = stats.cacheBytes { process.append("cache \(bytes(cache))") }
         lines.append("seq \(stats.seq) \(stats.status)\(items) · epoch \(stats.epoch) · " + process.joined(separator: " · "))
         lines.append("source \(stats.source) · fetches \(calls(stats.fetches)) · deletes \(calls(stats.deletes))")
+        if let refresh = stats.refresh {
+            lines.append(Self.refresh(refresh, now: now))
+        }
         if stats.unfinishedLineBytes > 0 {
             lines.append("unfinished lines hold \(bytes(stats.unfinishedLineBytes))")
         }
@@ -90,6 +95,25 @@ public enum StatsFormatter {
             }
         }
         metric("source_call_duration_seconds", "summary", "How long the source's calls took (the latest 1024; quantile 1 is the longest).", durations)
+        if let refresh = stats.refresh {
+            func timestamp(_ text: String?) -> [(labels: [(String, String)], value: String)] {
+                text.flatMap(RFC3339.date).map { [([], seconds(microseconds: Int(($0.timeIntervalSince1970 * 1_000_000).rounded())))] } ?? []
+            }
+            if let interval = refresh.intervalSeconds {
+                metric(
+                    "source_refresh_interval_seconds", "gauge", "The interval a background refresh follows the source's last answer by.",
+                    [([("from", refresh.intervalFrom)], seconds(microseconds: Int((interval * 1_000_000).rounded())))])
+            }
+            metric(
+                "source_next_refresh_timestamp_seconds", "gauge", "When the next background refresh (or retry) is due.",
+                timestamp(refresh.nextRefreshAt))
+            metric(
+                "source_last_success_timestamp_seconds", "gauge", "When the source last gave the items or said they had not changed.",
+                timestamp(refresh.lastSuccessAt))
+            metric(
+                "source_consecutive_failures", "gauge", "Failed attempts to ask the source since it last answered.", one(refresh.consecutiveFailures))
+            metric("source_file_watched", "gauge", "1 when the source's file is watched for changes.", one(refresh.watchedFile == nil ? 0 : 1))
+        }
         if let resident = stats.residentBytes { metric("resident_memory_bytes", "gauge", "depotd's resident memory.", one(resident)) }
         if let files = stats.openFiles { metric("open_fds", "gauge", "depotd's open file descriptors.", one(files)) }
         if let cache = stats.cacheBytes { metric("cache_bytes", "gauge", "The on-disk cache's size.", one(cache)) }
@@ -98,6 +122,32 @@ public enum StatsFormatter {
             "limit_reached_total", "counter", "Times each limit was reached, by its setting's name.",
             stats.limitsHit.map { ([("limit", $0.limit)], "\($0.count)") })
         return output.joined(separator: "\n")
+    }
+
+    /// `refresh every 60 s (max-age) · next in 48 s · last answer 12 s ago · watching /srv/items.json`, and when it
+    /// fails, `· 3 failures since 2 min ago, the last: …`.
+    static func refresh(_ refresh: DepotStatistics.Refresh, now: Date) -> String {
+        func since(_ text: String?) -> Double? {
+            text.flatMap(RFC3339.date).map { now.timeIntervalSince($0) }
+        }
+        var parts = [
+            refresh.intervalSeconds.map { "refresh every \(RelativeTime.interval(seconds: $0)) (\(refresh.intervalFrom))" }
+                ?? "no refresh on a timer (\(refresh.intervalFrom))"
+        ]
+        if refresh.paused {
+            parts.append("waiting for a subscriber")
+        } else if let due = since(refresh.nextRefreshAt).map({ -$0 }) {
+            parts.append("\(refresh.retrying ? "retry" : "next") \(due < 1 ? "now" : "in \(RelativeTime.text(seconds: due))")")
+        }
+        if let answered = since(refresh.lastSuccessAt) { parts.append("last answer \(RelativeTime.ago(answered))") }
+        if let file = refresh.watchedFile { parts.append("watching \(file)") }
+        if let problem = refresh.watchProblem { parts.append(problem) }
+        if refresh.consecutiveFailures > 0 {
+            let failing = since(refresh.failingSince).map { " since \(RelativeTime.ago($0))" } ?? ""
+            let count = refresh.consecutiveFailures == 1 ? "1 failure" : "\(refresh.consecutiveFailures) failures"
+            parts.append("\(count)\(failing), the last: \(refresh.lastError ?? "?")")
+        }
+        return parts.joined(separator: " · ")
     }
 
     // MARK: Pieces

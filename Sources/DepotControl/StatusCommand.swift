@@ -2,6 +2,7 @@ import ArgumentParser
 import DepotCore
 import DepotJSON
 import DepotWire
+import Foundation
 
 /// `depotctl status`: one line, and an exit status a script or a health check can test, as
 /// `systemctl is-active` gives one. Asks `stats`, so the items themselves are never sent.
@@ -35,11 +36,36 @@ struct StatusCommand: AsyncParsableCommand {
         if !fresh { throw ExitCode(ExitStatus.notFresh) }
     }
 
-    /// `success · 151 items · fresh · seq 4`, `success · 151 items · stale · seq 9`, `loading · seq 5`.
-    static func line(_ stats: DepotStatistics) -> String {
+    /// `success · 151 items · fresh · checked 12 s ago · next in 48 s · seq 4`; with a file watched, `… · watching the
+    /// file · …`; stale, `success · 151 items · stale since 2 min ago (why) · retry in 8 s · seq 9`; `loading · seq 5`.
+    /// `now` is the time the relative times count from.
+    static func line(_ stats: DepotStatistics, now: Date = Date()) -> String {
         var parts = [stats.status]
         if let items = stats.items { parts.append(items == 1 ? "1 item" : "\(items) items") }
-        if let stale = stats.stale { parts.append(stale ? "stale" : "fresh") }
+        let refresh = stats.refresh
+        func since(_ text: String?) -> Double? {
+            text.flatMap(RFC3339.date).map { now.timeIntervalSince($0) }
+        }
+        switch stats.stale {
+        case true?:
+            var stale = "stale"
+            if let failing = since(refresh?.failingSince) { stale += " since \(RelativeTime.ago(failing))" }
+            if let reason = stats.staleReason { stale += " (\(reason))" }
+            parts.append(stale)
+        case false?:
+            parts.append("fresh")
+            if let checked = since(refresh?.lastSuccessAt) { parts.append("checked \(RelativeTime.ago(checked))") }
+        case nil:
+            if stats.status == LoadingState.Status.failure.rawValue, let error = refresh?.lastError { parts.append(error) }
+        }
+        if let refresh {
+            if refresh.paused {
+                parts.append("refresh waits for a subscriber")
+            } else if let due = since(refresh.nextRefreshAt).map({ -$0 }) {
+                parts.append("\(refresh.retrying ? "retry" : "next") \(due < 1 ? "now" : "in \(RelativeTime.text(seconds: due))")")
+            }
+            if refresh.watchedFile != nil { parts.append("watching the file") }
+        }
         parts.append("seq \(stats.seq)")
         return parts.joined(separator: " · ")
     }

@@ -7,7 +7,7 @@ import DepotPlatform
 /// ```json
 /// {"socket": "/run/depot/depotd.sock", "source": "file:/srv/items.json", "idField": "id",
 ///  "maxMessageBytes": 1048576, "maxBatchRequests": 256, "subscriberQueue": 256, "socketMode": "0660", "logLevel": "info",
-///  "initialLoad": true, "startupStrategy": "returnMultipleTimes", "cache": true}
+///  "initialLoad": true, "startupStrategy": "returnMultipleTimes", "cache": true, "refreshInterval": "auto", "watchFile": true}
 /// ```
 ///
 /// An `http(s)://` source adds `itemsPath`, `deleteURL`, `headers`, `headerFiles`, `headerCredentials`,
@@ -37,6 +37,13 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var initialLoad: Bool?
     public var startupStrategy: String?
     public var cache: Bool?
+    /// Seconds, or the string `auto`.
+    public var refreshInterval: RefreshIntervalText?
+    public var refreshJitter: Double?
+    public var refreshWhen: String?
+    /// Seconds.
+    public var retryMax: Double?
+    public var watchFile: Bool?
     public var itemsPath: String?
     public var deleteURL: String?
     /// Header names and values, in the file's order.
@@ -68,7 +75,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         "replayStates",
         "replayBytes", "socketMode", "logLevel",
         "initialLoad",
-        "startupStrategy", "cache",
+        "startupStrategy", "cache", "refreshInterval", "refreshJitter", "refreshWhen", "retryMax", "watchFile",
         "itemsPath", "deleteURL", "headers", "headerFiles", "headerCredentials", "connectTimeout", "requestTimeout", "maxResponseBytes",
         "maxRedirects", "postgresPasswordFile", "access",
     ]
@@ -141,6 +148,11 @@ public struct ConfigurationFile: Sendable, Equatable {
         initialLoad = try members.flag("initialLoad")
         startupStrategy = try members.string("startupStrategy")
         cache = try members.flag("cache")
+        refreshInterval = try members.refreshInterval("refreshInterval")
+        refreshJitter = try members.number("refreshJitter", example: "0.1")
+        refreshWhen = try members.string("refreshWhen")
+        retryMax = try members.seconds("retryMax")
+        watchFile = try members.flag("watchFile")
         access = try members.access("access")
     }
 }

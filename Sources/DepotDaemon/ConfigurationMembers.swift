@@ -34,6 +34,23 @@ struct ConfigurationMembers {
         return number.doubleValue
     }
 
+    /// A number, such as a fraction; `example` shows one in the error.
+    func number(_ key: String, example: String) throws(ConfigurationError) -> Double? {
+        guard let member = object[key] else { return nil }
+        guard let number = member.numberValue else {
+            throw ConfigurationError("config file \(path): \"\(key)\" must be a number, such as \(example), not \(member.jsonText)")
+        }
+        return number.doubleValue
+    }
+
+    /// A number of seconds, or the string `auto`.
+    func refreshInterval(_ key: String) throws(ConfigurationError) -> RefreshIntervalText? {
+        guard let member = object[key] else { return nil }
+        if let number = member.numberValue { return .seconds(number.doubleValue) }
+        if case .string(let text) = member { return .text(text) }
+        throw ConfigurationError("config file \(path): \"\(key)\" must be a number of seconds or \"auto\", not \(member.jsonText)")
+    }
+
     func flag(_ key: String) throws(ConfigurationError) -> Bool? {
         guard let member = object[key] else { return nil }
         guard case .bool(let flag) = member else {

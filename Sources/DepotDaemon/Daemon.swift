@@ -1,5 +1,6 @@
 import DepotCache
 import DepotCore
+import DepotFreshness
 import DepotHTTPSource
 import DepotPipeline
 import DepotPlatform
@@ -57,7 +58,10 @@ public struct Daemon: Sendable {
         let repository = Repository(source: source, idField: settings.idField, cache: cache, logger: logger)
         let status = StatusReporter(notifier: notifier)
         let readiness = Readiness(notifier: notifier, logger: logger) { status.current.text }
-        let server = makeServer(socketPath: socketPath, inherited: inherited, repository: repository, readiness: readiness, status: status)
+        // Before the start-up load, so that the refresh schedule hears of its answer.
+        let freshness = Freshness(settings: settings, source: source, repository: repository, logger: logger)
+        let server = makeServer(
+            socketPath: socketPath, inherited: inherited, repository: repository, readiness: readiness, status: status, freshness: freshness)
         repository.addObserver(status)
         logger.info(
             "depotd \(DepotVersion.current) serving \(source.description)",
@@ -67,7 +71,7 @@ public struct Daemon: Sendable {
         let feed = ChangeFeedRunner(following: source, repository: repository, logger: logger)
         let services = makeServices(
             server: server, repository: repository, status: status, hangups: hangups, notifier: notifier, socketPath: socketPath,
-            player: player, feed: feed)
+            player: player, feed: feed, freshness: freshness)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
@@ -90,7 +94,8 @@ public struct Daemon: Sendable {
     }
 
     private func makeServer(
-        socketPath: String, inherited: InheritedSocket?, repository: Repository, readiness: Readiness, status: StatusReporter
+        socketPath: String, inherited: InheritedSocket?, repository: Repository, readiness: Readiness, status: StatusReporter,
+        freshness: Freshness
     ) -> DepotServer {
         DepotServer(
             configuration: ServerConfiguration(
@@ -110,8 +115,12 @@ public struct Daemon: Sendable {
                 let files = ["", "-wal", "-shm"].compactMap { FileStamp.of(settings.cachePath + $0) }
                 return files.isEmpty ? nil : Int(files.reduce(0) { $0 + $1.size })
             },
+            freshness: { freshness.status },
             onListening: { readiness.listening() },
-            onSubscribersChanged: { status.subscribersChanged(to: $0) }
+            onSubscribersChanged: { count in
+                status.subscribersChanged(to: count)
+                freshness.scheduler.subscribersChanged(to: count)
+            }
         )
     }
 
@@ -129,7 +138,7 @@ public struct Daemon: Sendable {
     /// The services, in start order: a graceful shutdown stops them in reverse.
     private func makeServices(
         server: DepotServer, repository: Repository, status: StatusReporter, hangups: UnixSignalsSequence,
-        notifier: SystemdNotifier, socketPath: String, player: ScriptPlayer, feed: ChangeFeedRunner
+        notifier: SystemdNotifier, socketPath: String, player: ScriptPlayer, feed: ChangeFeedRunner, freshness: Freshness
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let logger = logger
         let reloader = Reloader(
@@ -139,7 +148,8 @@ public struct Daemon: Sendable {
             onSourceChanged: { source in
                 player.play(source as? ScriptSource)
                 feed.follow(source)
-            }
+            },
+            onSettingsApplied: { settings, source in freshness.apply(settings, source: source) }
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: server),
@@ -147,6 +157,8 @@ public struct Daemon: Sendable {
             .init(service: reloader),
             .init(service: player),
             .init(service: feed),
+            .init(service: freshness.scheduler),
+            .init(service: freshness.watcher),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(

@@ -27,7 +27,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
             discussion:
                 "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
             valueName: "file"
@@ -226,6 +226,45 @@ public struct DaemonOptions: ParsableArguments, Sendable {
             "Keep the last list the source gave in the state directory (cache.sqlite), so a restart or a failing source still has items (the default); --no-cache keeps nothing on disk."
     )
     public var cache: Bool?
+
+    @Option(
+        name: .customLong("refresh-interval"),
+        help: ArgumentHelp(
+            "Refetch the source this long after its last answer, 0.1 to 31536000 seconds (a load re-arms the timer); 0: never on a timer, and no retries after a failure; auto: for an HTTP source the lifetime its answers state (Cache-Control s-maxage or max-age, less Age, else Expires − Date; none with no-cache, no-store or neither), for a file, PostgreSQL or script source none. Default: auto.",
+            discussion:
+                "A refresh in the background publishes no loading state: a changed list is one new success state, an unchanged one (304, the same bytes, equal items) publishes nothing, a failure marks the items stale once.",
+            valueName: "seconds|auto"))
+    public var refreshInterval: String?
+
+    @Option(
+        name: .customLong("refresh-jitter"),
+        help: ArgumentHelp(
+            "Each refresh and retry delay is shortened by a random part of up to this fraction, 0 to 0.9, so daemons started together never refresh in lockstep. Default: 0.1.",
+            valueName: "fraction"))
+    public var refreshJitter: Double?
+
+    @Option(
+        name: .customLong("refresh-when"),
+        help: ArgumentHelp(
+            "always, or subscribed: refresh timers run only while at least one subscription exists, and the first subscriber to find the items older than the interval starts a refresh at once. Default: always.",
+            valueName: "always|subscribed"))
+    public var refreshWhen: String?
+
+    @Option(
+        name: .customLong("retry-max"),
+        help: ArgumentHelp(
+            "After a failed refresh, retry after about 1 s, doubling, jittered, never longer than this, 1 to 86400 seconds; a Retry-After (seconds or an HTTP date) on 429 or 503 is honoured up to an hour. Default: 300.",
+            valueName: "seconds"))
+    public var retryMax: Double?
+
+    /// nil when neither flag is given, so `"watchFile"` from the config file applies.
+    @Flag(
+        name: .customLong("watch-file"),
+        inversion: .prefixedNo,
+        help:
+            "Watch a file: source's directory with inotify and reload the file when it is written, replaced, deleted or created again (the default); --no-watch-file reads it only when loaded."
+    )
+    public var watchFile: Bool?
 
     @Option(
         help: ArgumentHelp(

@@ -1,4 +1,5 @@
 public import DepotCore
+public import DepotFreshness
 public import DepotHTTPSource
 public import DepotPlatform
 public import DepotPostgresSource
@@ -40,6 +41,10 @@ public struct DaemonSettings: Sendable, Equatable {
     public var startupStrategy: RetrievalStrategy = .defaultAtStartUp
     /// Whether the last list the source gave is kept in `cachePath`.
     public var cacheEnabled = true
+    /// How the source is refreshed in the background (interval, jitter, when, retries).
+    public var refresh = RefreshPolicy()
+    /// Whether a `file:` source is watched for changes.
+    public var watchFile = true
     /// Who may call what; replaced on a reload.
     public var access = AccessPolicy.default
     /// The on-disk cache: cache.sqlite in the state directory.
@@ -127,6 +132,8 @@ public struct DaemonSettings: Sendable, Equatable {
         settings.postgresPassword = lookup.postgresPassword(workingDirectory: workingDirectory)
         settings.startupStrategy = try lookup.startupStrategy()
         settings.cacheEnabled = cacheEnabled
+        settings.refresh = try lookup.refresh(for: source)
+        settings.watchFile = lookup.watchFile()
         settings.access = try lookup.access()
         settings.maxBatchAnswerBytes = try lookup.integer(
             .maxBatchAnswerBytes, flag: options.maxBatchAnswerBytes, "--max-batch-answer-bytes", file: file.maxBatchAnswerBytes,

@@ -9,9 +9,9 @@ import ServiceLifecycle
 import UnixSignals
 
 /// Reloads the configuration on SIGHUP (`systemctl reload depotd`): tells systemd RELOADING=1, reads the
-/// settings again, applies what can change while running — the log level, the limits, and the source (a new
-/// source, or id field, is loaded at once) and the configured named pipelines (their subscriptions switch to what
-/// they are now, or end) — and tells systemd READY=1. Settings that cannot change live (the
+/// settings again, applies what can change while running — the log level, the limits, the source (a new
+/// source, or id field, is loaded at once), the refresh settings and the file watch, and the configured named
+/// pipelines (their subscriptions switch to what they are now, or end) — and tells systemd READY=1. Settings that cannot change live (the
 /// socket) are reported and kept. An invalid configuration changes nothing: the old one keeps running, the
 /// journal says why, and so does the status line until a reload succeeds.
 final class Reloader: Service {
@@ -27,6 +27,7 @@ final class Reloader: Service {
     private let logger: Logger
     private let makeSource: @Sendable (DaemonSettings) throws -> any Source
     private let onSourceChanged: @Sendable (any Source) -> Void
+    private let onSettingsApplied: @Sendable (DaemonSettings, any Source) -> Void
 
     /// - Parameter hangups: SIGHUP, trapped before start-up so an early reload cannot end the process.
     init(
@@ -41,9 +42,11 @@ final class Reloader: Service {
         notifier: SystemdNotifier,
         logger: Logger,
         makeSource: @escaping @Sendable (DaemonSettings) throws -> any Source,
-        onSourceChanged: @escaping @Sendable (any Source) -> Void = { _ in }
+        onSourceChanged: @escaping @Sendable (any Source) -> Void = { _ in },
+        onSettingsApplied: @escaping @Sendable (DaemonSettings, any Source) -> Void = { _, _ in }
     ) {
         self.onSourceChanged = onSourceChanged
+        self.onSettingsApplied = onSettingsApplied
         self.hangups = hangups
         self.options = options
         self.workingDirectory = workingDirectory
@@ -90,6 +93,9 @@ final class Reloader: Service {
         if new.socketPath != old.socketPath || new.socketMode != old.socketMode {
             logger.warning("the socket's path and mode change only on restart; still listening on \(old.socketPath)")
         }
+        // The refresh settings and the file watch follow the source in force, new or not; a new file is watched
+        // before it is loaded, so no change in between goes unseen.
+        onSettingsApplied(new, source ?? repository.source)
         if let source {
             logger.info("the source changed to \(source.description); loading it")
             repository.replaceSource(source, idField: new.idField)

@@ -1,3 +1,4 @@
+import DepotFreshness
 import DepotHTTPSource
 import DepotServer
 
@@ -11,6 +12,9 @@ struct TimeoutSetting: Sendable {
     static let connect = TimeoutSetting(range: 0.1...600, defaultValue: HTTPSourceOptions.defaultConnectTimeout)
     /// One whole request to an HTTP source, body and redirects included.
     static let request = TimeoutSetting(range: 0.1...3600, defaultValue: HTTPSourceOptions.defaultRequestTimeout)
+
+    /// The longest wait between retries after failed refreshes.
+    static let retryMax = TimeoutSetting(range: 1...86_400, defaultValue: RefreshPolicy.defaultRetryMax)
 
     /// How long a line may sit unfinished before its connection is closed.
     static let partialLine = TimeoutSetting(range: 0.1...3600, defaultValue: ConnectionLimits.defaultPartialLineTimeout)

@@ -15,6 +15,8 @@ import Glibc
 /// settled marks the items stale, saying it was deleted; its return reloads it. depotd's own rewrite after a removal
 /// reads back as what the repository holds, and publishes nothing (`FileSource`'s digest).
 ///
+/// The watches are set when a path is given (at `init`, or by `watch(_:)`), before the source is loaded from it, so
+/// no change between that load and the watch goes unseen: events wait in the kernel until the service reads them.
 /// The inotify descriptor is read on an event loop (a NIO pipe channel); its events are handled on this service's
 /// task. A directory that does not exist, or a watch the system refuses (its per-user limits), is logged once and
 /// shown in `stats`, and depotd goes on without watching.
@@ -63,12 +65,15 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
         self.logger = logger
         self.settle = settle
         self.longest = longest
-        inbox.post(.watch(path))
+        inbox.post(.watch(path.flatMap(prepare)))
     }
 
-    /// Watches `path` from now on instead (a reload); nil stops watching.
+    /// Watches `path` from now on instead (a reload); nil stops watching. The watches are set before this returns.
     public func watch(_ path: String?) {
-        inbox.post(.watch(path))
+        if path == nil {
+            shown.withLock { $0 = (nil, nil) }
+        }
+        inbox.post(.watch(path.flatMap(prepare)))
     }
 
     /// The file watched, or why the file that should be is not.
@@ -87,16 +92,16 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
                 let now = self.clock.now
                 for event in self.inbox.take() {
                     switch event {
-                    case .watch(let path):
+                    case .watch(let prepared):
                         await self.close(&session)
-                        guard let path else { continue }
+                        guard let prepared else { continue }
                         sessions += 1
-                        session = await self.open(path, number: sessions)
+                        session = await self.open(prepared, number: sessions)
                     case .inotify(let event, let number) where number == session?.number:
                         self.observe(event, in: &session, at: now)
                     case .failed(let reason, let number) where number == session?.number:
                         self.problem("stopped watching \(session?.path.path ?? "the file") for changes: \(reason)")
-                        await self.close(&session, keepingProblem: true)
+                        await self.close(&session)
                     case .inotify, .failed:
                         continue  // from a watch closed since
                     }
@@ -112,9 +117,9 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
 
     // MARK: Watching
 
-    /// Starts watching `path`: an inotify instance read on an event loop, and its directories watched. nil, with the
-    /// problem logged and shown, when that cannot be done.
-    private func open(_ path: String, number: Int) async -> Session? {
+    /// An inotify instance with the directories `path` needs watched; nil, with the problem logged and shown, when
+    /// that cannot be done.
+    private func prepare(_ path: String) -> PreparedWatch? {
         let descriptor: Int32
         do {
             descriptor = try Inotify.open()
@@ -122,6 +127,20 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
             problem("not watching \(path) for changes: \(error); depotd goes on without watching it")
             return nil
         }
+        var watches: [Int32: String] = [:]
+        let watched = WatchedPath(path)
+        guard setWatches(&watches, for: watched, on: descriptor) else {
+            Glibc.close(descriptor)
+            return nil
+        }
+        shown.withLock { $0 = (path, nil) }
+        return PreparedWatch(path: watched, descriptor: descriptor, watches: watches, stamp: FileStamp.of(path))
+    }
+
+    /// Reads `prepared`'s descriptor on an event loop from now on; nil, with the problem logged and shown, when it
+    /// cannot be.
+    private func open(_ prepared: PreparedWatch, number: Int) async -> Session? {
+        let path = prepared.path.path
         let channel: any Channel
         do {
             channel = try await NIOPipeBootstrap(group: eventLoopGroup)
@@ -132,56 +151,50 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
                         try channel.pipeline.syncOperations.addHandler(FileWatchEventPoster(inbox: inbox, session: number))
                     }
                 }
-                .takingOwnershipOfDescriptor(input: descriptor)
+                .takingOwnershipOfDescriptor(input: prepared.descriptor)
                 .get()
         } catch {
-            Glibc.close(descriptor)
+            Glibc.close(prepared.descriptor)
             problem("not watching \(path) for changes: its inotify descriptor cannot be read (\(error)); depotd goes on without watching it")
             return nil
         }
+        logger.info("watching \(path) for changes (inotify on \(prepared.path.directories.joined(separator: " and ")))")
         var session = Session(
-            number: number, path: WatchedPath(path), descriptor: descriptor, channel: channel,
-            settler: FileChangeSettler(settle: settle, longest: longest), stamp: FileStamp.of(path))
-        session.missing = session.stamp == nil
-        guard setWatches(&session) else {
-            try? await channel.close()
-            return nil
-        }
-        logger.info("watching \(path) for changes (inotify on \(session.path.directories.joined(separator: " and ")))")
-        shown.withLock { $0 = (path, nil) }
+            number: number, path: prepared.path, descriptor: prepared.descriptor, channel: channel,
+            settler: FileChangeSettler(settle: settle, longest: longest), stamp: prepared.stamp)
+        session.watches = prepared.watches
+        session.missing = prepared.stamp == nil
         return session
     }
 
-    /// Watches the directories the path needs now and no others; false, with the problem logged and shown, when the
+    /// Watches the directories `path` needs now and no others; false, with the problem logged and shown, when the
     /// path's own directory cannot be watched.
-    private func setWatches(_ session: inout Session) -> Bool {
-        let wanted = session.path.directories
-        for (watch, directory) in session.watches where !wanted.contains(directory) {
-            Inotify.unwatch(watch, on: session.descriptor)
-            session.watches[watch] = nil
+    private func setWatches(_ watches: inout [Int32: String], for path: WatchedPath, on descriptor: Int32) -> Bool {
+        let wanted = path.directories
+        for (watch, directory) in watches where !wanted.contains(directory) {
+            Inotify.unwatch(watch, on: descriptor)
+            watches[watch] = nil
         }
-        for directory in wanted where !session.watches.values.contains(directory) {
+        for directory in wanted where !watches.values.contains(directory) {
             do {
-                session.watches[try Inotify.watch(directory, on: session.descriptor)] = directory
+                watches[try Inotify.watch(directory, on: descriptor)] = directory
             } catch {
-                guard directory == session.path.directory else {
-                    logger.warning("watching \(session.path.path) without the directory of the file it leads to: \(error)")
+                guard directory == path.directory else {
+                    logger.warning("watching \(path.path) without the directory of the file it leads to: \(error)")
                     continue
                 }
-                problem("not watching \(session.path.path) for changes: \(error); depotd goes on without watching it")
+                problem("not watching \(path.path) for changes: \(error); depotd goes on without watching it")
                 return false
             }
         }
         return true
     }
 
-    private func close(_ session: inout Session?, keepingProblem: Bool = false) async {
+    /// Stops reading the watch and closes its descriptor (what `stats` shows is set by whoever starts the next).
+    private func close(_ session: inout Session?) async {
         guard let open = session else { return }
         session = nil
         try? await open.channel.close()
-        if !keepingProblem {
-            shown.withLock { $0 = (nil, nil) }
-        }
     }
 
     /// Logs `message` once and shows it in `stats`.
@@ -217,7 +230,8 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
         if stamp == nil {
             if !open.missing {
                 open.missing = true
-                logger.warning("\(path) was deleted or moved away; keeping the last items, marked stale, until it is back")
+                // The journal's line is the repository's, as it marks the items stale.
+                logger.debug("\(path) was deleted or moved away")
                 repository.refresh(.fileDeleted(reason: "\(path) was deleted or moved away; these are the items it held last"))
             }
         } else if open.direct || open.missing || stamp != open.stamp {
@@ -230,16 +244,26 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
         let current = WatchedPath(path)
         if current != open.path {
             open.path = current
-            if !setWatches(&open) {
+            if !setWatches(&open.watches, for: current, on: open.descriptor) {
                 logger.warning("no longer watching \(path) for changes")
             }
         }
     }
 }
 
-/// What reaches a `FileWatcher`'s task: a path to watch, an event of the watch numbered `session`, or its end.
+/// An inotify instance set up for a path, waiting to be read: its watches already report every change.
+private struct PreparedWatch: Sendable {
+    let path: WatchedPath
+    let descriptor: Int32
+    let watches: [Int32: String]
+    /// What the file was when the watches were set; nil when it was not there.
+    let stamp: FileStamp?
+}
+
+/// What reaches a `FileWatcher`'s task: a watch to read (nil: none), an event of the watch numbered `session`, or
+/// its end.
 private enum FileWatchEvent: Sendable {
-    case watch(String?)
+    case watch(PreparedWatch?)
     case inotify(InotifyEvent, session: Int)
     case failed(String, session: Int)
 }

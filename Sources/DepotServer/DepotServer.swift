@@ -28,6 +28,7 @@ public final class DepotServer: Service {
     var connections: ConnectionCounter { statistics.connections }
 
     /// - Parameters:
+    ///   - freshness: what keeps the items fresh, for `stats`; nil when nothing does.
     ///   - onListening: called once the socket accepts connections.
     ///   - onSubscribersChanged: called with the number of active subscriptions whenever it changes.
     public init(
@@ -38,6 +39,7 @@ public final class DepotServer: Service {
         pipelines: PipelineLibrary? = nil,
         access: AccessPolicy = .default,
         cacheBytes: @escaping @Sendable () -> Int? = { nil },
+        freshness: @escaping @Sendable () -> FreshnessStatus? = { nil },
         onListening: @escaping @Sendable () -> Void = {},
         onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
@@ -52,7 +54,7 @@ public final class DepotServer: Service {
             idField: { [repository] in repository.idField },
             library: pipelines ?? PipelineLibrary(storeDirectory: nil, logger: logger), onSubscribersChanged: onSubscribersChanged)
         self.access = AccessControl(access)
-        self.statistics = ServerStatistics(cacheBytes: cacheBytes)
+        self.statistics = ServerStatistics(cacheBytes: cacheBytes, freshness: freshness)
         self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout, access: self.access, statistics: statistics)
         repository.addObserver(fanout)
     }

@@ -12,15 +12,18 @@ final class ServerStatistics: Sendable {
     private let started = ContinuousClock.now
     /// The on-disk cache's size; nil when there is none.
     private let cacheBytes: @Sendable () -> Int?
+    /// What keeps the items fresh (the refresh schedule, the file watch); nil when nothing does.
+    private let freshness: @Sendable () -> FreshnessStatus?
 
     init(
         connections: ConnectionCounter = ConnectionCounter(), memory: ClientMemory = ClientMemory(), limits: LimitCounters = LimitCounters(),
-        cacheBytes: @escaping @Sendable () -> Int? = { nil }
+        cacheBytes: @escaping @Sendable () -> Int? = { nil }, freshness: @escaping @Sendable () -> FreshnessStatus? = { nil }
     ) {
         self.connections = connections
         self.memory = memory
         self.limits = limits
         self.cacheBytes = cacheBytes
+        self.freshness = freshness
     }
 
     /// Gathers everything and calls `done` once, on whichever thread the last subscription loop answers on.
@@ -52,7 +55,7 @@ final class ServerStatistics: Sendable {
         let uptime = started.duration(to: .now)
         var stale: Bool?
         if case .success(_, let provenance) = current.state { stale = provenance.stale }
-        return DepotStatistics(
+        var statistics = DepotStatistics(
             epoch: repository.epoch, seq: current.seq, status: current.state.status.rawValue, items: current.state.items?.count,
             stale: stale,
             uptimeSeconds: Int(uptime.components.seconds), connections: connections.total, users: users, subscriptions: subscriptions,
@@ -60,6 +63,20 @@ final class ServerStatistics: Sendable {
             cacheBytes: cacheBytes(), residentBytes: ProcessResources.residentBytes, openFiles: ProcessResources.openFiles,
             unfinishedLineBytes: memory.unfinished,
             limitsHit: limits.all.map { DepotStatistics.LimitHit(limit: $0.0.rawValue, count: $0.1) })
+        statistics.staleReason = current.state.provenance?.staleReason
+        statistics.refresh = Self.refresh(freshness(), repository.sourceHealth)
+        return statistics
+    }
+
+    /// The refresh's figures as the wire gives them; nil when nothing keeps the items fresh.
+    private static func refresh(_ freshness: FreshnessStatus?, _ health: SourceHealth) -> DepotStatistics.Refresh? {
+        guard let freshness else { return nil }
+        return DepotStatistics.Refresh(
+            intervalSeconds: freshness.interval.map { Double($0.wholeMilliseconds) / 1000 }, intervalFrom: freshness.intervalFrom,
+            nextRefreshAt: freshness.nextRefreshAt.map(RFC3339.string), retrying: freshness.retrying, paused: freshness.paused,
+            lastAttemptAt: health.lastAttemptAt.map(RFC3339.string), lastSuccessAt: health.lastSuccessAt.map(RFC3339.string),
+            consecutiveFailures: health.consecutiveFailures, failingSince: health.failingSince.map(RFC3339.string), lastError: health.lastError,
+            watchedFile: freshness.watchedFile, watchProblem: freshness.watchProblem)
     }
 
     private static func calls(_ calls: SourceCallStatistics.Calls) -> DepotStatistics.SourceCalls {

@@ -75,6 +75,52 @@ public struct DepotStatistics: Sendable, Equatable {
         }
     }
 
+    /// How the source is kept fresh, and how it has answered lately: the refresh interval in force and what set it,
+    /// the next refresh, the last attempt and answer, the failures in a row, and the file watched. Times are RFC 3339
+    /// (`RFC3339`).
+    public struct Refresh: Sendable, Equatable {
+        /// Seconds between the last answer and the next refresh; nil when nothing refreshes on a timer.
+        public var intervalSeconds: Double?
+        /// `setting`, `max-age`, `s-maxage`, `Expires`; or why there is no interval: `off`, `no-cache`, `no-store`,
+        /// `no lifetime`, `not yet known`, `source` (a file, table or script is not refreshed on a timer).
+        public var intervalFrom: String
+        public var nextRefreshAt: String?
+        /// The next refresh is a retry after failures.
+        public var retrying: Bool
+        /// Refreshes wait for a subscriber (`--refresh-when subscribed`).
+        public var paused: Bool
+        public var lastAttemptAt: String?
+        /// The last time the source gave the items or confirmed them unchanged.
+        public var lastSuccessAt: String?
+        public var consecutiveFailures: Int
+        /// When the current run of failures began.
+        public var failingSince: String?
+        public var lastError: String?
+        /// The file watched for changes; nil when none is.
+        public var watchedFile: String?
+        /// Why the file is not watched; nil when it is, or none should be.
+        public var watchProblem: String?
+
+        public init(
+            intervalSeconds: Double?, intervalFrom: String, nextRefreshAt: String? = nil, retrying: Bool = false, paused: Bool = false,
+            lastAttemptAt: String? = nil, lastSuccessAt: String? = nil, consecutiveFailures: Int = 0, failingSince: String? = nil,
+            lastError: String? = nil, watchedFile: String? = nil, watchProblem: String? = nil
+        ) {
+            self.intervalSeconds = intervalSeconds
+            self.intervalFrom = intervalFrom
+            self.nextRefreshAt = nextRefreshAt
+            self.retrying = retrying
+            self.paused = paused
+            self.lastAttemptAt = lastAttemptAt
+            self.lastSuccessAt = lastSuccessAt
+            self.consecutiveFailures = consecutiveFailures
+            self.failingSince = failingSince
+            self.lastError = lastError
+            self.watchedFile = watchedFile
+            self.watchProblem = watchProblem
+        }
+    }
+
     /// One limit: its setting's name and how often it was reached.
     public struct LimitHit: Sendable, Equatable {
         public var limit: String
@@ -94,6 +140,8 @@ public struct DepotStatistics: Sendable, Equatable {
     public var items: Int?
     /// Whether those items are the last good ones, the source unreachable; nil unless the state is a success.
     public var stale: Bool?
+    /// Why they are stale, as the state says; nil unless they are.
+    public var staleReason: String?
     public var uptimeSeconds: Int
     public var connections: Int
     public var users: [User]
@@ -101,6 +149,8 @@ public struct DepotStatistics: Sendable, Equatable {
     public var source: String
     public var fetches: SourceCalls
     public var deletes: SourceCalls
+    /// How the source is kept fresh; nil from a depotd that does not say.
+    public var refresh: Refresh?
     /// The on-disk cache's size (its files); nil without a cache.
     public var cacheBytes: Int?
     public var residentBytes: Int?
@@ -146,7 +196,8 @@ public struct DepotStatistics: Sendable, Equatable {
     public var json: JSONValue {
         Self.object([
             ("epoch", .string(epoch)), ("seq", Self.number(seq)), ("status", .string(status)), ("items", items.map(Self.number)),
-            ("stale", stale.map(JSONValue.bool)), ("uptimeSeconds", Self.number(uptimeSeconds)), ("connections", Self.number(connections)),
+            ("stale", stale.map(JSONValue.bool)), ("staleReason", staleReason.map(JSONValue.string)),
+            ("uptimeSeconds", Self.number(uptimeSeconds)), ("connections", Self.number(connections)),
             (
                 "users",
                 .array(
@@ -170,12 +221,33 @@ public struct DepotStatistics: Sendable, Equatable {
                         ])
                     })
             ),
-            ("source", Self.object([("name", .string(source)), ("fetches", Self.json(fetches)), ("deletes", Self.json(deletes))])),
+            (
+                "source",
+                Self.object([("name", .string(source)), ("fetches", Self.json(fetches)), ("deletes", Self.json(deletes))] + Self.members(refresh))
+            ),
             ("cacheBytes", cacheBytes.map(Self.number)),
             ("process", Self.object([("residentBytes", residentBytes.map(Self.number)), ("openFiles", openFiles.map(Self.number))])),
             ("unfinishedLineBytes", Self.number(unfinishedLineBytes)),
             ("limitsHit", .object(JSONObject(limitsHit.map { ($0.limit, Self.number($0.count)) }))),
         ])
+    }
+
+    /// The refresh's members of the `source` object; none when there is nothing to say.
+    private static func members(_ refresh: Refresh?) -> [(String, JSONValue?)] {
+        guard let refresh else { return [] }
+        let interval = refresh.intervalSeconds.flatMap { seconds -> JSONValue? in
+            let milliseconds = Int64((seconds * 1000).rounded())
+            let literal = milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
+            return JSONNumber(literal: literal).map(JSONValue.number)
+        }
+        return [
+            ("interval", interval), ("intervalFrom", .string(refresh.intervalFrom)), ("nextRefreshAt", refresh.nextRefreshAt.map(JSONValue.string)),
+            ("retrying", .bool(refresh.retrying)), ("paused", .bool(refresh.paused)),
+            ("lastAttemptAt", refresh.lastAttemptAt.map(JSONValue.string)), ("lastSuccessAt", refresh.lastSuccessAt.map(JSONValue.string)),
+            ("consecutiveFailures", number(refresh.consecutiveFailures)), ("failingSince", refresh.failingSince.map(JSONValue.string)),
+            ("lastError", refresh.lastError.map(JSONValue.string)), ("watching", .bool(refresh.watchedFile != nil)),
+            ("watchedFile", refresh.watchedFile.map(JSONValue.string)), ("watchProblem", refresh.watchProblem.map(JSONValue.string)),
+        ]
     }
 
     private static func json(_ calls: SourceCalls) -> JSONValue {
@@ -207,6 +279,7 @@ public struct DepotStatistics: Sendable, Equatable {
         status = try members.string("status")
         items = try members.optionalNonNegativeInteger("items")
         stale = try members.optionalBool("stale")
+        staleReason = try members.optionalString("staleReason")
         uptimeSeconds = try members.nonNegativeInteger("uptimeSeconds")
         connections = try members.nonNegativeInteger("connections")
         var users: [User] = []
@@ -236,6 +309,16 @@ public struct DepotStatistics: Sendable, Equatable {
         self.source = try source.string("name")
         fetches = try calls(try source.members("fetches"))
         deletes = try calls(try source.members("deletes"))
+        if let intervalFrom = try source.optionalString("intervalFrom") {
+            refresh = Refresh(
+                intervalSeconds: source.object["interval"]?.numberValue?.doubleValue, intervalFrom: intervalFrom,
+                nextRefreshAt: try source.optionalString("nextRefreshAt"), retrying: try source.optionalBool("retrying") ?? false,
+                paused: try source.optionalBool("paused") ?? false, lastAttemptAt: try source.optionalString("lastAttemptAt"),
+                lastSuccessAt: try source.optionalString("lastSuccessAt"),
+                consecutiveFailures: try source.optionalNonNegativeInteger("consecutiveFailures") ?? 0,
+                failingSince: try source.optionalString("failingSince"), lastError: try source.optionalString("lastError"),
+                watchedFile: try source.optionalString("watchedFile"), watchProblem: try source.optionalString("watchProblem"))
+        }
         cacheBytes = try members.optionalNonNegativeInteger("cacheBytes")
         let process = try members.members("process")
         residentBytes = try process.optionalNonNegativeInteger("residentBytes")

@@ -17,4 +17,24 @@ struct RFC3339Tests {
     func format(seconds: Double, text: String) {
         #expect(RFC3339.string(from: Date(timeIntervalSince1970: seconds)) == text)
     }
+
+    @Test("read back: what string(from:) writes, to the millisecond; a fraction of any length, or none")
+    func parse() {
+        for seconds in [0.0, 1_763_757_709.123, 951_782_400.5, -0.25] {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(RFC3339.date(from: RFC3339.string(from: date)) == date)
+        }
+        #expect(RFC3339.date(from: "2025-11-21T20:41:49Z") == Date(timeIntervalSince1970: 1_763_757_709))
+        #expect(RFC3339.date(from: "2025-11-21T20:41:49.5Z") == Date(timeIntervalSince1970: 1_763_757_709.5))
+    }
+
+    @Test(
+        "anything else is nil",
+        arguments: [
+            "", "2025-11-21", "2025-11-21T20:41:49", "2025-11-21T20:41:49+01:00", "2025-11-21 20:41:49Z", "x025-11-21T20:41:49Z",
+            "2025-11-21T20:41:49.Z",
+        ])
+    func invalid(_ text: String) {
+        #expect(RFC3339.date(from: text) == nil)
+    }
 }

@@ -1,12 +1,14 @@
+import ArgumentParser
 import DepotDaemon
 import DepotTestSupport
+import Foundation
 import Testing
 
 @Suite("ConfigurationFile")
 struct ConfigurationFileTests {
     static let keysList =
         "socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, "
-        + "itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, access"
+        + "refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, access"
 
     @Test("all keys are parsed")
     func allKeys() throws {
@@ -195,5 +197,18 @@ struct ConfigurationFileTests {
     @Test("the documented keys")
     func keys() {
         #expect(ConfigurationFile.keys.joined(separator: ", ") == Self.keysList)
+    }
+
+    @Test("--config's help, which depotd.json(5) is made from, names every key a flag sets, and the others too")
+    func keysInHelp() throws {
+        let text = DaemonOptions.helpMessage().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let start = try #require(text.firstRange(of: "camelCase ("))
+        let listed = text[start.upperBound...].prefix { $0 != ")" }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let others = ["headers", "headerFiles", "headerCredentials", "access"]
+        #expect(listed.count + others.count == ConfigurationFile.keys.count)
+        #expect(Set(listed + others) == Set(ConfigurationFile.keys))
+        for key in others {
+            #expect(text.contains(key), "\(key) is named in --config's help")
+        }
     }
 }

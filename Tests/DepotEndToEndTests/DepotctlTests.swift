@@ -205,7 +205,8 @@ struct DepotctlTests {
             let again = try JSONParser.parse(replayed[0])
             #expect(again["state"] == optimistic["state"] && again["delta"] == optimistic["delta"], "the missed states again, exactly")
             #expect(try JSONParser.parse(replayed[1])["state"]?["seq"]?.numberValue?.intValue == removed.seq)
-            #expect(resumer.standardError.value.contains("resumed after \(epoch):\(seq)"))
+            // stderr is read apart from stdout: wait for the line rather than expect it already read.
+            try await resumer.waitForError(containing: "resumed after \(epoch):\(seq)")
             resumer.signal(SIGINT)
             _ = try await resumer.waitForExit()
 
@@ -375,7 +376,8 @@ struct DepotctlTests {
             _ = try await daemon.connect().call("load")
             let fresh = try await daemon.depotctl(["status"])
             #expect(fresh.status == 0, "\(fresh.standardError)")
-            #expect(fresh.standardOutput.hasPrefix("success · 3 items · fresh · seq "), "\(fresh.standardOutput)")
+            #expect(fresh.standardOutput.hasPrefix("success · 3 items · fresh · checked "), "\(fresh.standardOutput)")
+            #expect(fresh.standardOutput.contains(" · watching the file · seq "), "\(fresh.standardOutput)")
             let json = try JSONParser.parse(try await daemon.depotctl(["status", "--json"]).standardOutput)
             #expect(json["fresh"] == true && json["items"] == .number(JSONNumber(3)))
 
@@ -389,14 +391,16 @@ struct DepotctlTests {
             #expect(load.standardOutput.contains("stale because "), "\(load.standardOutput)")
             let stale = try await daemon.depotctl(["status"])
             #expect(stale.status == 4)
-            #expect(stale.standardOutput.hasPrefix("success · 3 items · stale · seq "), "\(stale.standardOutput)")
+            #expect(stale.standardOutput.hasPrefix("success · 3 items · stale since "), "\(stale.standardOutput)")
+            #expect(stale.standardOutput.contains(path), "the reason names the file: \(stale.standardOutput)")
             #expect(try await daemon.depotctl(["status", "--quiet"]).standardOutput.isEmpty)
 
             // Without a cache to fall back on, the same load is a failure.
             _ = try await daemon.connect().call("wipe")
             _ = try? await daemon.connect().call("load")
             let failed = try await daemon.depotctl(["status"])
-            #expect(failed.status == 4 && failed.standardOutput.hasPrefix("failure · seq "), "\(failed.standardOutput)")
+            #expect(failed.status == 4 && failed.standardOutput.hasPrefix("failure · "), "\(failed.standardOutput)")
+            #expect(failed.standardOutput.contains(path), "the last error names the file: \(failed.standardOutput)")
             let state = try await daemon.depotctl(["state"])
             #expect(state.status == 4 && state.standardOutput.hasPrefix("failure · seq "), "\(state.standardOutput)")
         }

@@ -134,8 +134,9 @@ struct FileWatcherTests {
             let removed = try await harness.repository.remove(id: "2").result.get()
             try await withTimeout(.seconds(30), "the rewrite to be seen") { await harness.clock.sleepers.wait { !$0.isEmpty } }
             harness.clock.advance(by: .seconds(1))
+            // The load, and the refresh the rewrite caused: each read the file.
             try await withTimeout(.seconds(30), "the refresh the rewrite caused") { await harness.activity.wait { $0.count == 2 } }
-            #expect(harness.activity.value == [.answered(lifetime: nil), .answered(lifetime: nil)], "the file was read, and answered")
+            #expect(harness.activity.value.allSatisfy { $0 == .answered(lifetime: nil) }, "the file was read, and answered")
             #expect(harness.recorder.states.value.last == removed, "and nothing was published")
         }
     }

@@ -1,0 +1,47 @@
+import DepotCore
+import DepotFreshness
+import DepotPlatform
+import DepotSources
+import Logging
+
+/// What keeps depotd's collection fresh: the refresh scheduler, and the watch of a `file:` source (the demo
+/// collection's too). Both follow a reload: new settings, and a new source, watched instead (or no longer).
+final class Freshness: Sendable {
+    let scheduler: RefreshScheduler<ContinuousClock>
+    let watcher: FileWatcher<ContinuousClock>
+    /// The file watched now, so a reload that changes nothing of it does not start the watch again.
+    private let watched: Locked<String?>
+
+    init(settings: DaemonSettings, source: any Source, repository: Repository, logger: Logger) {
+        let path = Self.watchedPath(settings, source)
+        scheduler = RefreshScheduler(repository: repository, policy: settings.refresh, clock: ContinuousClock(), logger: logger)
+        watcher = FileWatcher(path: path, repository: repository, clock: ContinuousClock(), logger: logger)
+        watched = Locked(path)
+    }
+
+    /// The file to watch: a `file:` source's, unless watching is off.
+    static func watchedPath(_ settings: DaemonSettings, _ source: any Source) -> String? {
+        guard settings.watchFile, let file = source as? FileSource else { return nil }
+        return file.path
+    }
+
+    /// Follows new settings and the source in force after a reload.
+    func apply(_ settings: DaemonSettings, source: any Source) {
+        scheduler.update(settings.refresh)
+        let path = Self.watchedPath(settings, source)
+        let changed = watched.withLock { watched in
+            defer { watched = path }
+            return watched != path
+        }
+        if changed {
+            watcher.watch(path)
+        }
+    }
+
+    /// The schedule and the watch, as `stats` shows them.
+    var status: FreshnessStatus {
+        var status = scheduler.status
+        (status.watchedFile, status.watchProblem) = watcher.status
+        return status
+    }
+}
