@@ -35,6 +35,9 @@ public struct RefreshPolicy: Sendable, Equatable {
     public static let defaultRetryMax = Duration.seconds(300)
     /// The first retry after a failure comes after about this long; each next one after twice the last.
     public static let firstRetry = Duration.seconds(1)
+    /// The first refresh after a start is shortened by a random part of up to this fraction of the interval (the most
+    /// the jitter may be), so a fleet started together is spread over the interval from its first refresh on.
+    public static let firstSpread = 0.9
     /// A `Retry-After` is honoured up to this long.
     public static let longestRetryAfter = Duration.seconds(3600)
 

@@ -1,4 +1,5 @@
 public import DepotCore
+import DepotPlatform
 
 /// When to refresh the source in the background, as a value: told what happened — the source answered or failed,
 /// the items were dropped, subscribers came or went, the timer fired, a refresh it asked for finished, the settings
@@ -7,7 +8,9 @@ public import DepotCore
 ///
 /// - After an answer (a refresh's, or a `load`'s: every answer re-arms), the next refresh comes after the interval in
 ///   force — the setting, or for `auto` the lifetime the source's answers state — shortened by up to the jitter
-///   fraction, so that daemons started together drift apart.
+///   fraction. The first after a start comes at a random point between a tenth of the interval and all of it (unless
+///   the jitter is 0), so a fleet started together spreads over the interval at once, and the small jitter of each
+///   later delay keeps it spread.
 /// - After a failure, a retry after about 1 s, doubling each time up to `retryMax`, jittered the same way; a
 ///   `Retry-After` is honoured up to an hour, and lengthened (never shortened) by up to the jitter fraction. The
 ///   next answer returns to the interval. With the interval `off`, nothing is retried either.
@@ -40,6 +43,8 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
     public private(set) var refreshing = false
     /// When the source last answered and the draw of that moment: what a change of settings computes from.
     private var lastAnswer: (at: Instant, draw: Double)?
+    /// No interval has been armed since the start yet: the first is spread over the whole interval.
+    private var firstSinceStart = true
 
     public init(policy: RefreshPolicy) {
         self.policy = policy
@@ -74,7 +79,8 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
         failures = 0
         refreshing = false
         lastAnswer = (now, draw)
-        due = interval.duration.map { now.advanced(by: shortened($0, by: draw)) }
+        due = interval.duration.map { now.advanced(by: shortened($0, by: draw, spreading: firstSinceStart)) }
+        if due != nil { firstSinceStart = false }
         return action(at: now)
     }
 
@@ -134,9 +140,16 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
 
     // MARK: Delays
 
-    /// `duration` less a random part of up to the jitter fraction.
-    private func shortened(_ duration: Duration, by draw: Double) -> Duration {
-        duration * (1 - min(max(draw, 0), 1) * policy.jitter)
+    /// `duration` less a random part of up to the jitter fraction; `spreading` (the first delay after a start), of up
+    /// to nine tenths of it, unless the jitter is 0.
+    private func shortened(_ duration: Duration, by draw: Double, spreading: Bool = false) -> Duration {
+        let fraction = spreading && policy.jitter > 0 ? RefreshPolicy.firstSpread : policy.jitter
+        return Self.milliseconds(duration, times: 1 - min(max(draw, 0), 1) * fraction)
+    }
+
+    /// `duration` × `factor`, to the millisecond (a schedule needs no finer, and whole milliseconds compare exactly).
+    private static func milliseconds(_ duration: Duration, times factor: Double) -> Duration {
+        .milliseconds(Int64((Double(duration.wholeMilliseconds) * factor).rounded()))
     }
 
     /// About 1 s, doubling with each failure up to `retryMax`, shortened by the jitter; at least `retryAfter` (up to
@@ -148,7 +161,7 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
         if backoff > policy.retryMax { backoff = policy.retryMax }
         var delay = shortened(backoff, by: draw)
         if let retryAfter {
-            let asked = min(retryAfter, RefreshPolicy.longestRetryAfter) * (1 + min(max(draw, 0), 1) * policy.jitter)
+            let asked = Self.milliseconds(min(retryAfter, RefreshPolicy.longestRetryAfter), times: 1 + min(max(draw, 0), 1) * policy.jitter)
             delay = max(delay, min(asked, RefreshPolicy.longestRetryAfter))
         }
         return delay

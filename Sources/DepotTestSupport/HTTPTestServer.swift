@@ -1,3 +1,4 @@
+import DepotPlatform
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -30,6 +31,8 @@ public final class HTTPTestServer: Sendable {
         /// 200 with a chunked body that never ends: 64 KiB chunks as fast as the client reads them, until it
         /// closes the connection (or after 1 GiB, so that a broken client cannot keep a test running forever).
         case endless
+        /// A complete response, sent once `held` is released: a source that answers late, exactly when the test says.
+        case held(HeldReplies, status: Int, headers: [(String, String)] = [], body: String = "")
     }
 
     public let port: Int
@@ -114,16 +117,9 @@ extension HTTPTestServer {
             let channel = context.channel
             switch reply {
             case .respond(let status, let extra, let body):
-                var headers = HTTPHeaders(extra)
-                headers.replaceOrAdd(name: "Content-Length", value: String(body.utf8.count))
-                headers.replaceOrAdd(name: "Connection", value: "close")
-                context.write(
-                    wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))),
-                    promise: nil)
-                if !body.isEmpty {
-                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
-                }
-                context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+                Self.respond(on: channel, status: status, headers: extra, body: body)
+            case .held(let held, let status, let extra, let body):
+                held.hold { channel.eventLoop.execute { Self.respond(on: channel, status: status, headers: extra, body: body) } }
             case .hang:
                 break
             case .endless:
@@ -131,6 +127,20 @@ extension HTTPTestServer {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
                 Self.writeChunks(to: channel, chunk: ByteBuffer(repeating: UInt8(ascii: " "), count: 64 * 1024), remaining: 16 * 1024)
             }
+        }
+
+        /// Writes a whole response and closes the connection.
+        private static func respond(on channel: any Channel, status: Int, headers extra: [(String, String)], body: String) {
+            var headers = HTTPHeaders(extra)
+            headers.replaceOrAdd(name: "Content-Length", value: String(body.utf8.count))
+            headers.replaceOrAdd(name: "Connection", value: "close")
+            channel.write(
+                HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)),
+                promise: nil)
+            if !body.isEmpty {
+                channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
+            }
+            channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
         }
 
         /// Writes `remaining` more chunks, each once the last has gone out, and stops at the first failed write.
@@ -143,5 +153,32 @@ extension HTTPTestServer {
                 writeChunks(to: channel, chunk: chunk, remaining: remaining - 1)
             }
         }
+    }
+}
+
+/// Answers an `HTTPTestServer` holds until the test releases them, then sends at once: a source that answers late,
+/// exactly when the test says, with no sleep.
+public final class HeldReplies: Sendable {
+    private let state = Locked<(released: Bool, waiting: [@Sendable () -> Void])>((false, []))
+
+    public init() {}
+
+    /// Sends every held answer, and every later one at once.
+    public func release() {
+        let waiting = state.withLock { state -> [@Sendable () -> Void] in
+            state.released = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        waiting.forEach { $0() }
+    }
+
+    func hold(_ answer: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.released { return true }
+            state.waiting.append(answer)
+            return false
+        }
+        if now { answer() }
     }
 }

@@ -18,6 +18,19 @@ struct RefreshScheduleTests {
         Schedule(policy: RefreshPolicy(interval: interval, jitter: jitter, when: when, retryMax: retryMax, sourceStatesLifetimes: http))
     }
 
+    @Test("the first refresh after a start comes at a random point of the interval, from a tenth of it to all of it")
+    func firstAfterStart() {
+        for (draw, expected) in [(0.0, 60.0), (0.5, 33), (1, 6)] {
+            var schedule = Self.schedule()
+            #expect(schedule.answered(at: Self.at(0), lifetime: nil, draw: draw) == Self.wait(expected))
+        }
+        var unjittered = Self.schedule(jitter: 0)
+        #expect(unjittered.answered(at: Self.at(0), lifetime: nil, draw: 1) == Self.wait(60), "no jitter, no spread either")
+        var off = Self.schedule(.auto, http: true)
+        _ = off.answered(at: Self.at(0), lifetime: .noRefresh(.noCache), draw: 0)
+        #expect(off.answered(at: Self.at(1), lifetime: FreshnessLifetime(.seconds(10), from: .maxAge), draw: 1) == Self.wait(2), "the first armed")
+    }
+
     @Test("after an answer the next refresh is one interval later, shortened by the draw's part of the jitter fraction")
     func interval() {
         var schedule = Self.schedule()
@@ -31,6 +44,7 @@ struct RefreshScheduleTests {
     func jitterBounds(_ jitter: Double) {
         for step in 0..<100 {
             var schedule = Self.schedule(jitter: jitter)
+            _ = schedule.answered(at: Self.at(0), lifetime: nil, draw: 0)
             let draw = Double(step) / 100
             guard case .wait(let until) = schedule.answered(at: Self.at(0), lifetime: nil, draw: draw) else {
                 Issue.record("no timer armed")

@@ -1,0 +1,217 @@
+import DepotClient
+import DepotJSON
+import DepotPlatform
+import DepotTestSupport
+import DepotWire
+import Foundation
+import Testing
+
+/// depotd refreshing an HTTP source in the background against a real server that counts its requests and the
+/// conditional headers they carry; one load at a time across many clients; a fleet that does not move in lockstep.
+@Suite("depotd: refreshing in the background, one load at a time")
+struct RefreshEndToEndTests {
+    /// A list the server serves with an ETag of its version; `304` when asked about the version it has.
+    final class VersionedList: Sendable {
+        let version = Locked(1)
+        let cacheControl: String?
+
+        init(cacheControl: String?) {
+            self.cacheControl = cacheControl
+        }
+
+        func reply(_ request: HTTPTestServer.Request) -> HTTPTestServer.Reply {
+            let version = version.withLock { $0 }
+            var headers = [("ETag", "\"v\(version)\"")]
+            if let cacheControl { headers.append(("Cache-Control", cacheControl)) }
+            if request.header("If-None-Match") == "\"v\(version)\"" {
+                return .respond(status: 304, headers: headers)
+            }
+            let items = (1...(version + 1)).map { #"{"id": \#($0)}"# }.joined(separator: ",")
+            return .respond(status: 200, headers: headers, body: "[\(items)]")
+        }
+    }
+
+    /// Every state a subscriber receives, as `success N` (its item count), `stale N`, or the status.
+    static func collect(_ subscription: DepotSubscription, into seen: Condition<[String]>) async {
+        for await change in subscription where change.heartbeat == nil {
+            let state = change.state
+            let status = state["status"]?.stringValue ?? "?"
+            let count = state["items"]?.arrayValue?.count ?? 0
+            let line = status == "success" ? "\(state["stale"] == true ? "stale" : "success") \(count)" : status
+            seen.update { $0.append(line) }
+        }
+    }
+
+    /// What a subscriber saw after the start-up load (which it may have joined while it was loading).
+    static func afterStart(_ seen: Condition<[String]>) -> [String] {
+        Array(seen.value.drop { $0 == "loading" })
+    }
+
+    @Test("auto with max-age: asked again when the answer's lifetime ends, conditionally; a 304 publishes nothing, a change one state")
+    func maxAge() async throws {
+        let list = VersionedList(cacheControl: "max-age=1")
+        let server = try await HTTPTestServer.start { list.reply($0) }
+        defer { Task { await server.stop() } }
+        try await withDaemon(["--source", server.url("/items"), "--no-cache"]) { daemon in
+            let seen = Condition<[String]>([])
+            let subscription = try await daemon.connect().subscribe()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await Self.collect(subscription, into: seen) }
+                try await withTimeout(.seconds(60), "three requests") { await server.requests.wait { $0.count >= 3 } }
+                let requests = server.requests.value
+                #expect(requests[0].header("If-None-Match") == nil)
+                #expect(requests.dropFirst().allSatisfy { $0.header("If-None-Match") == "\"v1\"" }, "each refresh names the version held")
+                #expect(Self.afterStart(seen) == ["success 2"], "304s publish nothing: \(seen.value)")
+
+                let stats = try DepotStatistics(decoding: try await daemon.connect().call("stats"))
+                #expect(stats.refresh?.intervalSeconds == 1 && stats.refresh?.intervalFrom == "max-age")
+                #expect(stats.refresh?.nextRefreshAt != nil && stats.refresh?.lastSuccessAt != nil)
+
+                list.version.withLock { $0 = 2 }
+                try await withTimeout(.seconds(60), "the change") { await seen.wait { $0.last == "success 3" } }
+                let count = server.requests.value.count
+                try await withTimeout(.seconds(60), "another 304") { await server.requests.wait { $0.count >= count + 2 } }
+                #expect(Self.afterStart(seen) == ["success 2", "success 3"], "one state for the change, none else: \(seen.value)")
+                group.cancelAll()
+            }
+        }
+    }
+
+    @Test("a failing source: the items stay, stale once with the reason; Retry-After is honoured; the first answer after makes them fresh")
+    func failures() async throws {
+        let failing = Locked(0)  // failures still to answer
+        let times = Locked<[ContinuousClock.Instant]>([])
+        let list = VersionedList(cacheControl: nil)
+        let server = try await HTTPTestServer.start { request in
+            times.withLock { $0.append(.now) }
+            let fail = failing.withLock { failing -> Bool in
+                defer { failing = max(0, failing - 1) }
+                return failing > 0
+            }
+            return fail ? .respond(status: 503, headers: [("Retry-After", "2")]) : list.reply(request)
+        }
+        defer { Task { await server.stop() } }
+        try await withDaemon(["--source", server.url("/items"), "--no-cache", "--refresh-interval", "0.5"]) { daemon in
+            let seen = Condition<[String]>([])
+            let subscription = try await daemon.connect().subscribe()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await Self.collect(subscription, into: seen) }
+                try await withTimeout(.seconds(60), "a refresh") { await server.requests.wait { $0.count >= 2 } }
+                let before = server.requests.value.count
+                failing.withLock { $0 = 2 }
+                try await withTimeout(.seconds(60), "the stale state") { await seen.wait { $0.last == "stale 2" } }
+                let stats = try DepotStatistics(decoding: try await daemon.connect().call("stats"))
+                #expect(stats.staleReason?.contains("503 Service Unavailable") == true)
+                #expect(stats.refresh?.consecutiveFailures ?? 0 >= 1 && stats.refresh?.retrying == true)
+                try await withTimeout(.seconds(60), "fresh again") { await seen.wait { $0.last == "success 2" } }
+                #expect(Self.afterStart(seen) == ["success 2", "stale 2", "success 2"], "stale once, fresh once: \(seen.value)")
+
+                // The two failures and the answer after: each retry waited at least the 2 s the server asked for.
+                let failed = Array(times.withLock { $0 }.dropFirst(before))
+                try #require(failed.count >= 3)
+                for (earlier, later) in zip(failed, failed.dropFirst()).prefix(2) {
+                    #expect(earlier.duration(to: later) >= .seconds(2), "Retry-After: 2 was honoured")
+                }
+                let log = daemon.process.standardError.value
+                #expect(log.components(separatedBy: "marked stale").count == 2, "one journal line when the failures start")
+                #expect(log.components(separatedBy: "answers again after 2 failed attempts").count == 2, "one when they end")
+                group.cancelAll()
+            }
+        }
+    }
+
+    @Test(
+        "200 concurrent loads against a source that answers late: one request, 200 equal answers; half hang up, the rest are answered, published once"
+    )
+    func singleFlight() async throws {
+        let held = HeldReplies()
+        let server = try await HTTPTestServer.start { _ in .held(held, status: 200, body: #"[{"id": 1}, {"id": 2}, {"id": 3}]"#) }
+        defer { Task { await server.stop() } }
+        try await withDaemon(["--source", server.url("/items"), "--no-cache", "--no-initial-load", "--refresh-interval", "0"]) { daemon in
+            let seen = Condition<[String]>([])
+            let subscription = try await daemon.connect().subscribe()
+            try await withThrowingTaskGroup(of: JSONValue?.self) { group in
+                group.addTask {
+                    await Self.collect(subscription, into: seen)
+                    return nil
+                }
+                var leaving: [LineConnection] = []
+                for _ in 0..<100 {
+                    let connection = try await daemon.connectLines()
+                    try await connection.send(#"{"jsonrpc": "2.0", "id": 1, "method": "load"}"#)
+                    leaving.append(connection)
+                }
+                for _ in 0..<100 {
+                    let connection = try await daemon.connect()
+                    group.addTask { try await connection.call("load") }
+                }
+                try await withTimeout(.seconds(60), "200 loads to reach depotd") {
+                    await daemon.process.standardError.wait { $0.components(separatedBy: "load requested").count > 200 }
+                }
+                for connection in leaving { await connection.close() }
+                held.release()
+                var answers: [JSONValue] = []
+                for try await answer in group {
+                    guard let answer else { continue }
+                    answers.append(answer)
+                    if answers.count == 100 { break }
+                }
+                #expect(answers.count == 100 && Set(answers.map(\.jsonText)).count == 1, "every caller left gets the same answer")
+                #expect(answers.first?["items"]?.arrayValue?.count == 3)
+                #expect(server.requests.value.count == 1, "one request to the source")
+                try await withTimeout(.seconds(60), "the load's states") { await seen.wait { $0.count >= 3 } }
+                #expect(seen.value == ["idle", "loading", "success 3"], "published once: \(seen.value)")
+                group.cancelAll()
+            }
+        }
+    }
+
+    @Test("a fleet of 10 started together, --refresh-interval 2: over 20 s their refreshes spread over the interval, never in lockstep")
+    func fleet() async throws {
+        let times = Locked<[(daemon: String, at: ContinuousClock.Instant)]>([])
+        let list = VersionedList(cacheControl: nil)
+        let server = try await HTTPTestServer.start { request in
+            times.withLock { $0.append((String(request.uri.split(separator: "=").last ?? ""), .now)) }
+            return list.reply(request)
+        }
+        defer { Task { await server.stop() } }
+        let directories = (0..<10).map { _ in TemporaryDirectory() }
+        var daemons: [Daemon] = []
+        for (number, directory) in directories.enumerated() {
+            daemons.append(
+                try await Daemon.start(
+                    ["--source", server.url("/items?daemon=\(number)"), "--no-cache", "--refresh-interval", "2"], directory: directory))
+        }
+        let started = ContinuousClock.now
+        // The workload runs for the 20 s the fleet is observed over: this measures a spread in time, not a wait for an event.
+        try await Task.sleep(until: started.advanced(by: .seconds(20)))
+        for daemon in daemons { await daemon.cleanUp() }
+
+        // Each daemon's first request is its start-up load; the refreshes are the rest.
+        var firsts: Set<String> = []
+        let refreshes = times.withLock { $0 }.filter { !firsts.insert($0.daemon).inserted }.map(\.at).sorted()
+        #expect(refreshes.count >= 60, "about 10 refreshes per daemon in 20 s: \(refreshes.count)")
+        var busiest = 0
+        for (index, start) in refreshes.enumerated() {
+            busiest = max(busiest, refreshes[index...].prefix { start.duration(to: $0) < .milliseconds(100) }.count)
+        }
+        #expect(busiest <= 5, "the busiest 100 ms held \(busiest) of \(refreshes.count) refreshes (in lockstep it would hold 10)")
+    }
+
+    @Test("a reload changes the interval: from no refresh to one a second")
+    func reload() async throws {
+        let list = VersionedList(cacheControl: nil)
+        let server = try await HTTPTestServer.start { list.reply($0) }
+        defer { Task { await server.stop() } }
+        let directory = TemporaryDirectory()
+        let config = directory.write("depotd.json", #"{"source": "\#(server.url("/items"))", "refreshInterval": 0}"#)
+        try await withDaemon(["--config", config, "--no-cache"], directory: directory) { daemon in
+            try await daemon.process.waitForError(containing: "no refresh of \(server.url("/items")) on a timer (off)")
+            try await withTimeout(.seconds(60), "the start-up load") { await server.requests.wait { $0.count >= 1 } }
+            directory.write("depotd.json", #"{"source": "\#(server.url("/items"))", "refreshInterval": 1}"#)
+            daemon.process.signal(SIGHUP)
+            try await daemon.process.waitForError(containing: "refreshing \(server.url("/items")) 1 s after each answer (setting)")
+            try await withTimeout(.seconds(60), "refreshes on the new interval") { await server.requests.wait { $0.count >= 3 } }
+        }
+    }
+}
