@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "DepotCache", targets: ["DepotCache"]),
         .library(name: "DepotPipeline", targets: ["DepotPipeline"]),
         .library(name: "DepotPlatform", targets: ["DepotPlatform"]),
+        .library(name: "DepotSources", targets: ["DepotSources"]),
         // And those the fuzzers (Fuzz/, a package of its own) drive in process.
         .library(name: "DepotRPC", targets: ["DepotRPC"]),
         .library(name: "DepotServer", targets: ["DepotServer"]),

@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "DepotCore", package: "Depot"),
                 .product(name: "DepotJSON", package: "Depot"),
                 .product(name: "DepotPlatform", package: "Depot"),
+                .product(name: "DepotSources", package: "Depot"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -77,8 +77,19 @@ struct RefreshEndToEndTests {
         }
     }
 
-    @Test("a failing source: the items stay, stale once with the reason; Retry-After is honoured; the first answer after makes them fresh")
-    func failures() async throws {
+    /// `date` as an HTTP date (IMF-fixdate), in whole seconds.
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
+    @Test(
+        "a failing source: the items stay, stale once with the reason; Retry-After (seconds, or a date) is honoured; the first answer after makes them fresh",
+        arguments: [false, true])
+    func failures(retryAfterAsDate: Bool) async throws {
         let failing = Locked(0)  // failures still to answer
         let times = Locked<[ContinuousClock.Instant]>([])
         let list = VersionedList(cacheControl: nil)
@@ -88,7 +99,11 @@ struct RefreshEndToEndTests {
                 defer { failing = max(0, failing - 1) }
                 return failing > 0
             }
-            return fail ? .respond(status: 503, headers: [("Retry-After", "2")]) : list.reply(request)
+            guard fail else { return list.reply(request) }
+            guard retryAfterAsDate else { return .respond(status: 503, headers: [("Retry-After", "2")]) }
+            // Two seconds after the response's own Date, in whole seconds as HTTP dates are.
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            return .respond(status: 503, headers: [("Date", Self.httpDate(now)), ("Retry-After", Self.httpDate(now.addingTimeInterval(2)))])
         }
         defer { Task { await server.stop() } }
         try await withDaemon(["--source", server.url("/items"), "--no-cache", "--refresh-interval", "0.5"]) { daemon in

@@ -73,6 +73,24 @@ struct SystemdIntegrationTests {
         }
     }
 
+    @Test("under the unit's sandboxing the file source is watched: an administrator's edit reaches subscribers, no load asked")
+    func watchedFile() async throws {
+        try await withSandbox { sandbox in
+            try await sandbox.write("/etc/depot/books-items.json", Array(#"[{"id":"b1"}]"#.utf8))
+            try await sandbox.write("/etc/depot/books.json", Array(#"{"source": "file:/etc/depot/books-items.json"}"#.utf8))
+            try await sandbox.shell("systemctl start depotd@books.socket")
+            let depotctl = "\(SystemdSandbox.staging)/bin/depotctl -n books"
+            let stats = try JSONParser.parse(try await sandbox.shell("\(depotctl) stats --json"))
+            #expect(stats["source"]?["watching"] == true && stats["source"]?["watchedFile"] == "/etc/depot/books-items.json", "\(stats)")
+            // As an administrator edits: sed -i writes a temporary file and renames it over the collection.
+            try await sandbox.shell(#"sed -i 's/"b1"/"b1"},{"id":"b9"/' /etc/depot/books-items.json"#)
+            // A watch prints the current state, then each change: the first that holds b9 ends it (grep closes the pipe).
+            _ = try await sandbox.shell(#"timeout 60 sh -c '\#(depotctl) watch --json | grep -m1 -q "\"b9\""'"#)
+            let status = try await sandbox.shell("\(depotctl) status")
+            #expect(status.hasPrefix("success · 2 items · fresh · checked ") && status.contains("watching the file"), "\(status)")
+        }
+    }
+
     @Test("scripts/uninstall stops every depotd and removes what install put in place; --purge removes the state too")
     func uninstall() async throws {
         try await withSandbox { sandbox in
