@@ -26,12 +26,13 @@ final class MutationQueue: Sendable {
     enum Joining: Sendable {
         /// Never: it runs on its own, and nothing joins it (a removal, a wipe, a load after a known change).
         case never
-        /// A load or refresh: it joins the last submission if that is one too and has not finished, queued or under
-        /// way.
+        /// A load or a scheduled refresh: it joins the last submission if that is one too and has not finished, queued
+        /// or under way, and is joined likewise.
         case queuedOrRunning
-        /// A load or refresh for a change seen just now: it joins the last submission only while that has not
-        /// started (one under way may have read the source before the change); else it queues, and later ones
-        /// join it. So at most one runs and one waits.
+        /// A refresh for a change seen just now: it joins the last submission only while that has not started, and is
+        /// joined only while it has not (a run under way may have read the source before the change, or before a
+        /// later one the joiner wants to see); else it queues, and later ones join it. So at most one runs and one
+        /// waits.
         case queued
     }
 
@@ -40,13 +41,21 @@ final class MutationQueue: Sendable {
     private final class Job {
         let mutation: Mutation<MutationResult>
         let body: Body
+        let joining: Joining
         var started = false
         /// Lanes holding it; when the last is withdrawn before it started, it is dropped.
         var lanes = 1
 
-        init(mutation: Mutation<MutationResult>, body: @escaping Body) {
+        init(mutation: Mutation<MutationResult>, body: @escaping Body, joining: Joining) {
             self.mutation = mutation
             self.body = body
+            self.joining = joining
+        }
+
+        /// Whether a submission that joins as `joining` may share this job's run now.
+        func mayBeJoined(as joining: Joining) -> Bool {
+            guard joining != .never, self.joining != .never else { return false }
+            return !started || (joining == .queuedOrRunning && self.joining == .queuedOrRunning)
         }
     }
 
@@ -61,9 +70,8 @@ final class MutationQueue: Sendable {
 
     /// Queues `body` in `requester`'s lane, or joins the last submission as `joining` allows.
     func submit(_ joining: Joining, from requester: Requester, _ body: @escaping Body) -> Mutation<MutationResult> {
-        let joinable = joining != .never
         let (mutation, startDraining) = state.withLock { state -> (Mutation<MutationResult>, Bool) in
-            if joinable, let last = state.joinable, joining == .queuedOrRunning || !last.started {
+            if let last = state.joinable, last.mayBeJoined(as: joining) {
                 let lane = state.jobs.queued(from: requester)
                 if lane.isEmpty {
                     // Nothing of this requester's comes before it: wait for it in this lane too, if it has not started.
@@ -77,9 +85,9 @@ final class MutationQueue: Sendable {
                     return (last.mutation, false)
                 }
             }
-            let job = Job(mutation: Mutation<MutationResult>(), body: body)
+            let job = Job(mutation: Mutation<MutationResult>(), body: body, joining: joining)
             state.jobs.append(job, from: requester)
-            state.joinable = joinable ? job : nil
+            state.joinable = joining != .never ? job : nil
             let startDraining = !state.isDraining
             state.isDraining = true
             return (job.mutation, startDraining)

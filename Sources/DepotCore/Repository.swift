@@ -22,8 +22,8 @@ public final class Repository: Sendable {
     /// The id member used when none is configured.
     public static let defaultIDField = "id"
 
-    private let logger: Logger
-    private let queue = MutationQueue()
+    let logger: Logger
+    let queue = MutationQueue()
     private let sourceCalls = SourceCallRecorder()
     /// The source and the id field; replaced only by the `replaceSource` mutation, read by mutations.
     private let binding: Locked<(source: any Source, idField: String)>
@@ -34,13 +34,13 @@ public final class Repository: Sendable {
     private let latest: Locked<PublishedState>
     /// The version the source gave with the items of the current success state; nil when it gave none or
     /// the items in memory are no longer exactly what it sent. Changed only by mutations.
-    private let version = Locked<SourceVersion?>(nil)
+    let version = Locked<SourceVersion?>(nil)
     /// How the source has answered lately; updated around every fetch.
-    private let health = Locked(SourceHealth())
+    let health = Locked(SourceHealth())
     /// Told of every fetch's outcome and of every reset, in order, by the mutation that caused it.
-    private let activityObservers = Locked<[@Sendable (SourceActivity) -> Void]>([])
+    let activityObservers = Locked<[@Sendable (SourceActivity) -> Void]>([])
     private let cache: (any CollectionCache)?
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     /// Names this repository's run of seqs: seqs start again at 0 with every repository (every daemon run), so
     /// a seq means something only with its epoch. Opaque; new for every repository unless given.
     public let epoch: String
@@ -93,11 +93,6 @@ public final class Repository: Sendable {
         version.withLock { $0 }
     }
 
-    /// How the source has answered lately: when it was last asked, when it last confirmed the items, its failures.
-    public var sourceHealth: SourceHealth {
-        health.withLock { $0 }
-    }
-
     /// The item `id` of the current success state; nil when there is none.
     public func item(id: String) -> Item? {
         current.state.items?.item(id: id)
@@ -109,12 +104,6 @@ public final class Repository: Sendable {
             observer.stateDidChange(to: current)
             observers.append(observer)
         }
-    }
-
-    /// Adds an observer of the source's activity: called after every fetch with its outcome, and when the items are
-    /// dropped or the source replaced, on the task of the mutation that did it (so it must return quickly).
-    public func addActivityObserver(_ observer: @escaping @Sendable (SourceActivity) -> Void) {
-        activityObservers.withLock { $0.append(observer) }
     }
 
     // MARK: Mutations
@@ -136,41 +125,6 @@ public final class Repository: Sendable {
         }
         return queue.submit(.queuedOrRunning, from: requester) { [self] in
             await performLoad(strategy)
-        }
-    }
-
-    /// Why a background refresh runs; each joins the loads around it in its own way (see `refresh`).
-    public enum RefreshTrigger: Sendable, Equatable {
-        /// The refresh timer: the interval ran out, or a retry after a failure is due.
-        case schedule
-        /// The watched file changed: written and closed, replaced, or created again.
-        case fileChanged
-        /// The watched file is gone (`reason` says so, in words for a user): the source is not asked.
-        case fileDeleted(reason: String)
-    }
-
-    /// A refresh in the background: asks the source whether the items changed, as a load does, and publishes only
-    /// what a subscriber can see change — never `loading`:
-    /// - changed items: one success state (delta-mode subscribers get a delta);
-    /// - the same items (the source says unchanged, the same bytes, or equal items): nothing, unless they were
-    ///   marked stale — then one state with `stale` false;
-    /// - a failure: the items held, marked stale with the reason, once; nothing more while it keeps failing. With no
-    ///   items held (a failure state) nothing is published, and the first success publishes the items.
-    /// With nothing held at all (idle: never loaded, or wiped) it does nothing: a wipe stays until someone loads.
-    ///
-    /// One load at a time: a scheduled refresh joins a load or refresh queued or under way; a file's change joins
-    /// one only while it has not started (one under way may have read the file before the change), else it queues
-    /// one, which later changes join; a `load` joins a refresh (and gets its outcome).
-    @discardableResult
-    public func refresh(_ trigger: RefreshTrigger) -> Mutation<MutationResult> {
-        let joining: MutationQueue.Joining =
-            switch trigger {
-            case .schedule: .queuedOrRunning
-            case .fileChanged: .queued
-            case .fileDeleted: .never
-            }
-        return queue.submit(joining, from: .daemon) { [self] in
-            await performRefresh(trigger)
         }
     }
 
@@ -230,7 +184,7 @@ public final class Repository: Sendable {
     }
 
     /// Publishes the items held again, marked stale; nil when there are none or they already are.
-    private func publishStale(because reason: String) -> PublishedState? {
+    func publishStale(because reason: String) -> PublishedState? {
         let held = current.state
         guard let items = held.items, let provenance = held.provenance, !provenance.stale else { return nil }
         let published = publish(.success(items, provenance.markedStale(because: reason)))
@@ -437,49 +391,6 @@ public final class Repository: Sendable {
         }
     }
 
-    private func performRefresh(_ trigger: RefreshTrigger) async -> MutationResult {
-        let held = current
-        guard held.state.status != .idle else { return .success(held) }
-        let items = held.state.items
-        let stale = held.state.provenance?.stale ?? false
-        let outcome: Result<Fetched, StateError>
-        if case .fileDeleted(let reason) = trigger {
-            recordFailure(reason, retryAfter: nil)
-            outcome = .failure(StateError(.loadFailed, message: reason))
-        } else {
-            outcome = await fetchCollection(ifChangedSince: items == nil ? nil : version.withLock { $0 }, held: items)
-        }
-        switch outcome {
-        case .success(.items(let newItems, let newVersion, let changes)):
-            if let items, !stale, newItems == items {
-                version.withLock { $0 = newVersion }
-                logger.debug("refreshed \(source.description): the same \(items.count) items", metadata: ["seq": "\(held.seq)"])
-                return .success(held)
-            }
-            return await publishFetched(newItems, version: newVersion, changes: changes)
-        case .success(.unchanged):
-            guard let items, stale else {
-                logger.debug("refreshed \(source.description): unchanged", metadata: ["seq": "\(held.seq)"])
-                return .success(held)
-            }
-            let published = await publishConfirmed(items, version: version.withLock { $0 })
-            logger.info(
-                "\(source.description) is reachable again and unchanged; \(items.count) items no longer stale", metadata: ["seq": "\(published.seq)"])
-            return .success(published)
-        case .failure(let error):
-            let published = publishStale(because: error.message)
-            if published == nil {
-                // The journal hears of a run of failures once, when it starts (publishStale said it when it published).
-                if health.withLock({ $0.consecutiveFailures }) == 1 {
-                    logger.warning("refreshing \(source.description) failed: \(error.message); trying again in the background")
-                } else {
-                    logger.debug("refreshing \(source.description) failed again: \(error.message)")
-                }
-            }
-            return .failure(RepositoryError(error.kind, message: error.message, state: published ?? current))
-        }
-    }
-
     /// What stands in for the source when it fails.
     private enum Fallback {
         /// The cache's list, read if the source fails.
@@ -530,7 +441,7 @@ public final class Repository: Sendable {
 
     /// A list the source just gave (whole, or as `changes` applied to the items held): published and cached.
     /// The cache follows row by row when only changes were applied (see `CollectionCache.apply`), whole otherwise.
-    private func publishFetched(_ items: ItemCollection, version newVersion: SourceVersion?, changes: SourceChanges?) async -> MutationResult {
+    func publishFetched(_ items: ItemCollection, version newVersion: SourceVersion?, changes: SourceChanges?) async -> MutationResult {
         let previous = version.withLock { version in
             defer { version = newVersion }
             return version
@@ -551,7 +462,7 @@ public final class Repository: Sendable {
 
     /// The items held, which the source just said are unchanged since `known`, published again as the source's, fetched
     /// now; the cache records the new fetch time with one row, not the list.
-    private func publishConfirmed(_ items: ItemCollection, version known: SourceVersion?) async -> PublishedState {
+    func publishConfirmed(_ items: ItemCollection, version known: SourceVersion?) async -> PublishedState {
         let fetchedAt = now()
         let published = publish(.success(items, .source(at: fetchedAt, revision: known?.revision)))
         await keep(items, fetchedAt: fetchedAt, version: known, changes: SourceChanges(), from: known)
@@ -665,53 +576,14 @@ public final class Repository: Sendable {
 
     /// What a fetch gave: the items checked into a collection (`changes` counts what was applied to the held ones
     /// when the source sent only those; nil for a whole listing), or word that the held ones are current.
-    private enum Fetched {
+    enum Fetched {
         case items(ItemCollection, version: SourceVersion?, changes: SourceChanges?)
         case unchanged
     }
 
-    /// Asks the source for the items, or for what changed since `known` when given; `held` are the items `known`
-    /// describes, to which changes are applied.
-    private func fetchCollection(ifChangedSince known: SourceVersion?, held: ItemCollection?) async -> Result<Fetched, StateError> {
-        health.withLock { $0.attempted(at: now()) }
-        var lifetime: FreshnessLifetime?
-        var retryAfter: Duration?
-        let fetched = await fetchCollection(ifChangedSince: known, held: held, lifetime: &lifetime, retryAfter: &retryAfter)
-        switch fetched {
-        case .success: recordAnswer(lifetime: lifetime)
-        case .failure(let error): recordFailure(error.message, retryAfter: retryAfter)
-        }
-        return fetched
-    }
-
-    /// The source answered: the health record and the activity observers hear of it.
-    private func recordAnswer(lifetime: FreshnessLifetime?) {
-        let at = now()
-        let ended = health.withLock { health -> (failures: Int, since: Date?) in
-            defer { health.answered(at: at, lifetime: lifetime) }
-            return (health.consecutiveFailures, health.failingSince)
-        }
-        if ended.failures > 0 {
-            let since = ended.since.map { " since \(RFC3339.string(from: $0))" } ?? ""
-            logger.notice("\(source.description) answers again after \(ended.failures) failed attempt\(ended.failures == 1 ? "" : "s")\(since)")
-        }
-        tellActivity(.answered(lifetime: lifetime))
-    }
-
-    /// The source failed (or its answer could not be used): the health record and the activity observers hear of it.
-    private func recordFailure(_ message: String, retryAfter: Duration?) {
-        let at = now()
-        health.withLock { $0.failed(at: at, message: message) }
-        tellActivity(.failed(message: message, retryAfter: retryAfter))
-    }
-
-    private func tellActivity(_ activity: SourceActivity) {
-        for observer in activityObservers.withLock({ $0 }) {
-            observer(activity)
-        }
-    }
-
-    private func fetchCollection(
+    /// The source's answer as a collection (see `fetchCollection(ifChangedSince:held:)`, which records it), with the
+    /// lifetime it stated and the pause a failure asked for.
+    func fetchCollection(
         ifChangedSince known: SourceVersion?, held: ItemCollection?, lifetime: inout FreshnessLifetime?, retryAfter: inout Duration?
     ) async -> Result<Fetched, StateError> {
         let (source, idField) = binding.withLock { $0 }

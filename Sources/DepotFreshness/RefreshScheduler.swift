@@ -102,6 +102,10 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
         if before != after {
             logInterval(after)
         }
+        if let next, next != deadline {
+            let retry = schedule.withLock { $0.failures > 0 }
+            logger.debug("next \(retry ? "retry" : "refresh") of \(repository.source.description) in \(Self.text(now.duration(to: next)))")
+        }
         if refreshNow {
             logger.debug("refreshing \(repository.source.description) in the background")
             repository.refresh(.schedule).whenFinished { [inbox] result in

@@ -157,6 +157,18 @@ struct RepositoryRefreshTests {
         #expect(fixture.source.calls.value.fetchesStarted == 2)
     }
 
+    @Test("a load does not join a file change's refresh that is already reading: it reads after it, and sees what was written")
+    func loadAfterFileChangeUnderWay() async throws {
+        let fixture = try await Self.loadedFixture()
+        let (refresh, gate) = await Self.underWay(fixture) { $0.refresh(.fileChanged) }
+        fixture.source.items.append(["id": 4])  // written after the refresh began
+        let load = fixture.repository.load(by: Requester(user: 1000, connection: 1))
+        #expect(load !== refresh)
+        gate.open()
+        #expect(try await load.result.get().state.items?.count == 4, "the load read after the write")
+        #expect(fixture.source.calls.value.fetchesStarted == 3)
+    }
+
     @Test("fastestAvailable with a success in memory answers at once, even while a refresh waits for the source")
     func fastestAvailableAtOnce() async throws {
         let fixture = try await Self.loadedFixture()

@@ -1,4 +1,5 @@
 import DepotClient
+import DepotCore
 import DepotJSON
 import DepotPlatform
 import DepotTestSupport
@@ -65,7 +66,8 @@ struct RefreshEndToEndTests {
 
                 let stats = try DepotStatistics(decoding: try await daemon.connect().call("stats"))
                 #expect(stats.refresh?.intervalSeconds == 1 && stats.refresh?.intervalFrom == "max-age")
-                #expect(stats.refresh?.nextRefreshAt != nil && stats.refresh?.lastSuccessAt != nil)
+                // (nextRefreshAt may be absent: a refresh may be under way at this moment.)
+                #expect(stats.refresh?.lastAttemptAt != nil && stats.refresh?.lastSuccessAt != nil && stats.refresh?.consecutiveFailures == 0)
 
                 list.version.withLock { $0 = 2 }
                 try await withTimeout(.seconds(60), "the change") { await seen.wait { $0.last == "success 3" } }
@@ -91,14 +93,15 @@ struct RefreshEndToEndTests {
         arguments: [false, true])
     func failures(retryAfterAsDate: Bool) async throws {
         let failing = Locked(0)  // failures still to answer
-        let times = Locked<[ContinuousClock.Instant]>([])
+        /// When each request came, and whether it was refused.
+        let times = Locked<[(at: ContinuousClock.Instant, refused: Bool)]>([])
         let list = VersionedList(cacheControl: nil)
         let server = try await HTTPTestServer.start { request in
-            times.withLock { $0.append(.now) }
             let fail = failing.withLock { failing -> Bool in
                 defer { failing = max(0, failing - 1) }
                 return failing > 0
             }
+            times.withLock { $0.append((.now, fail)) }
             guard fail else { return list.reply(request) }
             guard retryAfterAsDate else { return .respond(status: 503, headers: [("Retry-After", "2")]) }
             // Two seconds after the response's own Date, in whole seconds as HTTP dates are.
@@ -112,7 +115,6 @@ struct RefreshEndToEndTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await Self.collect(subscription, into: seen) }
                 try await withTimeout(.seconds(60), "a refresh") { await server.requests.wait { $0.count >= 2 } }
-                let before = server.requests.value.count
                 failing.withLock { $0 = 2 }
                 try await withTimeout(.seconds(60), "the stale state") { await seen.wait { $0.last == "stale 2" } }
                 let stats = try DepotStatistics(decoding: try await daemon.connect().call("stats"))
@@ -122,7 +124,7 @@ struct RefreshEndToEndTests {
                 #expect(Self.afterStart(seen) == ["success 2", "stale 2", "success 2"], "stale once, fresh once: \(seen.value)")
 
                 // The two failures and the answer after: each retry waited at least the 2 s the server asked for.
-                let failed = Array(times.withLock { $0 }.dropFirst(before))
+                let failed = Array(times.withLock { $0 }.drop { !$0.refused }.map(\.at))
                 try #require(failed.count >= 3)
                 for (earlier, later) in zip(failed, failed.dropFirst()).prefix(2) {
                     #expect(earlier.duration(to: later) >= .seconds(2), "Retry-After: 2 was honoured")
@@ -142,7 +144,9 @@ struct RefreshEndToEndTests {
         let held = HeldReplies()
         let server = try await HTTPTestServer.start { _ in .held(held, status: 200, body: #"[{"id": 1}, {"id": 2}, {"id": 3}]"#) }
         defer { Task { await server.stop() } }
-        try await withDaemon(["--source", server.url("/items"), "--no-cache", "--no-initial-load", "--refresh-interval", "0"]) { daemon in
+        // The held request must outlast however long 200 connections take on a loaded machine: no request timeout.
+        let arguments = ["--source", server.url("/items"), "--no-cache", "--no-initial-load", "--refresh-interval", "0", "--request-timeout", "3600"]
+        try await withDaemon(arguments) { daemon in
             let seen = Condition<[String]>([])
             let subscription = try await daemon.connect().subscribe()
             try await withThrowingTaskGroup(of: JSONValue?.self) { group in
@@ -181,36 +185,49 @@ struct RefreshEndToEndTests {
         }
     }
 
-    @Test("a fleet of 10 started together, --refresh-interval 2: over 20 s their refreshes spread over the interval, never in lockstep")
+    @Test("a fleet of 10 started at the same instant, --refresh-interval 2: their refreshes are planned spread over the interval, not in lockstep")
     func fleet() async throws {
-        let times = Locked<[(daemon: String, at: ContinuousClock.Instant)]>([])
         let list = VersionedList(cacheControl: nil)
-        let server = try await HTTPTestServer.start { request in
-            times.withLock { $0.append((String(request.uri.split(separator: "=").last ?? ""), .now)) }
-            return list.reply(request)
-        }
+        let server = try await HTTPTestServer.start { list.reply($0) }
         defer { Task { await server.stop() } }
         let directories = (0..<10).map { _ in TemporaryDirectory() }
-        var daemons: [Daemon] = []
-        for (number, directory) in directories.enumerated() {
-            daemons.append(
-                try await Daemon.start(
-                    ["--source", server.url("/items?daemon=\(number)"), "--no-cache", "--refresh-interval", "2"], directory: directory))
+        defer { directories.forEach { $0.remove() } }
+        // All spawned before any is waited for, so their start-up loads answer together, as a fleet booted at once.
+        let processes = try directories.enumerated().map { number, directory in
+            try ChildProcess(
+                Binaries.depotd,
+                [
+                    "--socket", directory.file("d.sock"), "--source", server.url("/items?daemon=\(number)"), "--no-cache", "--refresh-interval", "2",
+                    "--log-level", "debug",
+                ],
+                environment: Daemon.environment(in: directory))
         }
-        let started = ContinuousClock.now
-        // The workload runs for the 20 s the fleet is observed over: this measures a spread in time, not a wait for an event.
-        try await Task.sleep(until: started.advanced(by: .seconds(20)))
-        for daemon in daemons { await daemon.cleanUp() }
-
-        // Each daemon's first request is its start-up load; the refreshes are the rest.
-        var firsts: Set<String> = []
-        let refreshes = times.withLock { $0 }.filter { !firsts.insert($0.daemon).inserted }.map(\.at).sorted()
-        #expect(refreshes.count >= 60, "about 10 refreshes per daemon in 20 s: \(refreshes.count)")
-        var busiest = 0
-        for (index, start) in refreshes.enumerated() {
-            busiest = max(busiest, refreshes[index...].prefix { start.duration(to: $0) < .milliseconds(100) }.count)
+        defer { processes.forEach { $0.signal(SIGKILL) } }
+        var planned: [Date] = []
+        for (process, directory) in zip(processes, directories) {
+            // Each plans its first refresh once its start-up load has answered.
+            try await process.waitForError(containing: "listening on")
+            let connection = try await DepotConnection.connect(to: directory.file("d.sock"))
+            let plan = "next refresh of \(server.url("/items"))"
+            var next: Date?
+            var plans = 0
+            while next == nil {
+                // Wait for the next plan the daemon logs, then read it; none means a refresh is under way already.
+                plans += 1
+                let wanted = plans
+                try await withTimeout(.seconds(60), "a refresh planned") {
+                    await process.standardError.wait { $0.components(separatedBy: plan).count > wanted }
+                }
+                next = try DepotStatistics(decoding: try await connection.call("stats")).refresh?.nextRefreshAt.flatMap(RFC3339.date)
+            }
+            planned.append(try #require(next))
         }
-        #expect(busiest <= 5, "the busiest 100 ms held \(busiest) of \(refreshes.count) refreshes (in lockstep it would hold 10)")
+        // The start-up loads answered within a moment of each other; the refreshes they planned are spread over the
+        // interval (in lockstep all 10 would sit in one 100 ms window; with --refresh-jitter 0 this test finds 9).
+        // The arrivals over 20 s on a quiet machine are measured by scripts/bench-freshness (its fleet scenario).
+        let sorted = planned.sorted()
+        let busiest = sorted.indices.map { index in sorted[index...].prefix { $0.timeIntervalSince(sorted[index]) < 0.1 }.count }.max() ?? 0
+        #expect(busiest <= 5, "the busiest 100 ms holds \(busiest) of the 10 planned refreshes: \(sorted)")
     }
 
     @Test("a reload changes the interval: from no refresh to one a second")

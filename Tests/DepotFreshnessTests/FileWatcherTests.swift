@@ -48,6 +48,7 @@ struct FileWatcherTests {
                     group.addTask { try await watcher.run() }
                     try await withTimeout(.seconds(60), "the watcher's test") {
                         while watcher.status.watchedFile == nil && watcher.status.problem == nil { await Task.yield() }
+                        try #require(watcher.status.problem == nil, "the watch could not be set: \(watcher.status.problem ?? "")")
                         try await body(self)
                     }
                     group.cancelAll()

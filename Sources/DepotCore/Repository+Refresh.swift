@@ -1,0 +1,85 @@
+import DepotPlatform
+import Logging
+
+/// Refreshing in the background: the source asked again as a load asks it, with only what a subscriber can see
+/// change published, and one load at a time with the loads around it.
+extension Repository {
+    /// Why a background refresh runs; each joins the loads around it in its own way (see `refresh`).
+    public enum RefreshTrigger: Sendable, Equatable {
+        /// The refresh timer: the interval ran out, or a retry after a failure is due.
+        case schedule
+        /// The watched file changed: written and closed, replaced, or created again.
+        case fileChanged
+        /// The watched file is gone (`reason` says so, in words for a user): the source is not asked.
+        case fileDeleted(reason: String)
+    }
+
+    /// A refresh in the background: asks the source whether the items changed, as a load does, and publishes only
+    /// what a subscriber can see change — never `loading`:
+    /// - changed items: one success state (delta-mode subscribers get a delta);
+    /// - the same items (the source says unchanged, the same bytes, or equal items): nothing, unless they were
+    ///   marked stale — then one state with `stale` false;
+    /// - a failure: the items held, marked stale with the reason, once; nothing more while it keeps failing. With no
+    ///   items held (a failure state) nothing is published, and the first success publishes the items.
+    /// With nothing held at all (idle: never loaded, or wiped) it does nothing: a wipe stays until someone loads.
+    ///
+    /// One load at a time: a scheduled refresh joins a load or refresh queued or under way, and a `load` joins it
+    /// (and gets its outcome). A file's change joins a load or refresh only while it has not started (one under way
+    /// may have read the file before the change), else it queues one, which later changes and loads join while it
+    /// waits; once that one reads, a `load` queues after it: a client that wrote the file and then loads reads its write.
+    @discardableResult
+    public func refresh(_ trigger: RefreshTrigger) -> Mutation<MutationResult> {
+        let joining: MutationQueue.Joining =
+            switch trigger {
+            case .schedule: .queuedOrRunning
+            case .fileChanged: .queued
+            case .fileDeleted: .never
+            }
+        return queue.submit(joining, from: .daemon) { [self] in
+            await performRefresh(trigger)
+        }
+    }
+
+    private func performRefresh(_ trigger: RefreshTrigger) async -> MutationResult {
+        let held = current
+        guard held.state.status != .idle else { return .success(held) }
+        let items = held.state.items
+        let stale = held.state.provenance?.stale ?? false
+        let outcome: Result<Fetched, StateError>
+        if case .fileDeleted(let reason) = trigger {
+            recordFailure(reason, retryAfter: nil)
+            outcome = .failure(StateError(.loadFailed, message: reason))
+        } else {
+            outcome = await fetchCollection(ifChangedSince: items == nil ? nil : version.withLock { $0 }, held: items)
+        }
+        switch outcome {
+        case .success(.items(let newItems, let newVersion, let changes)):
+            if let items, !stale, newItems == items {
+                version.withLock { $0 = newVersion }
+                logger.debug("refreshed \(source.description): the same \(items.count) items", metadata: ["seq": "\(held.seq)"])
+                return .success(held)
+            }
+            return await publishFetched(newItems, version: newVersion, changes: changes)
+        case .success(.unchanged):
+            guard let items, stale else {
+                logger.debug("refreshed \(source.description): unchanged", metadata: ["seq": "\(held.seq)"])
+                return .success(held)
+            }
+            let published = await publishConfirmed(items, version: version.withLock { $0 })
+            logger.info(
+                "\(source.description) is reachable again and unchanged; \(items.count) items no longer stale", metadata: ["seq": "\(published.seq)"])
+            return .success(published)
+        case .failure(let error):
+            let published = publishStale(because: error.message)
+            if published == nil {
+                // The journal hears of a run of failures once, when it starts (publishStale said it when it published).
+                if health.withLock({ $0.consecutiveFailures }) == 1 {
+                    logger.warning("refreshing \(source.description) failed: \(error.message); trying again in the background")
+                } else {
+                    logger.debug("refreshing \(source.description) failed again: \(error.message)")
+                }
+            }
+            return .failure(RepositoryError(error.kind, message: error.message, state: published ?? current))
+        }
+    }
+}
