@@ -30,12 +30,16 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
     private let inbox = Inbox<Event>()
     /// The schedule, read for `status` while the loop changes it.
     private let schedule: Locked<RefreshSchedule<C.Instant>>
+    /// Told of the status after every change the loop handles (for tests, which wait for one rather than poll).
+    private let onChange: @Sendable (FreshnessStatus) -> Void
 
     /// - Parameter draw: a random number in 0..<1 for each delay's jitter.
     public init(
         repository: Repository, policy: RefreshPolicy, clock: C, logger: Logger,
-        draw: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        draw: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        onChange: @escaping @Sendable (FreshnessStatus) -> Void = { _ in }
     ) {
+        self.onChange = onChange
         self.repository = repository
         self.clock = clock
         self.draw = draw
@@ -72,6 +76,7 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
                 await self.inbox.wait(until: deadline, on: self.clock)
                 guard !Task.isCancelled else { return }
                 deadline = self.handle(self.inbox.take(), timerDue: deadline)
+                self.onChange(self.status)
             }
         }
     }

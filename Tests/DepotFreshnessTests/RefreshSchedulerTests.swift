@@ -17,13 +17,18 @@ struct RefreshSchedulerTests {
         let repository: Repository
         let recorder = StateRecorder()
         let clock = ManualClock()
+        /// The status after each change the scheduler handled.
+        let statuses = Condition<FreshnessStatus?>(nil)
         let scheduler: RefreshScheduler<ManualClock>
 
         init(_ policy: RefreshPolicy, source: TestSource = TestSource(count: 3)) {
             self.source = source
             repository = Repository(source: source, logger: RefreshSchedulerTests.quiet)
             repository.addObserver(recorder)
-            scheduler = RefreshScheduler(repository: repository, policy: policy, clock: clock, logger: RefreshSchedulerTests.quiet, draw: { 0 })
+            let statuses = statuses
+            scheduler = RefreshScheduler(
+                repository: repository, policy: policy, clock: clock, logger: RefreshSchedulerTests.quiet, draw: { 0 },
+                onChange: { status in statuses.update { $0 = status } })
         }
 
         /// Runs `body` with the scheduler running, and stops it after.
@@ -46,7 +51,7 @@ struct RefreshSchedulerTests {
         /// Waits until the scheduler's status, which it updates as it handles each event, satisfies `predicate`.
         func status(_ what: String, _ predicate: @escaping @Sendable (FreshnessStatus) -> Bool) async throws {
             try await withTimeout(.seconds(30), what) {
-                while !predicate(scheduler.status) { await Task.yield() }
+                await statuses.wait { $0.map(predicate) ?? false }
             }
         }
 
