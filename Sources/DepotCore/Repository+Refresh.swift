@@ -14,6 +14,11 @@ extension Repository {
         case fileDeleted(reason: String)
     }
 
+    /// Asked when a refresh after a file change failed, before the failure is recorded or shown: waits until the
+    /// file has been left alone a moment and says whether the failure stands (true) or the file changed again (false:
+    /// a writer truncated it just as it was read, and its next check reads it whole).
+    public typealias FailureConfirmation = @Sendable () async -> Bool
+
     /// A refresh in the background: asks the source whether the items changed, as a load does, and publishes only
     /// what a subscriber can see change — never `loading`:
     /// - changed items: one success state (delta-mode subscribers get a delta);
@@ -27,8 +32,11 @@ extension Repository {
     /// (and gets its outcome). A file's change joins a load or refresh only while it has not started (one under way
     /// may have read the file before the change), else it queues one, which later changes and loads join while it
     /// waits; once that one reads, a `load` queues after it: a client that wrote the file and then loads reads its write.
+    ///
+    /// `failureStands`, for a file's change, is asked before a failure is recorded or shown; a failure it withdraws
+    /// leaves everything as it was.
     @discardableResult
-    public func refresh(_ trigger: RefreshTrigger) -> Mutation<MutationResult> {
+    public func refresh(_ trigger: RefreshTrigger, failureStands: FailureConfirmation? = nil) -> Mutation<MutationResult> {
         let joining: MutationQueue.Joining =
             switch trigger {
             case .schedule: .queuedOrRunning
@@ -36,11 +44,11 @@ extension Repository {
             case .fileDeleted: .never
             }
         return queue.submit(joining, from: .daemon) { [self] in
-            await performRefresh(trigger)
+            await performRefresh(trigger, failureStands: failureStands)
         }
     }
 
-    private func performRefresh(_ trigger: RefreshTrigger) async -> MutationResult {
+    private func performRefresh(_ trigger: RefreshTrigger, failureStands: FailureConfirmation?) async -> MutationResult {
         let held = current
         guard held.state.status != .idle else { return .success(held) }
         let items = held.state.items
@@ -50,7 +58,15 @@ extension Repository {
             recordFailure(reason, retryAfter: nil)
             outcome = .failure(StateError(.loadFailed, message: reason))
         } else {
-            outcome = await fetchCollection(ifChangedSince: items == nil ? nil : version.withLock { $0 }, held: items)
+            let known = items == nil ? nil : version.withLock { $0 }
+            if let failureStands {
+                guard let fetched = await fetchCollection(ifChangedSince: known, held: items, failureStands: failureStands) else {
+                    return .success(held)
+                }
+                outcome = fetched
+            } else {
+                outcome = await fetchCollection(ifChangedSince: known, held: items)
+            }
         }
         switch outcome {
         case .success(.items(let newItems, let newVersion, let changes)):

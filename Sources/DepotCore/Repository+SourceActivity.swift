@@ -24,15 +24,42 @@ extension Repository {
     /// Asks the source for the items, or for what changed since `known` when given (`held` are the items `known`
     /// describes, to which changes are applied), and records how it went: every fetch goes through here.
     func fetchCollection(ifChangedSince known: SourceVersion?, held: ItemCollection?) async -> Result<Fetched, StateError> {
+        let attempt = await attemptFetch(ifChangedSince: known, held: held)
+        record(attempt)
+        return attempt.fetched
+    }
+
+    /// Fetches as `fetchCollection(ifChangedSince:held:)` does, but records a failure only once `failureStands` says
+    /// it does; when it says it does not (a file changed again while it was read: its next check decides), nothing is
+    /// recorded and nil is returned.
+    func fetchCollection(
+        ifChangedSince known: SourceVersion?, held: ItemCollection?, failureStands: FailureConfirmation
+    ) async -> Result<Fetched, StateError>? {
+        let attempt = await attemptFetch(ifChangedSince: known, held: held)
+        if case .failure(let error) = attempt.fetched, await !failureStands() {
+            logger.debug("\(source.description) changed again while it was read (\(error.message)); its next check decides")
+            return nil
+        }
+        record(attempt)
+        return attempt.fetched
+    }
+
+    /// One fetch, with what the source said of its answer's lifetime or of when to ask again.
+    private func attemptFetch(
+        ifChangedSince known: SourceVersion?, held: ItemCollection?
+    ) async -> (fetched: Result<Fetched, StateError>, lifetime: FreshnessLifetime?, retryAfter: Duration?) {
         health.withLock { $0.attempted(at: now()) }
         var lifetime: FreshnessLifetime?
         var retryAfter: Duration?
         let fetched = await fetchCollection(ifChangedSince: known, held: held, lifetime: &lifetime, retryAfter: &retryAfter)
-        switch fetched {
-        case .success: recordAnswer(lifetime: lifetime)
-        case .failure(let error): recordFailure(error.message, retryAfter: retryAfter)
+        return (fetched, lifetime, retryAfter)
+    }
+
+    private func record(_ attempt: (fetched: Result<Fetched, StateError>, lifetime: FreshnessLifetime?, retryAfter: Duration?)) {
+        switch attempt.fetched {
+        case .success: recordAnswer(lifetime: attempt.lifetime)
+        case .failure(let error): recordFailure(error.message, retryAfter: attempt.retryAfter)
         }
-        return fetched
     }
 
     /// The source answered: the health record and the activity observers hear of it.

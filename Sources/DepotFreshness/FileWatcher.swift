@@ -46,6 +46,8 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
     private let longest: Duration
     private let inbox = Inbox<FileWatchEvent>()
     private let shown = Locked<(file: String?, problem: String?)>((nil, nil))
+    /// How many changes of the file have been handled: a failed read is withdrawn when more came since.
+    private let changesHandled = Locked(0)
     /// Told of every change seen, as it is handled (for tests, which wait for one rather than for time).
     private let onChange: @Sendable (FileChange) -> Void
 
@@ -211,11 +213,23 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
         let directory = event.isOverflow ? open.path.directory : open.watches[event.watch]
         guard let directory, let change = open.path.change(of: event, in: directory) else { return }
         logger.trace("\(open.path.path): \(change) (\(event))")
+        changesHandled.withLock { $0 += 1 }
         onChange(change)
         if change != .maybeReplaced {
             open.direct = true
         }
         _ = open.settler.observed(change, at: now)
+    }
+
+    /// Whether a failed read of `path`, checked when it was `stamp`, stands: yes once the file has been left alone for
+    /// the settle time — no change handled since, the same file. A writer that truncated it just after the check
+    /// changes it again, and its close brings another check: the half file it was read as is never shown as a failure.
+    private func failureStands(path: String, stamp: FileStamp?) -> Repository.FailureConfirmation {
+        let handled = changesHandled.withLock { $0 }
+        return { [changesHandled, clock, settle] in
+            try? await clock.sleep(for: settle)
+            return changesHandled.withLock { $0 } == handled && FileStamp.of(path) == stamp
+        }
     }
 
     /// Looks at the file once its changes settled: gone, the items are marked stale (once); there, it is refreshed
@@ -237,7 +251,7 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
         } else if open.direct || open.missing || stamp != open.stamp {
             logger.debug("\(path) changed; refreshing")
             open.missing = false
-            repository.refresh(.fileChanged)
+            repository.refresh(.fileChanged, failureStands: failureStands(path: path, stamp: stamp))
         }
         open.stamp = stamp
         open.direct = false

@@ -68,6 +68,15 @@ struct FileWatcherTests {
             try await withTimeout(.seconds(30), what) { await recorder.states.wait { $0.last.map(predicate) ?? false } }
         }
 
+        /// Writes a file that does not parse (a writer's first write, closed), lets its change settle, and waits until
+        /// the failed read waits to be confirmed: the file must be left alone a moment before the failure is shown.
+        func readsUnparseable() async throws {
+            TestFiles.write(path, bytes: Array(#"[{"id":"#.utf8))
+            try await withTimeout(.seconds(30), "the change to be seen") { await clock.sleepers.wait { !$0.isEmpty } }
+            clock.advance(by: .seconds(1))
+            try await withTimeout(.seconds(30), "the failure to wait") { await clock.sleepers.wait { !$0.isEmpty } }
+        }
+
         var ids: [String]? { repository.current.state.items?.items.map(\.id) }
     }
 
@@ -115,6 +124,40 @@ struct FileWatcherTests {
                 await harness.recorder.states.wait { $0.last.map(Self.ids(["3"])) ?? false }
             }
             #expect(harness.recorder.states.value.allSatisfy { $0.state.status != .failure && $0.state.provenance?.stale != true })
+        }
+    }
+
+    @Test(
+        "truncated again just as it was read: the half file is no failure, and the whole one is read once closed",
+        arguments: TestFilesystem.allCases)
+    func truncatedWhileRead(_ filesystem: TestFilesystem) async throws {
+        try await Harness(on: filesystem).run { harness in
+            try await harness.readsUnparseable()
+            let seen = harness.changes.value.count
+            TestFiles.write(harness.path, bytes: Array(#"[{"id": 5}]"#.utf8))
+            try await withTimeout(.seconds(30), "the rewrite to be seen") {
+                await harness.changes.wait { $0.count > seen && $0.last == .written }
+            }
+            harness.clock.advance(by: .seconds(1))
+            try await withTimeout(.seconds(30), "the whole file read") {
+                await harness.recorder.states.wait { $0.last.map(Self.ids(["5"])) ?? false }
+            }
+            #expect(harness.recorder.states.value.allSatisfy { $0.state.status != .failure && $0.state.provenance?.stale != true })
+            #expect(!harness.activity.value.contains { if case .failed = $0 { true } else { false } }, "no failure recorded")
+        }
+    }
+
+    @Test("left unreadable: once it stays so, the items are marked stale, saying why", arguments: TestFilesystem.allCases)
+    func leftUnreadable(_ filesystem: TestFilesystem) async throws {
+        try await Harness(on: filesystem).run { harness in
+            try await harness.readsUnparseable()
+            #expect(harness.repository.current.state.provenance?.stale == false, "not yet shown")
+            harness.clock.advance(by: .seconds(1))
+            try await withTimeout(.seconds(30), "the items marked stale") {
+                await harness.recorder.states.wait { $0.last?.state.provenance?.stale == true }
+            }
+            #expect(harness.ids == ["1"], "the items held stay")
+            #expect(harness.repository.sourceHealth.consecutiveFailures == 1)
         }
     }
 

@@ -17,9 +17,13 @@ struct DebianPackageTests {
         let path = try DebianPackage.path()
         let lintian = try #require(
             RepositoryFiles.executable(named: "lintian"), "lintian is not installed (scripts/install-dependencies installs it)")
+        // Its own temporary directory and a fixed locale: what it unpacks is nobody else's to clean, and its checks
+        // (man's warnings among them) read the same on every machine.
+        let scratch = TemporaryDirectory()
+        defer { scratch.remove() }
         let result = try await CommandResult.run(
             lintian, ["--pedantic", "--fail-on", "error,warning,info,pedantic", path],
-            environment: SystemdSandbox.hostEnvironment)
+            environment: SystemdSandbox.hostEnvironment.merging(["TMPDIR": scratch.path, "LC_ALL": "C.UTF-8"]) { $1 })
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         let tags = result.standardOutput.split(separator: "\n").filter {
             $0.hasPrefix("E:") || $0.hasPrefix("W:") || $0.hasPrefix("I:") || $0.hasPrefix("P:")
