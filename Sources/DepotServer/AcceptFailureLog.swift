@@ -7,7 +7,7 @@ import Glibc
 
 /// Logs accept failures on the listening socket — out of file descriptors (EMFILE, ENFILE), memory — once, then at
 /// most once every `interval` with how many happened since, instead of staying silent (or flooding the journal).
-/// `AcceptBackoffHandler`, before it in the pipeline, pauses accepting meanwhile, so the loop does not spin.
+/// `AcceptPause`, before it in the pipeline, stops polling the listener meanwhile, so the loop does not spin.
 final class AcceptFailureLog: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = any Channel
 

@@ -223,9 +223,8 @@ public final class DepotServer: Service {
             .serverChannelInitializer { [logger] channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
-                    // Out of descriptors, accept would fail at once again and again: pause it, and say so.
-                    try channel.pipeline.syncOperations.addHandler(
-                        AcceptBackoffHandler(shouldForwardIOErrorCaught: true, backoffProvider: { _ in AcceptFailureLog.backoff }))
+                    // Out of descriptors, accept would fail at once again and again: stop polling it a while, and say so.
+                    try channel.pipeline.syncOperations.addHandler(AcceptPause(pause: AcceptFailureLog.backoff, logger: logger))
                     try channel.pipeline.syncOperations.addHandler(AcceptFailureLog(logger: logger))
                 }
             }

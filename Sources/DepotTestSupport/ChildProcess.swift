@@ -161,6 +161,18 @@ public final class ChildProcess: Sendable {
         return nil
     }
 
+    /// The CPU time the process has used so far (user and system), from /proc; nil once it is gone.
+    public func cpuTime() -> Duration? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return nil }
+        // After the command's name in parentheses: state is field 3, utime and stime fields 14 and 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        let ticksPerSecond = Int(sysconf(Int32(_SC_CLK_TCK)))
+        return .milliseconds((user + system) * 1000 / ticksPerSecond)
+    }
+
     // MARK: Internals
 
     /// A one-way channel whose ends are close-on-exec from the start (a socket pair: Glibc's module does

@@ -75,23 +75,22 @@ struct SocketModeTests {
 /// Out of file descriptors, depotd pauses accepting and says so once, and serves again when descriptors free up.
 @Suite("depotd: out of file descriptors")
 struct DescriptorExhaustionTests {
-    @Test("with ulimit -n 40 and 60 clients: one log line naming EMFILE, no crash, and a call answered once they leave")
-    func emfile() async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let socketFile = directory.file("depotd.sock")
+    /// depotd with at most `descriptors` open files, on a socket in `directory`, logging at `level`.
+    static func start(descriptors: Int, in directory: TemporaryDirectory, logLevel: String = "info") async throws -> ChildProcess {
         let daemon = try ChildProcess(
             "/bin/sh",
             [
-                "-c", "ulimit -n 40; exec \"$0\" \"$@\"", Binaries.depotd, "--socket", socketFile, "--source", Daemon.writeItems(2, in: directory),
-                "--no-cache",
+                "-c", "ulimit -n \(descriptors); exec \"$0\" \"$@\"", Binaries.depotd, "--socket", directory.file("depotd.sock"), "--source",
+                Daemon.writeItems(2, in: directory), "--no-cache", "--log-level", logLevel,
             ],
             environment: Daemon.environment(in: directory))
-        defer { daemon.signal(SIGKILL) }
         try await daemon.waitForError(containing: "listening on")
-        var clients: [Int32] = []
-        defer { clients.forEach { close($0) } }
-        for _ in 0..<60 {
+        return daemon
+    }
+
+    /// Opens `count` connections to the socket, each taken by the kernel's backlog whether or not depotd accepts it.
+    static func connect(_ count: Int, to socketFile: String) -> [Int32] {
+        (0..<count).map { _ in
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
@@ -99,11 +98,22 @@ struct DescriptorExhaustionTests {
                 for (index, byte) in socketFile.utf8.enumerated() { raw[index] = byte }
             }
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
             #expect(connected == 0, "the backlog takes every connection")
-            clients.append(fd)
+            return fd
         }
+    }
+
+    @Test("with ulimit -n 40 and 60 clients: one log line naming EMFILE, no crash, and a call answered once they leave")
+    func emfile() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let socketFile = directory.file("depotd.sock")
+        let daemon = try await Self.start(descriptors: 40, in: directory)
+        defer { daemon.signal(SIGKILL) }
+        var clients = Self.connect(60, to: socketFile)
+        defer { clients.forEach { close($0) } }
         try await daemon.waitForError(containing: "accepting connections failed")
         let log = daemon.standardError.value
         #expect(log.contains("Too many open files"), "\(log)")
@@ -114,6 +124,25 @@ struct DescriptorExhaustionTests {
         let state = try await CommandResult.run(
             Binaries.depotctl, ["state", "--json", "--socket", socketFile], environment: Daemon.environment(in: directory))
         #expect(state.status == 0, "\(state.standardError)")
+        #expect(daemon.exitStatus.value == nil, "still running")
+    }
+
+    @Test("with ulimit -n 64 and 200 clients waiting: depotd stops polling the listener between tries, and idles")
+    func idlesWhileOutOfDescriptors() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try await Self.start(descriptors: 64, in: directory, logLevel: "debug")
+        defer { daemon.signal(SIGKILL) }
+        let clients = Self.connect(200, to: directory.file("depotd.sock"))
+        defer { clients.forEach { close($0) } }
+        // Each try fails and pauses 250 ms: between the first pause and the fifth, a second passes in which a
+        // listener left in the poll would have been reported readable, and accepted in vain, without end.
+        let pauses: @Sendable (String) -> Int = { $0.components(separatedBy: "accept paused for").count - 1 }
+        try await withTimeout(.seconds(60), "the first pause") { await daemon.standardError.wait { pauses($0) >= 1 } }
+        let (start, used) = (ContinuousClock.now, try #require(daemon.cpuTime()))
+        try await withTimeout(.seconds(60), "four more pauses") { await daemon.standardError.wait { pauses($0) >= 5 } }
+        let (elapsed, usedSince) = (start.duration(to: .now), try #require(daemon.cpuTime()) - used)
+        #expect(usedSince * 4 < elapsed, "depotd used \(usedSince) of CPU in \(elapsed) while it could not accept (spinning: about all of it)")
         #expect(daemon.exitStatus.value == nil, "still running")
     }
 }
