@@ -258,6 +258,27 @@ struct SystemdIntegrationTests {
         }
     }
 
+    @Test("scripts/install with no --man makes the pages the units' Documentation= names: the units verify cleanly")
+    func installMakesManualPages() async throws {
+        let swift = try #require(RepositoryFiles.executable(named: "swift"), "swift is not on PATH")
+        try await withSandbox(installed: false) { sandbox in
+            // As a user would from a clone: the binaries just built, no pages made beforehand (those scripts/test made
+            // are removed in the sandbox's overlay only: the host keeps them), swift on PATH.
+            try await sandbox.run(["rm", "-rf", RepositoryFiles.path(".build/man")])
+            let path = "\((swift as NSString).deletingLastPathComponent):/usr/sbin:/usr/bin:/sbin:/bin"
+            let installed = try await sandbox.run([
+                "env", "PATH=\(path)", RepositoryFiles.path("scripts/install"), "--binaries", Binaries.folder,
+            ])
+            #expect(installed.status == 0, "\(installed.standardError)")
+            let found = try await sandbox.shell("MANPATH=/usr/local/share/man man -w depotctl depotd depotd.json")
+            #expect(found.contains("man1/depotctl.1") && found.contains("man8/depotd.8") && found.contains("man5/depotd.json.5"), "\(found)")
+            let verify = try await sandbox.run([
+                "systemd-analyze", "verify", "/etc/systemd/system/depotd.service", "/etc/systemd/system/depotd.socket",
+            ])
+            #expect(verify.status == 0 && verify.standardError.isEmpty, "verify printed: \(verify.standardError)")
+        }
+    }
+
     @Test("the units verify cleanly, and the service's exposure is at most 1.5")
     func unitsVerifyAndSecurity() async throws {
         try await withSandbox { sandbox in
