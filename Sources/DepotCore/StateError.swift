@@ -2,29 +2,25 @@
 /// and a message a user can act on. The protocol gives each kind its code (DepotWire's `DepotErrorCode`);
 /// the domain knows only the kinds.
 public struct StateError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong, in the domain's terms. A struct, not an enum, so kinds can be added without
-    /// breaking code that switches over them.
-    public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        /// The kind's name, as the protocol's document names its error (`loadFailed`).
-        public let name: String
-
-        private init(_ name: String) {
-            self.name = name
-        }
-
+    /// What went wrong, in the domain's terms. An enum: whoever maps kinds to something else (the protocol's codes)
+    /// switches over every one, so a kind added here cannot go unmapped.
+    public enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// The source could not be read, or what it returned is not a valid collection.
-        public static let loadFailed = Kind("loadFailed")
+        case loadFailed
         /// The source refused to delete an item.
-        public static let removeFailed = Kind("removeFailed")
+        case removeFailed
         /// No item has the requested id.
-        public static let notFound = Kind("notFound")
+        case notFound
         /// The change was made in memory, but the on-disk cache could neither take it nor be deleted (a read-only
         /// state directory): after a restart it would serve what the change removed.
-        public static let storageFailed = Kind("storageFailed")
+        case storageFailed
         /// The mutation never ran: the client that asked for it went away before its turn.
-        public static let cancelled = Kind("cancelled")
+        case cancelled
 
-        public var description: String { name }
+        /// The kind's name, as the protocol's document names its error (`loadFailed`).
+        public var name: String { rawValue }
+
+        public var description: String { rawValue }
     }
 
     public let kind: Kind

@@ -1,4 +1,6 @@
 import DepotPlatform
+import DepotRPC
+import DepotWire
 import Synchronization
 
 /// The connections open now, in all and by uid, against `maxConnections` and `maxConnectionsPerUser` (read at
@@ -15,18 +17,13 @@ final class ConnectionCounter: Sendable {
     }
 
     /// Counts a new connection in; when a bound is reached, nothing is counted and the bound and the reason come back.
-    func admit(uid: UInt32?, limits: LiveLimits) -> (limit: LimitCounters.Limit, reason: String)? {
+    func admit(uid: UInt32?, limits: LiveLimits) -> (limit: LimitCounters.Limit, error: RPCError)? {
         counts.withLock { counts in
             if counts.total >= limits.maxConnections {
-                return (
-                    .maxConnections, "depotd holds \(counts.total) connections, the most it may (--max-connections); try again when some have closed"
-                )
+                return (.maxConnections, .tooManyConnections(holding: counts.total))
             }
             if let uid, uid != 0, counts.byUID[uid, default: 0] >= limits.maxConnectionsPerUser {
-                return (
-                    .maxConnectionsPerUser,
-                    "uid \(uid) holds \(counts.byUID[uid, default: 0]) connections to depotd, the most one user may (--max-connections-per-user); close some"
-                )
+                return (.maxConnectionsPerUser, .tooManyConnections(ofUser: uid, holding: counts.byUID[uid, default: 0]))
             }
             counts.total += 1
             if let uid { counts.byUID[uid, default: 0] += 1 }

@@ -110,9 +110,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     func subscribe(_ request: SubscribeRequest) throws(RPCError) -> SubscriptionStart {
         guard subscriptions.count < limits.maxSubscriptions else {
             counters.hit(.maxSubscriptions)
-            throw .limitExceeded(
-                "this connection already holds \(limits.maxSubscriptions) subscriptions, the most one connection may; unsubscribe one or open another connection"
-            )
+            throw .tooManySubscriptions(most: limits.maxSubscriptions)
         }
         guard let context else { throw .internalError("the connection is closing") }
         var channel: PipelineChannel?
@@ -190,9 +188,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             bytes: bytes,
             leftOut: { bytes in
                 counters.hit(.maxBatchAnswerBytes)
-                return .limitExceeded(
-                    "this batch's answers passed \(bytes) bytes, the most one line may carry (--max-batch-answer-bytes); this call ran, but its answer is left out: send it on its own, or fewer calls per batch"
-                )
+                return .batchAnswerLeftOut(passed: bytes)
             },
             held: { change in
                 let total = memory.apply(ClientMemory.Change(exclusiveBytes: change), user: user)
@@ -419,8 +415,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         if let refusal = connections.admit(uid: peer?.uid, limits: limits) {
             // One error line, so the client knows why, then the connection closes.
             counters.hit(refusal.limit)
-            logger.warning("connection refused: \(refusal.reason)")
-            let line = RPCResponse(id: .null, outcome: .failure(.limitExceeded(refusal.reason))).line
+            logger.warning("connection refused: \(refusal.error.message)")
+            let line = RPCResponse(id: .null, outcome: .failure(refusal.error)).line
             for part in line.finishLine() {
                 context.write(wrapOutboundOut(part), promise: nil)
             }
@@ -577,8 +573,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         cutOff(
             .maxUnfinishedLineBytes,
             "unfinished lines from all clients hold \(total) bytes, past --max-unfinished-line-bytes (\(limit)); this one's has \(bytes)",
-            tell:
-                "depotd holds \(total) bytes of unfinished lines from its clients, past its bound of \(limit) (--max-unfinished-line-bytes); send each line whole, or try again later"
+            tell: .unfinishedLinesOverBound(total: total, bound: limit)
         )
     }
 
@@ -797,14 +792,13 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         cutOff(
             .maxMemoryPerUser,
             "the connections of uid \(peer.map { String($0.uid) } ?? "?") hold \(total) bytes in depotd (\(holding)), past --max-memory-per-user (\(limit))",
-            tell:
-                "your connections to depotd hold \(total) bytes of its memory, past its bound of \(limit) per user (--max-memory-per-user): \(advice)"
+            tell: .memoryPerUserOverBound(total: total, bound: limit, advice: advice)
         )
     }
 
     /// Closes the connection at once, with `reason` in the log. `tell` goes to the client first, as a limitExceeded
     /// error line, when its socket takes it; the connection then closes once that is written, or a second later.
-    private func cutOff(_ limit: LimitCounters.Limit, _ reason: String, tell message: String? = nil) {
+    private func cutOff(_ limit: LimitCounters.Limit, _ reason: String, tell message: RPCError? = nil) {
         guard let context, machine.cutOff() == .close else { return }
         counters.hit(limit)
         logger.warning("closing the connection: \(reason)")
@@ -816,7 +810,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             channel.close(promise: nil)
             return
         }
-        write(RPCResponse(id: .null, outcome: .failure(.limitExceeded(message))).line)
+        write(RPCResponse(id: .null, outcome: .failure(message)).line)
         needsFlush = false
         flushOutput()
         context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in

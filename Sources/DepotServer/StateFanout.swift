@@ -118,9 +118,7 @@ final class StateFanout: StateObserver {
                 (key, pipeline) = (Self.key(named: name), entry.named.pipeline)
             }
             guard channels[key] != nil || channels.count < Self.maxChannels else {
-                throw .limitExceeded(
-                    "depotd runs \(Self.maxChannels) distinct pipelines, the most it may; use one of them (a named pipeline, pipelines.list) or wait for some to end"
-                )
+                throw .tooManyPipelines(most: Self.maxChannels)
             }
             let channel =
                 channels[key]

@@ -25,16 +25,16 @@ public enum DepotErrorCode {
     /// Every code of Depot's own, for tests that hold them to the document.
     public static let all = [loadFailed, removeFailed, notFound, limitExceeded, forbidden, readOnly, storageFailed]
 
-    /// The code the protocol gives a domain error's kind.
+    /// The code the protocol gives a domain error's kind: every kind named, so a new one does not compile until it
+    /// has a code here.
     public static func code(for kind: StateError.Kind) -> Int {
         switch kind {
         case .loadFailed: loadFailed
         case .removeFailed: removeFailed
         case .notFound: notFound
         case .storageFailed: storageFailed
-        // `StateError.Kind` has no public initialiser, so every kind is one of the cases above; a kind added to
-        // the domain without a code here would surface as an internal error rather than a wrong code.
-        default: RPCError.internalErrorCode
+        // A mutation cancelled before its turn: its caller has gone, so no answer carries this code.
+        case .cancelled: RPCError.internalErrorCode
         }
     }
 }

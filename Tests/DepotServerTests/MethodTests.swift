@@ -22,7 +22,7 @@ final class RecordingSession: DepotSession {
     var subscribeRequests: [SubscribeRequest] = []
 
     func subscribe(_ request: SubscribeRequest) throws(RPCError) -> SubscriptionStart {
-        guard subscriptions.count < maxSubscriptions else { throw .limitExceeded("no more than \(maxSubscriptions)") }
+        guard subscriptions.count < maxSubscriptions else { throw .tooManySubscriptions(most: maxSubscriptions) }
         let id = "m\(subscriptions.count + 1)"
         subscriptions.append(id)
         subscribeRequests.append(request)

@@ -27,6 +27,8 @@ struct SlowSubscriberTests {
             let reader = try await server.connectLines()
             try await reader.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
             let progress = SubscriberProgress(reader.lines)
+            // Its subscription holds before anything changes (its first state is the current one, seq 0).
+            await progress.wait(forSeq: 0)
             let control = try await server.connect()
 
             // 100 cycles of load (loading, success) and wipe (idle): 300 states, about 6 MiB of notifications
