@@ -18,22 +18,8 @@ public struct DaemonSettings: Sendable, Equatable {
     public var source: SourceLocation?
     public var stateDirectory: String
     public var idField: String
-    public var maxMessageBytes: Int
-    public var subscriberQueue: Int
-    public var subscriberQueueBytes: Int
-    /// The replay ring's bounds (states, bytes), for subscriptions that resume.
-    public var replayStates: Int
-    public var replayBytes: Int
-    public var maxBatchRequests: Int
-    public var maxBatchAnswerBytes = ConnectionLimits.defaultMaxBatchAnswerBytes
-    public var maxConnections = ConnectionLimits.defaultMaxConnections
-    public var maxConnectionsPerUser = ConnectionLimits.defaultMaxConnectionsPerUser
-    public var partialLineTimeout = ConnectionLimits.defaultPartialLineTimeout
-    public var maxPendingRequests = ConnectionLimits.defaultMaxPendingRequests
-    public var maxSubscriptions = ConnectionLimits.defaultMaxSubscriptions
-    public var maxUnreadAnswerBytes = ConnectionLimits.defaultMaxUnreadAnswerBytes
-    public var maxMemoryPerUser = ConnectionLimits.defaultMaxMemoryPerUser
-    public var maxUnfinishedLineBytes = ConnectionLimits.defaultMaxUnfinishedLineBytes
+    /// The limits every connection is held to: one value, which the server swaps whole on a reload.
+    public var connectionLimits = ConnectionLimits()
     public var socketMode: UInt32
     public var logLevel: Logger.Level
     public var initialLoad: Bool
@@ -71,27 +57,6 @@ public struct DaemonSettings: Sendable, Equatable {
     /// The config file depotd reads from $CONFIGURATION_DIRECTORY when no --config is given.
     public static let defaultConfigFileName = "depotd.json"
 
-    /// The limits every connection is held to, as these settings give them.
-    public var connectionLimits: ConnectionLimits {
-        ConnectionLimits(
-            maxMessageBytes: maxMessageBytes,
-            subscriberQueueLimit: subscriberQueue,
-            subscriberQueueBytes: subscriberQueueBytes,
-            replayStates: replayStates,
-            replayBytes: replayBytes,
-            maxPendingRequests: maxPendingRequests,
-            maxSubscriptions: maxSubscriptions,
-            maxBatchRequests: maxBatchRequests,
-            maxBatchAnswerBytes: maxBatchAnswerBytes,
-            maxConnections: maxConnections,
-            maxConnectionsPerUser: maxConnectionsPerUser,
-            partialLineTimeout: partialLineTimeout,
-            maxUnreadAnswerBytes: maxUnreadAnswerBytes,
-            maxMemoryPerUser: maxMemoryPerUser,
-            maxUnfinishedLineBytes: maxUnfinishedLineBytes
-        )
-    }
-
     /// Resolves the settings. Relative paths in flags and the environment (`--config`, `file:` sources) are
     /// resolved against `workingDirectory`; a relative `file:` source in the config file against the config
     /// file's directory.
@@ -111,22 +76,24 @@ public struct DaemonSettings: Sendable, Equatable {
             source: source,
             stateDirectory: paths.defaultStateDirectory,
             idField: try lookup.idField(),
-            maxMessageBytes: try lookup.integer(
-                .maxMessageBytes, flag: options.maxMessageBytes, "--max-message-bytes", file: file.maxMessageBytes, "maxMessageBytes"),
-            subscriberQueue: try lookup.integer(
-                .subscriberQueue, flag: options.subscriberQueue, "--subscriber-queue", file: file.subscriberQueue, "subscriberQueue"),
-            subscriberQueueBytes: try lookup.integer(
-                .subscriberQueueBytes, flag: options.subscriberQueueBytes, "--subscriber-queue-bytes", file: file.subscriberQueueBytes,
-                "subscriberQueueBytes"),
-            replayStates: try lookup.integer(.replayStates, flag: options.replayStates, "--replay-states", file: file.replayStates, "replayStates"),
-            replayBytes: try lookup.integer(.replayBytes, flag: options.replayBytes, "--replay-bytes", file: file.replayBytes, "replayBytes"),
-            maxBatchRequests: try lookup.integer(
-                .maxBatchRequests, flag: options.maxBatchRequests, "--max-batch-requests", file: file.maxBatchRequests, "maxBatchRequests"),
             socketMode: try lookup.socketMode(default: ServerConfiguration.defaultSocketMode),
             logLevel: try lookup.logLevel(),
             initialLoad: options.initialLoad ?? file.initialLoad ?? true,
             configFile: configPath
         )
+        settings.connectionLimits.maxMessageBytes = try lookup.integer(
+            .maxMessageBytes, flag: options.maxMessageBytes, "--max-message-bytes", file: file.maxMessageBytes, "maxMessageBytes")
+        settings.connectionLimits.subscriberQueueLimit = try lookup.integer(
+            .subscriberQueue, flag: options.subscriberQueue, "--subscriber-queue", file: file.subscriberQueue, "subscriberQueue")
+        settings.connectionLimits.subscriberQueueBytes = try lookup.integer(
+            .subscriberQueueBytes, flag: options.subscriberQueueBytes, "--subscriber-queue-bytes", file: file.subscriberQueueBytes,
+            "subscriberQueueBytes")
+        settings.connectionLimits.replayStates = try lookup.integer(
+            .replayStates, flag: options.replayStates, "--replay-states", file: file.replayStates, "replayStates")
+        settings.connectionLimits.replayBytes = try lookup.integer(
+            .replayBytes, flag: options.replayBytes, "--replay-bytes", file: file.replayBytes, "replayBytes")
+        settings.connectionLimits.maxBatchRequests = try lookup.integer(
+            .maxBatchRequests, flag: options.maxBatchRequests, "--max-batch-requests", file: file.maxBatchRequests, "maxBatchRequests")
         settings.socketConfigured = socket != nil
         settings.http = try lookup.http(credentialsDirectory: paths.environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 })
         settings.postgresPassword = lookup.postgresPassword(workingDirectory: workingDirectory)
@@ -135,25 +102,25 @@ public struct DaemonSettings: Sendable, Equatable {
         settings.refresh = try lookup.refresh(for: source)
         settings.watchFile = lookup.watchFile()
         settings.access = try lookup.access()
-        settings.maxBatchAnswerBytes = try lookup.integer(
+        settings.connectionLimits.maxBatchAnswerBytes = try lookup.integer(
             .maxBatchAnswerBytes, flag: options.maxBatchAnswerBytes, "--max-batch-answer-bytes", file: file.maxBatchAnswerBytes,
             "maxBatchAnswerBytes")
-        settings.maxConnections = try lookup.integer(
+        settings.connectionLimits.maxConnections = try lookup.integer(
             .maxConnections, flag: options.maxConnections, "--max-connections", file: file.maxConnections, "maxConnections")
-        settings.maxConnectionsPerUser = try lookup.integer(
+        settings.connectionLimits.maxConnectionsPerUser = try lookup.integer(
             .maxConnectionsPerUser, flag: options.maxConnectionsPerUser, "--max-connections-per-user", file: file.maxConnectionsPerUser,
             "maxConnectionsPerUser")
-        settings.partialLineTimeout = try lookup.partialLineTimeout()
-        settings.maxPendingRequests = try lookup.integer(
+        settings.connectionLimits.partialLineTimeout = try lookup.partialLineTimeout()
+        settings.connectionLimits.maxPendingRequests = try lookup.integer(
             .maxPendingRequests, flag: options.maxPendingRequests, "--max-pending-requests", file: file.maxPendingRequests, "maxPendingRequests")
-        settings.maxSubscriptions = try lookup.integer(
+        settings.connectionLimits.maxSubscriptions = try lookup.integer(
             .maxSubscriptions, flag: options.maxSubscriptions, "--max-subscriptions", file: file.maxSubscriptions, "maxSubscriptions")
-        settings.maxUnreadAnswerBytes = try lookup.integer(
+        settings.connectionLimits.maxUnreadAnswerBytes = try lookup.integer(
             .maxUnreadAnswerBytes, flag: options.maxUnreadAnswerBytes, "--max-unread-answer-bytes", file: file.maxUnreadAnswerBytes,
             "maxUnreadAnswerBytes")
-        settings.maxMemoryPerUser = try lookup.integer(
+        settings.connectionLimits.maxMemoryPerUser = try lookup.integer(
             .maxMemoryPerUser, flag: options.maxMemoryPerUser, "--max-memory-per-user", file: file.maxMemoryPerUser, "maxMemoryPerUser")
-        settings.maxUnfinishedLineBytes = try lookup.integer(
+        settings.connectionLimits.maxUnfinishedLineBytes = try lookup.integer(
             .maxUnfinishedLineBytes, flag: options.maxUnfinishedLineBytes, "--max-unfinished-line-bytes", file: file.maxUnfinishedLineBytes,
             "maxUnfinishedLineBytes")
         settings.privateDirectory = settings.sharedFallbackDirectory(paths: paths)

@@ -1,7 +1,7 @@
 public import DepotRPC
 
 /// The limits every connection is held to, so no client can grow the daemon's memory without bound.
-public struct ConnectionLimits: Sendable {
+public struct ConnectionLimits: Sendable, Equatable {
     /// The longest line accepted; a longer one is answered with an error and the connection is closed.
     public var maxMessageBytes: Int
     /// States a subscription may have waiting; beyond it the oldest are dropped and `skipped` says how many.
