@@ -113,13 +113,13 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             throw .tooManySubscriptions(most: limits.maxSubscriptions)
         }
         guard let context else { throw .internalError("the connection is closing") }
-        var channel: PipelineChannel?
+        var shared: SharedPipeline?
         switch request.pipeline {
         case .operators(let pipeline)? where pipeline.isEmpty:
             break
         case let reference?:
             do {
-                channel = try fanout.join(reference)
+                shared = try fanout.join(reference)
             } catch {
                 if error.code == DepotErrorCode.limitExceeded { counters.hit(.maxPipelines) }
                 throw error
@@ -134,20 +134,20 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         // Read after joining the group: any state published from here on reaches this loop after this task.
         let id = fanout.makeSubscriptionID()
         var subscription = Subscription(
-            id: id, mode: request.mode, heartbeat: request.heartbeat.map(Self.timeAmount(seconds:)), channel: channel)
+            id: id, mode: request.mode, heartbeat: request.heartbeat.map(Self.timeAmount(seconds:)), sharedPipeline: shared)
         let current: StateFrame
         var resumed = false
-        if let channel {
+        if let shared {
             // Through a pipeline: resumed from its output when it still knows what followed `since`, else from
             // its current state.
             current = fanout.current
-            if let since = request.since, since.epoch == fanout.epoch, let resumption = channel.resumption(after: since.seq) {
+            if let since = request.since, since.epoch == fanout.epoch, let resumption = shared.resumption(after: since.seq) {
                 resumed = subscription.resume(
                     after: since.seq, heldSuccess: resumption.heldSuccess, replay: resumption.replay, current: resumption.last,
                     generation: resumption.generation, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
             }
             if !resumed {
-                subscription.start(from: channel.current, resync: request.since != nil)
+                subscription.start(from: shared.current, resync: request.since != nil)
             }
         } else if let since = request.since {
             let resumption = fanout.resumption(after: since)
@@ -213,7 +213,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     var subscriptionStatistics: [DepotStatistics.Subscription] {
         subscriptions.filter(\.isActive).map { subscription in
             DepotStatistics.Subscription(
-                subscription: subscription.id, uid: peer?.uid, mode: subscription.mode, pipeline: subscription.channel?.key,
+                subscription: subscription.id, uid: peer?.uid, mode: subscription.mode, pipeline: subscription.sharedPipeline?.key,
                 queuedStates: subscription.queuedCount, queuedBytes: subscription.queuedBytes, skipped: subscription.skippedTotal,
                 sent: subscription.sentCount)
         }
@@ -237,7 +237,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         var removed = subscriptions.remove(at: index)
         memoryChange.merge(removed.takeLedger())
         memoryChange.release(removed.queuedBuffers)
-        if let channel = removed.channel { fanout.leave(channel) }
+        if let shared = removed.sharedPipeline { fanout.leave(shared) }
         if removed.isActive {
             fanout.subscriptionsEnded(1)
             perform(machine.subscriptionsChanged(by: -1))
@@ -245,10 +245,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         leaveSubscriberGroupIfIdle()
     }
 
-    /// Called by the subscriber group, on this loop: the pipeline channel `number` ended (its named pipeline was
+    /// Called by the subscriber group, on this loop: the shared pipeline `number` ended (its named pipeline was
     /// deleted). Its subscriptions write what they have queued, then `subscriptionEnded`, and are gone.
-    func channelEnded(_ number: Int, reason: String) {
-        for index in subscriptions.indices where subscriptions[index].channelNumber == number {
+    func pipelineEnded(_ number: Int, reason: String) {
+        for index in subscriptions.indices where subscriptions[index].pipelineNumber == number {
             subscriptions[index].endReason = reason
         }
         drainQueues()
@@ -392,8 +392,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             memoryChange.merge(subscriptions[index].takeLedger())
             memoryChange.release(subscriptions[index].queuedBuffers)
         }
-        for channel in subscriptions.compactMap(\.channel) {
-            fanout.leave(channel)
+        for shared in subscriptions.compactMap(\.sharedPipeline) {
+            fanout.leave(shared)
         }
         subscriptions.removeAll()
         heartbeatTimer?.cancel()

@@ -10,7 +10,7 @@ import Synchronization
 /// Receives every state the repository publishes, makes it a `StateFrame` (its delta from the previous success
 /// computed once), and hands it to the subscriber groups on each event loop. It keeps the current state for reads,
 /// and the recent states' encodings in the replay ring, for subscriptions that resume. It runs the pipelines
-/// subscriptions use, one `PipelineChannel` per distinct pipeline, each evaluated once per state.
+/// subscriptions use, one `SharedPipeline` per distinct pipeline, each evaluated once per state.
 ///
 /// `stateDidChange` runs under the repository's publication lock, so states arrive here in seq order and
 /// are passed to each loop in that order.
@@ -35,9 +35,9 @@ final class StateFanout: StateObserver {
     /// How many times a state was encoded in a form that holds its items (or in full when it has none).
     private let encodings = Atomic<Int>(0)
     /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
-    /// while one is created, so a new channel starts from the current state and misses none after it.
-    private let channels = Locked<[String: PipelineChannel]>([:])
-    private let nextChannelNumber = Atomic<Int>(1)
+    /// while one is created, so a new shared pipeline starts from the current state and misses none after it.
+    private let pipelines = Locked<[String: SharedPipeline]>([:])
+    private let nextPipelineNumber = Atomic<Int>(1)
     /// The named pipelines subscriptions may follow.
     let library: PipelineLibrary
 
@@ -94,20 +94,20 @@ final class StateFanout: StateObserver {
         for group in groups {
             group.post(frame)
         }
-        channels.withLock { channels in
-            for channel in channels.values {
-                channel.receive(state, idField: idField)
+        pipelines.withLock { pipelines in
+            for shared in pipelines.values {
+                shared.receive(state, idField: idField)
             }
         }
     }
 
-    /// The channel running the pipeline `reference` gives, created from the current state when no subscription
+    /// The shared pipeline running the pipeline `reference` gives, created from the current state when no subscription
     /// uses it yet; the caller counts as one of its subscriptions until it calls `leave(_:)`. A named pipeline is
     /// looked up here, under the registry's lock, so a change made meanwhile is never missed. notFound when there
-    /// is none by that name; limitExceeded when `maxChannels` distinct pipelines run already (each costs an
+    /// is none by that name; limitExceeded when `maxPipelines` distinct pipelines run already (each costs an
     /// evaluation of every state).
-    func join(_ reference: PipelineReference) throws(RPCError) -> PipelineChannel {
-        try channels.withLock { channels throws(RPCError) in
+    func join(_ reference: PipelineReference) throws(RPCError) -> SharedPipeline {
+        try pipelines.withLock { pipelines throws(RPCError) in
             let key: String
             let pipeline: Pipeline
             switch reference {
@@ -117,43 +117,43 @@ final class StateFanout: StateObserver {
                 guard let entry = library.entry(name) else { throw .pipelineLibrary(.notFound(name: name)) }
                 (key, pipeline) = (Self.key(named: name), entry.named.pipeline)
             }
-            guard channels[key] != nil || channels.count < Self.maxChannels else {
-                throw .tooManyPipelines(most: Self.maxChannels)
+            guard pipelines[key] != nil || pipelines.count < Self.maxPipelines else {
+                throw .tooManyPipelines(most: Self.maxPipelines)
             }
-            let channel =
-                channels[key]
-                ?? PipelineChannel(
-                    number: nextChannelNumber.wrappingAdd(1, ordering: .relaxed).oldValue, key: key, pipeline: pipeline,
+            let shared =
+                pipelines[key]
+                ?? SharedPipeline(
+                    number: nextPipelineNumber.wrappingAdd(1, ordering: .relaxed).oldValue, key: key, pipeline: pipeline,
                     published: current.published, idField: idField(), epoch: epoch, groups: groups, limits: limits,
                     onEncode: { [weak self] in self?.countEncoding() })
-            channels[key] = channel
-            channel.join()
-            return channel
+            pipelines[key] = shared
+            shared.join()
+            return shared
         }
     }
 
     /// The most distinct pipelines run at once.
-    static let maxChannels = 256
+    static let maxPipelines = 256
 
     /// How long a pipeline keeps running after its last subscription ended, so a client that reconnects (a
     /// restarted status bar) can resume through it.
-    static let channelLinger = TimeAmount.seconds(60)
+    static let pipelineLinger = TimeAmount.seconds(60)
 
-    /// A subscription of `channel` ended; when it was the last, the channel stops after `channelLinger` unless a
+    /// A subscription of `shared` ended; when it was the last, it stops after `pipelineLinger` unless a
     /// subscription joins it meanwhile.
-    func leave(_ channel: PipelineChannel) {
-        let idle = channels.withLock { _ in channel.leave() }
+    func leave(_ shared: SharedPipeline) {
+        let idle = pipelines.withLock { _ in shared.leave() }
         guard idle else { return }
-        guard let loop = groups.first?.eventLoop else { return stopIfIdle(channel) }
-        loop.scheduleTask(in: Self.channelLinger) { [weak self] in self?.stopIfIdle(channel) }
+        guard let loop = groups.first?.eventLoop else { return stopIfIdle(shared) }
+        loop.scheduleTask(in: Self.pipelineLinger) { [weak self] in self?.stopIfIdle(shared) }
     }
 
-    /// Stops `channel` if no subscription uses it.
-    private func stopIfIdle(_ channel: PipelineChannel) {
-        channels.withLock { channels in
-            if channel.subscriberCount <= 0, channels[channel.key] === channel {
-                channels[channel.key] = nil
-                channel.stop()
+    /// Stops `shared` if no subscription uses it.
+    private func stopIfIdle(_ shared: SharedPipeline) {
+        pipelines.withLock { pipelines in
+            if shared.subscriberCount <= 0, pipelines[shared.key] === shared {
+                pipelines[shared.key] = nil
+                shared.stop()
             }
         }
     }
@@ -161,14 +161,14 @@ final class StateFanout: StateObserver {
     /// The named pipeline `name` may have changed in the library: its subscriptions switch to what it is now, or
     /// end when it is gone.
     func namedPipelineChanged(_ name: String) {
-        channels.withLock { channels in
+        pipelines.withLock { pipelines in
             let key = Self.key(named: name)
-            guard let channel = channels[key] else { return }
+            guard let shared = pipelines[key] else { return }
             if let entry = library.entry(name) {
-                if entry.named.pipeline != channel.pipeline { channel.replace(with: entry.named.pipeline) }
+                if entry.named.pipeline != shared.pipeline { shared.replace(with: entry.named.pipeline) }
             } else {
-                channels[key] = nil
-                channel.end(reason: "the pipeline \"\(name)\" was deleted")
+                pipelines[key] = nil
+                shared.end(reason: "the pipeline \"\(name)\" was deleted")
             }
         }
     }
@@ -182,10 +182,10 @@ final class StateFanout: StateObserver {
 
     /// The subscriptions following the named pipeline `name` now.
     func subscriberCount(ofPipeline name: String) -> Int {
-        channels.withLock { $0[Self.key(named: name)]?.subscriberCount ?? 0 }
+        pipelines.withLock { $0[Self.key(named: name)]?.subscriberCount ?? 0 }
     }
 
-    /// The prefix of a named pipeline's channel key; other keys are a pipeline's JSON, which starts with `[`.
+    /// The prefix of a named pipeline's key; other keys are a pipeline's JSON, which starts with `[`.
     static let namedKeyPrefix = "name:"
 
     private static func key(named name: String) -> String {
@@ -193,8 +193,8 @@ final class StateFanout: StateObserver {
     }
 
     /// The pipelines running now, for tests.
-    var channelCount: Int {
-        channels.withLock { $0.count }
+    var pipelineCount: Int {
+        pipelines.withLock { $0.count }
     }
 
     /// The delta from the last success to `state`, when it is a success with a delta no larger than its items.

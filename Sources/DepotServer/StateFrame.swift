@@ -20,9 +20,9 @@ final class StateFrame: Sendable {
     /// The seq of the last success state published before this one: what a client that holds this state has
     /// as items when it is not a success itself.
     let precedingSuccess: Int?
-    /// The pipeline channel whose output this is (`PipelineChannel.number`); 0 for the repository's own states.
-    let channel: Int
-    /// The channel's pipeline generation: one higher after each change of the named pipeline it runs.
+    /// The shared pipeline whose output this is (`SharedPipeline.number`); 0 for the repository's own states.
+    let pipelineNumber: Int
+    /// The shared pipeline's generation: one higher after each change of the named pipeline it runs.
     let generation: Int
 
     private struct Encodings {
@@ -38,9 +38,9 @@ final class StateFrame: Sendable {
     /// - Parameter onEncode: called whenever a form that holds the items is encoded (for counting encodings).
     init(
         _ published: PublishedState, epoch: String, delta: (base: Int, delta: ItemDelta, idField: String)? = nil,
-        precedingSuccess: Int? = nil, channel: Int = 0, generation: Int = 0, onEncode: @escaping @Sendable () -> Void = {}
+        precedingSuccess: Int? = nil, pipelineNumber: Int = 0, generation: Int = 0, onEncode: @escaping @Sendable () -> Void = {}
     ) {
-        self.channel = channel
+        self.pipelineNumber = pipelineNumber
         self.generation = generation
         self.published = published
         self.epoch = epoch

@@ -47,12 +47,12 @@ final class SubscriberGroup: Sendable {
         }
     }
 
-    /// Ends the subscriptions of pipeline channel `number` on this loop's connections, after the states posted
+    /// Ends the subscriptions of shared pipeline `number` on this loop's connections, after the states posted
     /// before this call (the loop runs its tasks in order, and those states were handed out by an earlier one).
-    func endChannel(_ number: Int, reason: String) {
+    func endPipeline(_ number: Int, reason: String) {
         eventLoop.execute {
             for connection in self.connections.value.values {
-                connection.channelEnded(number, reason: reason)
+                connection.pipelineEnded(number, reason: reason)
             }
         }
     }

@@ -15,7 +15,7 @@ struct Subscription {
     /// One notification waiting: the State's bytes, and in delta mode the delta that goes with them.
     struct Pending {
         let seq: Int
-        /// The channel's pipeline generation the state came through.
+        /// The shared pipeline's generation the state came through.
         var generation = 0
         let state: ByteBuffer
         let delta: ByteBuffer?
@@ -31,9 +31,9 @@ struct Subscription {
     let id: String
     let mode: SubscriptionMode
     /// The pipeline whose output this subscription sends; nil for the repository's states as they are.
-    let channel: PipelineChannel?
-    /// The frames this subscription takes: its channel's number, 0 for the repository's.
-    let channelNumber: Int
+    let sharedPipeline: SharedPipeline?
+    /// The frames this subscription takes: its shared pipeline's number, 0 for the repository's.
+    let pipelineNumber: Int
     /// Seconds without a notification after which a heartbeat is sent; nil for none.
     let heartbeat: TimeAmount?
     /// The notification prefix for this subscription when nothing was skipped.
@@ -71,11 +71,11 @@ struct Subscription {
     /// full when the deltas that led to it are dropped.
     private var unwrittenSuccess: StateFrame?
 
-    init(id: String, mode: SubscriptionMode = .snapshot, heartbeat: TimeAmount? = nil, channel: PipelineChannel? = nil) {
+    init(id: String, mode: SubscriptionMode = .snapshot, heartbeat: TimeAmount? = nil, sharedPipeline: SharedPipeline? = nil) {
         self.id = id
         self.mode = mode
-        self.channel = channel
-        self.channelNumber = channel?.number ?? 0
+        self.sharedPipeline = sharedPipeline
+        self.pipelineNumber = sharedPipeline?.number ?? 0
         self.heartbeat = heartbeat
         self.prefix = StateNotification.prefix(subscription: id)
     }
@@ -160,7 +160,7 @@ struct Subscription {
     /// Queues `frame` unless it is not newer than the last one; then holds the queue to `limit` states and
     /// `byteLimit` bytes, as the type's description says.
     mutating func enqueue(_ frame: StateFrame, limit: Int, byteLimit: Int = .max) {
-        guard frame.channel == channelNumber, endReason == nil, frame.generation >= generation else { return }
+        guard frame.pipelineNumber == pipelineNumber, endReason == nil, frame.generation >= generation else { return }
         if generation < 0 { generation = frame.generation }
         if frame.generation > generation {
             // The named pipeline changed: what is queued came through the old one, and the items the client holds

@@ -1,5 +1,6 @@
-@testable import DepotServer
 import Testing
+
+@testable import DepotServer
 
 @Suite("LiveLimits: one value, swapped whole")
 struct LiveLimitsTests {

@@ -100,7 +100,7 @@ struct PipelineSubscriptionTests {
                 subscriptions.append(try await connection.subscribe(SubscribeRequest(pipeline: .operators(try decoded(text)))))
                 connections.append(connection)
             }
-            #expect(server.server.fanout.channelCount == 1)
+            #expect(server.server.fanout.pipelineCount == 1)
             let before = server.server.fanout.encodingCount
             _ = try await connections[0].call("load")
             for subscription in subscriptions {
@@ -113,7 +113,7 @@ struct PipelineSubscriptionTests {
             for (connection, subscription) in zip(connections, subscriptions) {
                 #expect(try await connection.unsubscribe(subscription.id))
             }
-            #expect(server.server.fanout.channelCount == 1, "it lingers a while, for clients that resume")
+            #expect(server.server.fanout.pipelineCount == 1, "it lingers a while, for clients that resume")
         }
     }
 
@@ -209,7 +209,7 @@ struct PipelineSubscriptionTests {
     func boundedPipelines() async throws {
         try await withServer { server in
             var connections: [DepotConnection] = []
-            for number in 0..<StateFanout.maxChannels {
+            for number in 0..<StateFanout.maxPipelines {
                 if number % 64 == 0 { connections.append(try await server.connect()) }
                 let pipeline = try decoded(#"[{"op":"limit","count":\#(number)}]"#)
                 _ = try await connections[number / 64].subscribe(SubscribeRequest(pipeline: .operators(pipeline)))
@@ -222,7 +222,7 @@ struct PipelineSubscriptionTests {
                 return remote.code == -32004 && remote.message.contains("distinct pipelines, the most it may")
             }
             _ = try await extra.subscribe(SubscribeRequest(pipeline: .operators(try decoded(#"[{"op":"limit","count":7}]"#))))
-            #expect(server.server.fanout.channelCount == StateFanout.maxChannels)
+            #expect(server.server.fanout.pipelineCount == StateFanout.maxPipelines)
         }
     }
 
@@ -240,7 +240,7 @@ struct PipelineSubscriptionTests {
             #expect(message.contains("operator 1 at /1/where/field"), "\(message)")
             #expect(message.contains("\"type\" is not a JSON Pointer"), "\(message)")
             #expect(answer["error"]?["data"] == "/pipeline/1/where/field")
-            #expect(server.server.fanout.channelCount == 0)
+            #expect(server.server.fanout.pipelineCount == 0)
             #expect(server.server.fanout.subscriberCount == 0)
         }
     }
@@ -379,7 +379,7 @@ struct NamedPipelineTests {
             }
             #expect(changes.last?.ended?.reason == "the pipeline \"gone\" was deleted")
             #expect(changes.dropLast().allSatisfy { $0.ended == nil && $0.status != nil })
-            #expect(server.server.fanout.channelCount == 0)
+            #expect(server.server.fanout.pipelineCount == 0)
             // The connection and its other subscription go on.
             _ = try await control.call("load")
             let states = try await plain.collect(untilSeq: 2)

@@ -3,15 +3,15 @@ import DepotPipeline
 import DepotPlatform
 import NIOCore
 
-/// One pipeline running for all the subscriptions that use it (equal pipelines share one channel): each published
+/// One pipeline running for all the subscriptions that use it (equal pipelines share one): each published
 /// state is evaluated once, and what comes out is posted, as `StateFrame`s encoded at most once each, to every
-/// event loop's subscriber group, tagged with the channel's number so that only its subscriptions take it.
+/// event loop's subscriber group, tagged with the shared pipeline's number so that only its subscriptions take it.
 ///
 /// States come in seq order from the fan-out; a timing operator's timer lets states out later, from an event loop.
-/// Both run under the channel's lock, which is also held while posting, so frames leave in the order the
+/// Both run under the shared pipeline's lock, which is also held while posting, so frames leave in the order the
 /// pipeline gives them. Deltas are computed on the pipeline's output: from the last success it let out.
-final class PipelineChannel: Sendable {
-    /// Tags the channel's frames; 0 is the repository's own states.
+final class SharedPipeline: Sendable {
+    /// Tags the shared pipeline's frames; 0 is the repository's own states.
     let number: Int
     /// What the registry knows it by: the pipeline's canonical JSON, or `name:NAME` for a named one.
     let key: String
@@ -56,7 +56,7 @@ final class PipelineChannel: Sendable {
 
     private let running: Locked<Running>
 
-    /// A channel whose first state is `published` (the repository's current one).
+    /// A shared pipeline whose first state is `published` (the repository's current one).
     init(
         number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
         groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()), onEncode: @escaping @Sendable () -> Void
@@ -90,7 +90,7 @@ final class PipelineChannel: Sendable {
         running.rememberStartingPoint(running.current)
     }
 
-    /// The named pipeline this channel runs was changed: from now on it runs `pipeline`, and every subscription
+    /// The named pipeline this shared pipeline runs was changed: from now on it runs `pipeline`, and every subscription
     /// is sent the current state through it at once, marked `pipelineChanged`, in full.
     func replace(with pipeline: Pipeline) {
         running.withLock { running in
@@ -107,13 +107,13 @@ final class PipelineChannel: Sendable {
         }
     }
 
-    /// The named pipeline this channel runs was deleted: every subscription of it ends, told `reason`.
+    /// The named pipeline this shared pipeline runs was deleted: every subscription of it ends, told `reason`.
     func end(reason: String) {
         running.withLock { running in
             running.timer?.cancel()
             running.timer = nil
             for group in groups {
-                group.endChannel(number, reason: reason)
+                group.endPipeline(number, reason: reason)
             }
         }
     }
@@ -133,7 +133,7 @@ final class PipelineChannel: Sendable {
         running.withLock { $0.subscribers += 1 }
     }
 
-    /// Counts a subscription out; true when none is left (the registry then stops the channel, after a while).
+    /// Counts a subscription out; true when none is left (the registry then stops the shared pipeline, after a while).
     func leave() -> Bool {
         running.withLock { running in
             running.subscribers -= 1
@@ -141,7 +141,7 @@ final class PipelineChannel: Sendable {
         }
     }
 
-    /// The registry dropped the channel: its timer stops.
+    /// The registry dropped the shared pipeline: its timer stops.
     func stop() {
         running.withLock { running in
             running.timer?.cancel()
@@ -172,7 +172,7 @@ final class PipelineChannel: Sendable {
                 running.current = currentFrame
             } else {
                 running.current = running.run.shape(published).map {
-                    StateFrame($0, epoch: epoch, channel: number, generation: running.generation, onEncode: onEncode)
+                    StateFrame($0, epoch: epoch, pipelineNumber: number, generation: running.generation, onEncode: onEncode)
                 }
                 running.rememberStartingPoint(running.current)
             }
@@ -205,17 +205,17 @@ final class PipelineChannel: Sendable {
     private func makeFrame(_ state: PublishedState, _ running: inout Running) -> StateFrame {
         let frame = StateFrame(
             state, epoch: epoch, delta: StateFanout.delta(to: state, from: running.lastSuccess, idField: running.idField),
-            precedingSuccess: running.lastSuccess?.seq, channel: number, generation: running.generation, onEncode: onEncode)
+            precedingSuccess: running.lastSuccess?.seq, pipelineNumber: number, generation: running.generation, onEncode: onEncode)
         if let items = state.state.items {
             running.lastSuccess = (state.seq, items, running.idField)
         }
         return frame
     }
 
-    /// Where a subscription that holds the state `since` of this channel's output resumes: the frames let out
+    /// Where a subscription that holds the state `since` of this shared pipeline's output resumes: the frames let out
     /// after it (the ring's, then the last one), and the success the client holds. Nil when that is not known: a
     /// state before this generation started (or, for a named pipeline, the one it started from, which an older
-    /// version may have shaped too), one the channel no longer holds, or output dropped from the ring since.
+    /// version may have shaped too), one the shared pipeline no longer holds, or output dropped from the ring since.
     func resumption(after since: Int) -> (replay: ArraySlice<ReplayRing.Entry>, last: StateFrame?, heldSuccess: Int?, generation: Int)? {
         let isNamed = key.hasPrefix(StateFanout.namedKeyPrefix)
         return running.withLock { running in
