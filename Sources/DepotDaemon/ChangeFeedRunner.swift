@@ -1,4 +1,5 @@
 import DepotCore
+import DepotPlatform
 import DepotPostgresSource
 import Logging
 import ServiceLifecycle
@@ -9,39 +10,37 @@ import ServiceLifecycle
 final class ChangeFeedRunner: Service {
     private let repository: Repository
     private let logger: Logger
-    private let sources: AsyncStream<(any Source)?>
-    private let sourcesContinuation: AsyncStream<(any Source)?>.Continuation
+    /// The sources to follow, newest last; the first is the one given at start.
+    private let sources = Inbox<(any Source)?>()
 
     init(following source: any Source, repository: Repository, logger: Logger) {
         self.repository = repository
         self.logger = logger
-        (sources, sourcesContinuation) = AsyncStream.makeStream()
-        sourcesContinuation.yield(source)
+        sources.post(source)
     }
 
     /// Follows `source` from now on, instead of the source followed now.
     func follow(_ source: any Source) {
-        sourcesContinuation.yield(source)
+        sources.post(source)
     }
 
+    /// One feed at a time, a child task of this service's: stopped (and awaited) before the next starts, and before
+    /// run returns at a graceful shutdown.
     func run() async throws {
-        let sources = sources
-        await withGracefulShutdownHandler {
-            // One feed at a time, stopped (and awaited) before the next starts and before run returns.
-            var running: Task<Void, Never>?
-            for await source in sources {
-                running?.cancel()
-                await running?.value
-                running = nil
-                if let source = source as? PostgresSource {
-                    let feed = ChangeFeed(repository: repository, source: source, logger: logger)
-                    running = Task { await feed.run() }
+        await cancelWhenGracefulShutdown {
+            var source: (any Source)?
+            while !Task.isCancelled {
+                source = self.sources.take().last ?? source
+                await withTaskGroup(of: Void.self) { group in
+                    if let postgres = source as? PostgresSource {
+                        let feed = ChangeFeed(repository: self.repository, source: postgres, logger: self.logger)
+                        group.addTask { await feed.run() }
+                    }
+                    // Until another source comes, or shutdown: then the feed is cancelled, and awaited as the group ends.
+                    await self.sources.wait(until: nil, on: ContinuousClock())
+                    group.cancelAll()
                 }
             }
-            running?.cancel()
-            await running?.value
-        } onGracefulShutdown: { [sourcesContinuation] in
-            sourcesContinuation.finish()
         }
     }
 }
