@@ -71,7 +71,7 @@ public struct Daemon: Sendable {
         let feed = ChangeFeedRunner(following: source, repository: repository, logger: logger)
         let services = makeServices(
             server: server, repository: repository, status: status, hangups: hangups, notifier: notifier, socketPath: socketPath,
-            player: player, feed: feed, freshness: freshness)
+            player: player, feed: feed, freshness: freshness, cache: cache)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
@@ -138,7 +138,8 @@ public struct Daemon: Sendable {
     /// The services, in start order: a graceful shutdown stops them in reverse.
     private func makeServices(
         server: DepotServer, repository: Repository, status: StatusReporter, hangups: UnixSignalsSequence,
-        notifier: SystemdNotifier, socketPath: String, player: ScriptPlayer, feed: ChangeFeedRunner, freshness: Freshness
+        notifier: SystemdNotifier, socketPath: String, player: ScriptPlayer, feed: ChangeFeedRunner, freshness: Freshness,
+        cache: OpeningCache?
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let logger = logger
         let reloader = Reloader(
@@ -151,7 +152,10 @@ public struct Daemon: Sendable {
             },
             onSettingsApplied: { settings, source in freshness.apply(settings, source: source) }
         )
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        // First, so that it opens the cache at once, and stops last.
+        if let cache { services.append(.init(service: cache)) }
+        services += [
             .init(service: server),
             .init(service: status),
             .init(service: reloader),

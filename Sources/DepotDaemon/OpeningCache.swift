@@ -1,21 +1,31 @@
 import DepotCache
 import DepotCore
+import DepotPlatform
 import Foundation
+import ServiceLifecycle
 
-/// The on-disk cache while it opens: the open (with its integrity check, which reads the whole file) runs in
-/// the background, so the socket accepts and reads answer at once; the repository's first cache call waits
-/// for it. A cache that cannot be opened reads as empty (the open already logged why); but its files may still
-/// hold a list (a read-only state directory), so a wipe or removal then fails until they are deleted — the
-/// repository deletes them (`discard`), or fails the call when it cannot, rather than answer done and let a
-/// restart serve what it removed.
-struct OpeningCache: CollectionCache {
-    let opening: Task<ItemCache?, Never>
+/// The on-disk cache while it opens: the open (with its integrity check, which reads the whole file) runs as this
+/// service's work, in the background, so the socket accepts and reads answer at once; the repository's first cache
+/// call waits for it. A cache that cannot be opened reads as empty (the open already logged why); but its files may
+/// still hold a list (a read-only state directory), so a wipe or removal then fails until they are deleted — the
+/// repository deletes them (`discard`), or fails the call when it cannot, rather than answer done and let a restart
+/// serve what it removed.
+final class OpeningCache: CollectionCache, Service {
+    private let opening = Eventual<ItemCache?>()
+    private let open: @Sendable () async -> ItemCache?
     /// Where the cache's files are.
     let path: String
 
     init(path: String, _ open: @escaping @Sendable () async -> ItemCache?) {
         self.path = path
-        opening = Task { await open() }
+        self.open = open
+    }
+
+    /// Opens the cache, hands it to the calls waiting for it, and stays until shutdown (closing the cache is the
+    /// daemon's last step, once every service has stopped).
+    func run() async throws {
+        opening.resolve(await open())
+        try? await gracefulShutdown()
     }
 
     /// The error for a change to a cache that could not be opened but whose files are there.
