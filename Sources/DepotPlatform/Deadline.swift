@@ -4,75 +4,43 @@ public struct DeadlineExceeded: Error, Sendable, CustomStringConvertible {
     public var description: String { "no answer within \(limit)" }
 }
 
-/// Runs `operation`, failing with `DeadlineExceeded` when it has not finished within `limit`.
+/// Runs `operation`, failing with `DeadlineExceeded` when it has not finished within `limit` — counted from the last
+/// time it made progress, when `lastProgress` says (a long answer that keeps coming is not taken for a dead peer) —
+/// and with `CancellationError` as soon as the caller is cancelled. Either way the operation is cancelled.
 ///
-/// On time-out the operation is cancelled but not awaited: a wait that ignores cancellation (a continuation,
-/// a call on a connection that stopped answering) would otherwise make the deadline itself hang.
+/// The operation runs in the one unstructured Task of depotd's product code, on purpose: an operation that ignores
+/// cancellation (a continuation nobody resumes, a query postgres-nio dropped as its connection closed) would, as a
+/// child task, hold its caller until it finished, however long that takes — the mutation queue with it. Left
+/// behind, cancelled, it holds only its closure. The caller waits in a task group of its own: for the operation's
+/// outcome, or the deadline, or its cancellation, whichever comes first.
 public func withDeadline<Value: Sendable>(
     _ limit: Duration,
+    countingFrom lastProgress: (@Sendable () -> ContinuousClock.Instant)? = nil,
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-    let race = DeadlineRace<Value>()
-    return try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { continuation in
-            race.start(continuation)
-            race.add(
-                Task {
-                    do {
-                        race.finish(.success(try await operation()))
-                    } catch {
-                        race.finish(.failure(error))
-                    }
-                })
-            race.add(
-                Task {
-                    try? await Task.sleep(for: limit)
-                    race.finish(.failure(DeadlineExceeded(limit: limit)))
-                })
+    let outcome = Eventual<Result<Value, any Error>>()
+    let work = Task {
+        do {
+            outcome.resolve(.success(try await operation()))
+        } catch {
+            outcome.resolve(.failure(error))
         }
-    } onCancel: {
-        race.finish(.failure(CancellationError()))
     }
-}
-
-/// The first of the operation, the timer and cancellation to finish resumes the caller; the rest are cancelled.
-private final class DeadlineRace<Value: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Value, any Error>?
-        /// A result that came before the continuation was stored (cancellation can).
-        var early: Result<Value, any Error>?
-        var finished = false
-        var tasks: [Task<Void, Never>] = []
-    }
-
-    private let state = Locked(State())
-
-    func start(_ continuation: CheckedContinuation<Value, any Error>) {
-        let early = state.withLock { state -> Result<Value, any Error>? in
-            if let early = state.early { return early }
-            state.continuation = continuation
-            return nil
+    defer { work.cancel() }
+    let start = ContinuousClock.now
+    return try await withThrowingTaskGroup(of: Value.self) { group in
+        group.addTask { try await outcome.valueUnlessCancelled().get() }
+        group.addTask {
+            var deadline = max(start, lastProgress?() ?? start) + limit
+            while true {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                guard let next = lastProgress.map({ $0() + limit }), next > deadline else { break }
+                deadline = next  // It advanced meanwhile: wait on from its last progress.
+            }
+            throw DeadlineExceeded(limit: limit)
         }
-        if let early { continuation.resume(with: early) }
-    }
-
-    func add(_ task: Task<Void, Never>) {
-        let cancelNow = state.withLock { state in
-            if !state.finished { state.tasks.append(task) }
-            return state.finished
-        }
-        if cancelNow { task.cancel() }
-    }
-
-    func finish(_ result: Result<Value, any Error>) {
-        let (continuation, tasks) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, [Task<Void, Never>]) in
-            guard !state.finished else { return (nil, []) }
-            state.finished = true
-            if state.continuation == nil { state.early = result }
-            defer { state.continuation = nil }
-            return (state.continuation, state.tasks)
-        }
-        for task in tasks { task.cancel() }
-        continuation?.resume(with: result)
+        defer { group.cancelAll() }
+        guard let first = try await group.next() else { throw CancellationError() }
+        return first
     }
 }

@@ -76,14 +76,10 @@ public final class PostgresLink: Sendable {
         _ what: String, _ body: @escaping @Sendable (PostgresConnection, QueryProgress) async throws -> T
     ) async throws -> T {
         let connection = try await acquire(what)
-        // Closed under the link before its listener noticed: a query now would be dropped (see `race`).
+        // Closed under the link before its listener noticed: a query now would be dropped (see `withQueryTimeout`).
         guard !connection.isClosed else { throw notConnected(what, "the connection closed") }
         let progress = QueryProgress()
-        let outcome = await Self.race({ try await body($0, progress) }, on: connection, limit: queryTimeout, progress: progress) {
-            // Nothing came back in time: the connection is presumed dead. Closing it ends the listener, which
-            // reconnects, and fails the query if postgres-nio still holds it.
-            try? await connection.close()
-        }
+        let outcome = await Self.withQueryTimeout(queryTimeout, on: connection, progress: progress) { try await body($0, progress) }
         switch outcome {
         case .success(let value):
             return value
@@ -97,42 +93,21 @@ public final class PostgresLink: Sendable {
         }
     }
 
-    /// Runs `body` on `connection`, and gives up waiting once `limit` passes without `progress` (calling
-    /// `onTimeout`): whichever comes first.
-    ///
-    /// Not a task group, which would wait for the query however long it takes: postgres-nio writes a query to its
-    /// channel without a promise, so a query sent as the connection closes under it is dropped and never finishes.
-    /// Its task is then left suspended (holding only this closure) rather than holding up the mutation queue.
-    private static func race<T: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> T, on connection: PostgresConnection, limit: Duration,
-        progress: QueryProgress = QueryProgress(), onTimeout: @escaping @Sendable () async -> Void
+    /// Runs `body` on `connection`, and gives up waiting once `limit` passes without `progress`, or its caller is
+    /// cancelled (`withDeadline`, which does not wait for a query postgres-nio dropped as the connection closed under
+    /// it: such a query never finishes). Nothing back in time means the connection is presumed dead: it is closed,
+    /// which ends the listener, which reconnects, and fails the query if postgres-nio still holds it.
+    private static func withQueryTimeout<T: Sendable>(
+        _ limit: Duration, on connection: PostgresConnection, progress: QueryProgress = QueryProgress(),
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async -> Result<T, any Error> {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
-            let settled = Locked(false)
-            let settle: @Sendable (Result<T, any Error>) -> Bool = { result in
-                let first = settled.withLock { settled in
-                    defer { settled = true }
-                    return !settled
-                }
-                if first { continuation.resume(returning: result) }
-                return first
-            }
-            let timer = Task {
-                var deadline = progress.lastAdvanced + limit
-                while true {
-                    guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                    let next = progress.lastAdvanced + limit
-                    guard next > deadline else { break }
-                    deadline = next  // The answer advanced meanwhile: wait on from its last progress.
-                }
-                guard settle(.failure(QueryTimedOut())) else { return }
-                await onTimeout()
-            }
-            Task {
-                let result: Result<T, any Error>
-                do { result = .success(try await body(connection)) } catch { result = .failure(error) }
-                if settle(result) { timer.cancel() }
-            }
+        do {
+            return .success(try await withDeadline(limit, countingFrom: { progress.lastAdvanced }) { try await body(connection) })
+        } catch is DeadlineExceeded {
+            try? await connection.close()
+            return .failure(QueryTimedOut())
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -201,9 +176,7 @@ public final class PostgresLink: Sendable {
             return Self.describe(error)
         }
         do {
-            let installed = await Self.race({ try await self.installFeedIfNeeded(on: $0) }, on: connection, limit: queryTimeout * 3) {
-                try? await connection.close()
-            }
+            let installed = await Self.withQueryTimeout(queryTimeout * 3, on: connection) { try await self.installFeedIfNeeded(on: $0) }
             if case .failure(let error) = installed {
                 try? await connection.close()
                 return error is QueryTimedOut ? "setting up took longer than \(Self.seconds(queryTimeout * 3))" : Self.describe(error)
