@@ -62,9 +62,6 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// While a line sits unfinished: when it has sat too long, the connection closes.
     private var partialLineTimer: Scheduled<Void>?
 
-    private let connections: ConnectionCounter
-    /// Whether this connection was counted in (and so is counted out when it closes).
-    private var isCounted = false
     /// This connection's number, unique for the daemon's life: its lane in the repository's fair turn.
     private let number: UInt64
     /// Drops the mutations this connection queued and that have not started, once it closes.
@@ -84,7 +81,6 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         counters: LimitCounters = LimitCounters(),
         dropQueuedMutations: @escaping @Sendable (Requester) -> Void = { _ in }
     ) {
-        self.connections = connections
         self.memory = memory
         self.counters = counters
         self.number = connections.nextNumber()
@@ -411,32 +407,19 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        identifyPeer(context: context)
-        if let refusal = connections.admit(uid: peer?.uid, limits: limits) {
-            // One error line, so the client knows why, then the connection closes.
-            counters.hit(refusal.limit)
-            logger.warning("connection refused: \(refusal.error.message)")
-            let line = RPCResponse(id: .null, outcome: .failure(refusal.error)).line
-            for part in line.finishLine() {
-                context.write(wrapOutboundOut(part), promise: nil)
-            }
-            context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: nil)
-            context.close(promise: nil)
-            return
-        }
-        isCounted = true
+        logger.debug("connected")
         context.fireChannelActive()
     }
 
-    /// Reads the client's credentials (SO_PEERCRED) and adds its pid and uid to every log line about this connection.
-    private func identifyPeer(context: ChannelHandlerContext) {
-        guard let peer = PeerCredentials.of(context.channel) else { return }
+    /// The client's credentials, as `ConnectionAdmission` read them: its pid and uid go on every log line about this
+    /// connection.
+    private func admitted(_ peer: PeerCredentials?) {
+        guard let peer else { return }
         self.peer = peer
         logger[metadataKey: "peer_pid"] = "\(peer.pid)"
         logger[metadataKey: "peer_uid"] = "\(peer.uid)"
         logger[metadataKey: "peer_gid"] = "\(peer.gid)"
         if let name = peer.processName { logger[metadataKey: "peer_comm"] = "\(name)" }
-        logger.debug("connected")
     }
 
     /// Logs a request that changes state, naming the method and the client.
@@ -464,10 +447,6 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// this connection is withdrawn.
     private func closed() {
         guard machine.phase != .closed else { return }
-        if isCounted {
-            isCounted = false
-            connections.release(uid: peer?.uid)
-        }
         // Answers still coming are withdrawn first: the dropped mutations then finish without encoding an answer.
         let withdrawals = pendingAnswers.values
         pendingAnswers = [:]
@@ -488,6 +467,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
+        case let admission as ConnectionAdmission.Admitted:
+            admitted(admission.peer)
         case ChannelEvent.inputClosed:
             perform(machine.inputClosed())
         case is ChannelShouldQuiesceEvent:

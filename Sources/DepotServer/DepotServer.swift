@@ -250,6 +250,8 @@ public final class DepotServer: Service {
             connections: statistics.connections, memory: statistics.memory, counters: statistics.limits,
             dropQueuedMutations: { [repository] in repository.dropQueued(by: $0) }
         )
+        try channel.pipeline.syncOperations.addHandler(
+            ConnectionAdmission(connections: statistics.connections, limits: limits, counters: statistics.limits, logger: logger))
         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: limits.maxMessageBytes)))
         try channel.pipeline.syncOperations.addHandler(handler)
     }
