@@ -48,13 +48,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private let memory: ClientMemory
     /// How often each limit was reached, for `stats`.
     private let counters: LimitCounters
-    private var memoryChange = ClientMemory.Change()
     private var unfinishedLineBytes = 0
-    /// Output written since the last flush: released from the books once the socket has taken it.
-    private var unflushed: [ByteBuffer] = []
-    private var unflushedAnswers = (count: 0, bytes: 0)
-    /// Answers written and not yet taken by the socket, against `maxUnreadAnswerBytes`.
-    private var unreadAnswers = (count: 0, bytes: 0)
+    /// What the output holds, for the memory books and the unread-answer bound.
+    private var books = OutputBooks()
     /// The next heartbeat due, while a subscription asked for them.
     private var heartbeatTimer: Scheduled<Void>?
     /// The shutdown deadline, or the discard limit, while one is armed.
@@ -231,8 +227,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// Drops the subscription at `index`, and the group when it was the connection's last.
     private func removeSubscription(at index: Int) {
         var removed = subscriptions.remove(at: index)
-        memoryChange.merge(removed.takeLedger())
-        memoryChange.release(removed.queuedBuffers)
+        books.memoryChange.merge(removed.takeLedger())
+        books.memoryChange.release(removed.queuedBuffers)
         if let shared = removed.sharedPipeline { fanout.leave(shared) }
         if removed.isActive {
             fanout.subscriptionsEnded(1)
@@ -385,8 +381,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private func leaveAllSubscriptions() {
         let active = subscriptions.filter(\.isActive).count
         for index in subscriptions.indices {
-            memoryChange.merge(subscriptions[index].takeLedger())
-            memoryChange.release(subscriptions[index].queuedBuffers)
+            books.memoryChange.merge(subscriptions[index].takeLedger())
+            books.memoryChange.release(subscriptions[index].queuedBuffers)
         }
         for shared in subscriptions.compactMap(\.sharedPipeline) {
             fanout.leave(shared)
@@ -526,7 +522,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                     counters.hit(.maxPendingRequests)
                 }
                 heldLines.append(line)
-                memoryChange.exclusiveBytes += line.readableBytes
+                books.memoryChange.exclusiveBytes += line.readableBytes
             case .ignore:
                 break
             }
@@ -547,7 +543,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private func lineGrew(to bytes: Int) {
         let added = bytes - unfinishedLineBytes
         unfinishedLineBytes = bytes
-        memoryChange.exclusiveBytes += added
+        books.memoryChange.exclusiveBytes += added
         let total = memory.addUnfinished(added)
         guard total > limits.maxUnfinishedLineBytes, machine.activity != nil else { return }
         let limit = limits.maxUnfinishedLineBytes
@@ -561,7 +557,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// The line being received ended (or was dropped): its bytes are no longer held by this connection.
     private func lineFinished() {
         guard unfinishedLineBytes > 0 else { return }
-        memoryChange.exclusiveBytes -= unfinishedLineBytes
+        books.memoryChange.exclusiveBytes -= unfinishedLineBytes
         memory.addUnfinished(-unfinishedLineBytes)
         unfinishedLineBytes = 0
     }
@@ -570,7 +566,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private func releaseInput() {
         lineFinished()
         for line in heldLines {
-            memoryChange.exclusiveBytes -= line.readableBytes
+            books.memoryChange.exclusiveBytes -= line.readableBytes
         }
         heldLines.removeAll()
     }
@@ -666,7 +662,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             machine.nextHeldLine(isWritable: context.channel.isWritable, maxPendingAnswers: limits.maxPendingRequests)
         {
             let line = heldLines.removeFirst()
-            memoryChange.exclusiveBytes -= line.readableBytes
+            books.memoryChange.exclusiveBytes -= line.readableBytes
             handle(line: line, context: context)
         }
         flushIfNeeded()
@@ -681,16 +677,13 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             bytes += part.readableBytes
         }
         needsFlush = true
-        unflushedAnswers.count += 1
-        unflushedAnswers.bytes += bytes
-        unreadAnswers.count += 1
-        unreadAnswers.bytes += bytes
-        // Answers cannot be dropped or merged: a client that lets them pile up is cut off. One always goes, however large.
+        // Answers cannot be dropped or merged: a client that lets them pile up is cut off.
         let limit = limits.maxUnreadAnswerBytes
-        if unreadAnswers.count > 1, unreadAnswers.bytes > limit, machine.activity != nil {
+        if books.answered(bytes: bytes, limit: limit), machine.activity != nil {
+            let unread = books.unreadAnswers
             cutOff(
                 .maxUnreadAnswerBytes,
-                "it left \(unreadAnswers.count) answers (\(unreadAnswers.bytes) bytes) unread, past --max-unread-answer-bytes (\(limit))")
+                "it left \(unread.count) answers (\(unread.bytes) bytes) unread, past --max-unread-answer-bytes (\(limit))")
         }
     }
 
@@ -706,35 +699,27 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// subscription's queue held it there already.
     private func emit(_ buffer: ByteBuffer, context: ChannelHandlerContext, alreadyHeld: Bool = false) {
         context.write(wrapOutboundOut(buffer), promise: nil)
-        if !alreadyHeld {
-            memoryChange.hold(buffer)
-        }
-        unflushed.append(buffer)
+        books.wrote(buffer, alreadyHeld: alreadyHeld)
     }
 
     /// Flushes, and lets the output written since the last flush go from the books once the socket has taken it
     /// (or the write failed, as the channel closed).
     private func flushOutput() {
         guard let context else { return }
-        if !unflushed.isEmpty {
-            let (written, answers) = (unflushed, unflushedAnswers)
-            unflushed = []
-            unflushedAnswers = (0, 0)
+        if let flushed = books.flushing() {
             let taken = context.eventLoop.makePromise(of: Void.self)
             // Writes complete in order: this empty one completes once everything before it is written.
             context.write(wrapOutboundOut(ByteBuffer()), promise: taken)
             let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
             taken.futureResult.assumeIsolated().whenComplete { _ in
-                connection.value.outputTaken(written, answers: answers)
+                connection.value.outputTaken(flushed)
             }
         }
         context.flush()
     }
 
-    private func outputTaken(_ written: [ByteBuffer], answers: (count: Int, bytes: Int)) {
-        memoryChange.release(written)
-        unreadAnswers.count -= answers.count
-        unreadAnswers.bytes -= answers.bytes
+    private func outputTaken(_ flushed: OutputBooks.Flushed) {
+        books.taken(flushed)
         settleMemory()
     }
 
@@ -743,11 +728,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// newest state; if that is not enough, it is cut off.
     private func settleMemory() {
         for index in subscriptions.indices {
-            memoryChange.merge(subscriptions[index].takeLedger())
+            books.memoryChange.merge(subscriptions[index].takeLedger())
         }
-        guard !memoryChange.isEmpty else { return }
-        let change = memoryChange
-        memoryChange = ClientMemory.Change()
+        guard !books.memoryChange.isEmpty else { return }
+        let change = books.takeMemoryChange()
         let user = peer?.uid
         var total = memory.apply(change, user: user)
         let limit = limits.maxMemoryPerUser
