@@ -18,6 +18,16 @@ public func withDeadline<Value: Sendable>(
     countingFrom lastProgress: (@Sendable () -> ContinuousClock.Instant)? = nil,
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
+    try await withDeadline(limit, countingFrom: lastProgress, on: ContinuousClock(), operation)
+}
+
+/// `withDeadline` on `clock` (a test's clock, which the test moves).
+public func withDeadline<Value: Sendable, C: Clock>(
+    _ limit: Duration,
+    countingFrom lastProgress: (@Sendable () -> C.Instant)? = nil,
+    on clock: C,
+    _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value where C.Duration == Duration {
     let outcome = Eventual<Result<Value, any Error>>()
     let work = Task {
         do {
@@ -27,14 +37,14 @@ public func withDeadline<Value: Sendable>(
         }
     }
     defer { work.cancel() }
-    let start = ContinuousClock.now
+    let start = clock.now
     return try await withThrowingTaskGroup(of: Value.self) { group in
         group.addTask { try await outcome.valueUnlessCancelled().get() }
         group.addTask {
-            var deadline = max(start, lastProgress?() ?? start) + limit
+            var deadline = max(start, lastProgress?() ?? start).advanced(by: limit)
             while true {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                guard let next = lastProgress.map({ $0() + limit }), next > deadline else { break }
+                try await clock.sleep(until: deadline, tolerance: nil)
+                guard let next = lastProgress.map({ $0().advanced(by: limit) }), next > deadline else { break }
                 deadline = next  // It advanced meanwhile: wait on from its last progress.
             }
             throw DeadlineExceeded(limit: limit)

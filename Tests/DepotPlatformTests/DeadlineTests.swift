@@ -51,18 +51,35 @@ struct DeadlineTests {
         #expect(cancelled.value)
     }
 
-    @Test("progress moves the deadline: an operation longer than the limit that keeps advancing finishes")
+    @Test("progress moves the deadline: an operation that keeps advancing outlives the limit; one that stops, fails")
     func progressExtends() async throws {
-        let last = Locked(ContinuousClock.now)
-        // Five steps of a fifth of the limit each take longer than the limit, but none goes a limit without progress.
+        let clock = ManualClock()
+        let last = Locked(clock.now)
+        let finish = Condition(false)
         let limit = Duration.seconds(2)
-        let value = try await withDeadline(limit, countingFrom: { last.withLock { $0 } }) {
-            for _ in 0..<6 {
-                try await Task.sleep(for: limit / 5)
-                last.withLock { $0 = .now }
+        let running = Task {
+            try await withDeadline(limit, countingFrom: { last.withLock { $0 } }, on: clock) {
+                await finish.wait { $0 }
+                return "done"
             }
-            return "done"
         }
-        #expect(value == "done")
+        // Three times: a second and a half passes, then the answer advances — 4.5 s in all, never 2 without progress.
+        for _ in 0..<3 {
+            try await withTimeout(.seconds(30), "the deadline to wait") { await clock.sleepers.wait { !$0.isEmpty } }
+            clock.advance(by: .milliseconds(1500))
+            last.withLock { $0 = clock.now }
+        }
+        finish.update { $0 = true }
+        #expect(try await running.value == "done")
+
+        let stalled = Task {
+            try await withDeadline(limit, countingFrom: { last.withLock { $0 } }, on: clock) {
+                try await Task.sleep(for: .seconds(3600))
+                return "never"
+            }
+        }
+        try await withTimeout(.seconds(30), "the deadline to wait") { await clock.sleepers.wait { !$0.isEmpty } }
+        clock.advance(by: limit)
+        await #expect(throws: DeadlineExceeded.self) { try await stalled.value }
     }
 }
