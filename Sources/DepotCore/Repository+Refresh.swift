@@ -59,14 +59,11 @@ extension Repository {
             outcome = .failure(StateError(.loadFailed, message: reason))
         } else {
             let known = items == nil ? nil : version.withLock { $0 }
-            if let failureStands {
-                guard let fetched = await fetchCollection(ifChangedSince: known, held: items, failureStands: failureStands) else {
-                    return .success(held)
-                }
-                outcome = fetched
-            } else {
-                outcome = await fetchCollection(ifChangedSince: known, held: items)
+            // A failure stands unless a file's change says otherwise.
+            guard let fetched = await fetchCollection(ifChangedSince: known, held: items, failureStands: failureStands ?? { true }) else {
+                return .success(held)
             }
+            outcome = fetched
         }
         switch outcome {
         case .success(.items(let newItems, let newVersion, let changes)):

@@ -11,7 +11,7 @@ final class ChangeFeedRunner: Service {
     private let repository: Repository
     private let logger: Logger
     /// The sources to follow, newest last; the first is the one given at start.
-    private let sources = Inbox<(any Source)?>()
+    private let sources = Inbox<any Source>()
 
     init(following source: any Source, repository: Repository, logger: Logger) {
         self.repository = repository

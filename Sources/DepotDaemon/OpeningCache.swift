@@ -36,7 +36,7 @@ final class OpeningCache: CollectionCache, Service {
 
     /// The open cache; nil when it could not be opened and left no file; NotOpen when it left files.
     private func openCache() async throws -> ItemCache? {
-        if let cache = await opening.value { return cache }
+        if let cache = try await opening.value { return cache }
         guard ItemCache.filesExist(at: path) else { return nil }
         throw NotOpen(path: path)
     }
@@ -70,7 +70,7 @@ final class OpeningCache: CollectionCache, Service {
     }
 
     func discard() async throws {
-        if let cache = await opening.value {
+        if let cache = try await opening.value {
             try await cache.discard()
         } else {
             try ItemCache.deleteFiles(at: path)

@@ -39,7 +39,7 @@ public func withDeadline<Value: Sendable, C: Clock>(
     defer { work.cancel() }
     let start = clock.now
     return try await withThrowingTaskGroup(of: Value.self) { group in
-        group.addTask { try await outcome.valueUnlessCancelled().get() }
+        group.addTask { try await outcome.value.get() }
         group.addTask {
             var deadline = max(start, lastProgress?() ?? start).advanced(by: limit)
             while true {

@@ -37,8 +37,10 @@ final class ConnectionAdmission: ChannelInboundHandler, RemovableChannelHandler 
         if let refusal = connections.admit(uid: peer?.uid, limits: limits) {
             counters.hit(refusal.limit)
             var logger = logger
-            if let peer { logger[metadataKey: "peer_pid"] = "\(peer.pid)" }
-            if let peer { logger[metadataKey: "peer_uid"] = "\(peer.uid)" }
+            if let peer {
+                logger[metadataKey: "peer_pid"] = "\(peer.pid)"
+                logger[metadataKey: "peer_uid"] = "\(peer.uid)"
+            }
             logger.warning("connection refused: \(refusal.error.message)")
             for part in RPCResponse(id: .null, outcome: .failure(refusal.error)).line.finishLine() {
                 context.write(wrapOutboundOut(part), promise: nil)

@@ -18,7 +18,8 @@ final class ConnectionCounter: Sendable {
 
     /// Counts a new connection in; when a bound is reached, nothing is counted and the bound and the reason come back.
     func admit(uid: UInt32?, limits: LiveLimits) -> (limit: LimitCounters.Limit, error: RPCError)? {
-        counts.withLock { counts in
+        let limits = limits.current
+        return counts.withLock { counts in
             if counts.total >= limits.maxConnections {
                 return (.maxConnections, .tooManyConnections(holding: counts.total))
             }

@@ -100,6 +100,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// and they fit the subscription's queue; otherwise it starts from the current state, marked as a resync.
     /// States queue from now on; they are written once the answer to the current message is.
     func subscribe(_ request: SubscribeRequest) throws(RPCError) -> SubscriptionStart {
+        // The limits in force now, read whole: the subscription's queue bounds come from one reload, not two.
+        let limits = limits.current
         guard subscriptions.count < limits.maxSubscriptions else {
             counters.hit(.maxSubscriptions)
             throw .tooManySubscriptions(most: limits.maxSubscriptions)
@@ -275,6 +277,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// delivered before, and are ignored); writes what the socket takes, in one flush.
     func deliver(_ states: [StateFrame]) {
         guard context != nil, machine.deliversNotifications else { return }
+        let limits = limits.current
         let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
         // Older states than the newest `queueLimit` would only be dropped from a full queue. Subscriptions whose
         // answer is not written yet queue them too, so they miss nothing between their start and the answer.
@@ -545,8 +548,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         unfinishedLineBytes = bytes
         books.memoryChange.exclusiveBytes += added
         let total = memory.addUnfinished(added)
-        guard total > limits.maxUnfinishedLineBytes, machine.activity != nil else { return }
         let limit = limits.maxUnfinishedLineBytes
+        guard total > limit, machine.activity != nil else { return }
         cutOff(
             .maxUnfinishedLineBytes,
             "unfinished lines from all clients hold \(total) bytes, past --max-unfinished-line-bytes (\(limit)); this one's has \(bytes)",

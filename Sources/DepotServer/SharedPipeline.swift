@@ -237,6 +237,7 @@ final class SharedPipeline: Sendable {
     /// Lets `frame` out: the frame let out before it goes to the ring.
     private func emit(_ frame: StateFrame, _ running: inout Running) {
         if let retired = running.lastEmitted {
+            let limits = limits.current
             running.ring.append(ReplayRing.Entry(retiring: retired), limit: limits.replayStates, byteLimit: limits.replayBytes)
         }
         running.lastEmitted = frame

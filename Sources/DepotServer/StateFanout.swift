@@ -75,6 +75,7 @@ final class StateFanout: StateObserver {
 
     func stateDidChange(to state: PublishedState) {
         let idField = idField()
+        let limits = limits.current
         let (replayStates, replayBytes) = (limits.replayStates, limits.replayBytes)
         let frame = published.withLock { published in
             let frame = StateFrame(

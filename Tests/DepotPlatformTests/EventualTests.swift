@@ -12,7 +12,7 @@ struct EventualTests {
             for _ in 0..<8 {
                 group.addTask {
                     waiting.update { $0 += 1 }
-                    return await eventual.value
+                    return try await eventual.value
                 }
             }
             try await withTimeout(.seconds(30), "the readers to start") { await waiting.wait { $0 == 8 } }
@@ -22,6 +22,6 @@ struct EventualTests {
             for try await value in group { values.append(value) }
             #expect(values == Array(repeating: 7, count: 8))
         }
-        #expect(await eventual.value == 7, "a reader after it arrived")
+        #expect(try await eventual.value == 7, "a reader after it arrived")
     }
 }
