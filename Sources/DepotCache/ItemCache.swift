@@ -37,8 +37,10 @@ public final class ItemCache: Sendable {
     /// the cache only saves a trip to the source, so depotd keeps working. A file from a newer depotd is left
     /// alone and refused (`ItemCacheError.Problem.newerSchema`), as are files depotd may not read or write.
     public static func open(at path: String, logger: Logger) async throws(ItemCacheError) -> ItemCache {
+        // A queue of its own, as GRDB's are: libdispatch always starts a thread for one, where the global queue's few
+        // may all be held by other blocking work.
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ItemCache, ItemCacheError>, Never>) in
-            DispatchQueue.global().async {
+            DispatchQueue(label: "depot-cache-open").async {
                 continuation.resume(
                     returning: Result { () throws(ItemCacheError) in
                         try ItemCache(path: path, logger: logger)

@@ -23,7 +23,11 @@ struct BoundedMemoryTests {
             for _ in 0..<3 {
                 let reader = try await daemon.connectLines()
                 try await reader.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
-                readers.append(SubscriberProgress(reader.lines))
+                let progress = SubscriberProgress(reader.lines)
+                // Its subscription holds before anything changes (its first state is the current one, seq 0): on a
+                // loaded machine the first load could otherwise come first.
+                await progress.wait(forSeq: 0)
+                readers.append(progress)
             }
             let control = try await daemon.connect()
             /// Load and wipe `count` times; each cycle waits until the readers have its last state, so only the
