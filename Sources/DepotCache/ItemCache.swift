@@ -12,8 +12,8 @@ public import Logging
 /// list in one transaction, so after a crash or a `kill -9` at any moment the file holds the previous list or
 /// the new one, never a mix. A removal deletes one row; it does not rewrite the list.
 ///
-/// Every call runs on the cache's own serial dispatch queue (GRDB's), so awaiting one suspends the task
-/// without holding a thread of Swift's cooperative pool.
+/// Every call runs on the cache's own serial dispatch queue, to its end, so awaiting one suspends the task without
+/// holding a thread of Swift's cooperative pool, and a cancelled caller does not undo a change half made.
 public final class ItemCache: Sendable {
     /// The cache file's name in the state directory.
     public static let fileName = "cache.sqlite"
@@ -21,6 +21,8 @@ public final class ItemCache: Sendable {
     /// The cache file.
     public let path: String
     private let database: DatabaseQueue
+    /// Where every call runs, one at a time.
+    private let calls = DispatchQueue(label: "depot-cache")
     /// Set by `discard`: the files are gone and nothing is read from or written to the database again.
     private let discarded = Locked(false)
 
@@ -75,7 +77,7 @@ public final class ItemCache: Sendable {
     public func read() async throws(ItemCacheError) -> CachedCollection? {
         if discarded.withLock({ $0 }) { return nil }
         return try await access("read") { database in
-            try await database.read { db in
+            try database.read { db in
                 guard
                     let row = try Row.fetchOne(
                         db,
@@ -125,7 +127,7 @@ public final class ItemCache: Sendable {
     public func save(_ collection: CachedCollection) async throws(ItemCacheError) {
         if discarded.withLock({ $0 }) { return }
         try await access("save to") { database in
-            try await database.write { db in
+            try database.write { db in
                 try db.execute(sql: "DELETE FROM item")
                 let insert = try db.makeStatement(sql: "INSERT INTO item (position, id, json) VALUES (?, ?, ?)")
                 for (index, item) in collection.items.items.enumerated() {
@@ -142,7 +144,7 @@ public final class ItemCache: Sendable {
                     ]
                 )
             }
-            await Self.truncateLog(database)
+            Self.truncateLog(database)
         }
     }
 
@@ -158,17 +160,17 @@ public final class ItemCache: Sendable {
         if discarded.withLock({ $0 }) { return false }
         return try await access("update") { database in
             do {
-                return try await applyRows(database, to: collection, from: previous, changedIDs: changedIDs, removedIDs: removedIDs)
+                return try Self.applyRows(database, to: collection, from: previous, changedIDs: changedIDs, removedIDs: removedIDs)
             } catch is NoRoom {
                 return false
             }
         }
     }
 
-    private func applyRows(
+    private static func applyRows(
         _ database: DatabaseQueue, to collection: CachedCollection, from previous: SourceVersion?, changedIDs: [String], removedIDs: [String]
-    ) async throws -> Bool {
-        try await database.write { db in
+    ) throws -> Bool {
+        try database.write { db in
             guard
                 let row = try Row.fetchOne(db, sql: "SELECT source, idField, etag, lastModified, revision, digest FROM collection"),
                 row[0] as String == collection.source, row[1] as String == collection.idField,
@@ -226,7 +228,7 @@ public final class ItemCache: Sendable {
     public func remove(id: String) async throws(ItemCacheError) -> Bool {
         if discarded.withLock({ $0 }) { return false }
         return try await access("remove an item from") { database in
-            try await database.write { db in
+            try database.write { db in
                 try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
                 return db.changesCount > 0
             }
@@ -240,7 +242,7 @@ public final class ItemCache: Sendable {
     public func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws(ItemCacheError) -> Bool {
         if discarded.withLock({ $0 }) { return false }
         return try await access("remove an item from") { database in
-            try await database.write { db in
+            try database.write { db in
                 try db.execute(sql: "DELETE FROM item WHERE id = ?", arguments: [id])
                 guard db.changesCount > 0 else { return false }
                 try db.execute(
@@ -256,10 +258,10 @@ public final class ItemCache: Sendable {
     public func clear() async throws(ItemCacheError) {
         if discarded.withLock({ $0 }) { return }
         try await access("clear") { database in
-            try await database.write { db in
+            try database.write { db in
                 try db.execute(sql: "DELETE FROM item; DELETE FROM collection")
             }
-            try await database.writeWithoutTransaction { db in
+            try database.writeWithoutTransaction { db in
                 try db.execute(sql: "VACUUM")
                 // Old pages also sit in the write-ahead log until a checkpoint: copy them back and empty it.
                 try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
@@ -269,8 +271,8 @@ public final class ItemCache: Sendable {
 
     /// Copies the write-ahead log into the file and truncates it; a reader holding the log back only delays
     /// this to the next save or the close, so a failure is not an error.
-    private static func truncateLog(_ database: DatabaseQueue) async {
-        _ = try? await database.writeWithoutTransaction { db in
+    private static func truncateLog(_ database: DatabaseQueue) {
+        _ = try? database.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }
@@ -390,13 +392,21 @@ public final class ItemCache: Sendable {
         return destination
     }
 
-    /// Runs `work` on the database, turning any failure into an error that names the file and the operation.
+    /// Runs `work` on the database on the cache's own serial queue, to its end, turning any failure into an error
+    /// that names the file and the operation. Awaiting it holds no thread of Swift's pool; cancelling the task that
+    /// awaits it does not interrupt it (GRDB's async calls would roll the transaction back): a removal the source
+    /// confirmed as depotd stops is on disk when the cache closes, not dropped half way.
     private func access<Value: Sendable>(
         _ operation: String,
-        _ work: (DatabaseQueue) async throws -> Value
+        _ work: @escaping @Sendable (DatabaseQueue) throws -> Value
     ) async throws(ItemCacheError) -> Value {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>, Never>) in
+            calls.async { [database] in
+                continuation.resume(returning: Result { try work(database) })
+            }
+        }
         do {
-            return try await work(database)
+            return try result.get()
         } catch {
             throw ItemCacheError(path: path, .database(operation: operation, reason: Self.reason(error)))
         }

@@ -8,8 +8,10 @@ public typealias MutationResult = Result<PublishedState, RepositoryError>
 /// client's flood cannot hold back another's call by more than a turn of each.
 ///
 /// `submit` is synchronous, so each requester's order is fixed by its thread at the moment of arrival, not by
-/// whichever task the scheduler happens to start first. A drain task is started when work arrives and ends
-/// when the queue is empty, so an idle repository holds no task.
+/// whichever task the scheduler happens to start first. The mutations run in `run`, the repository's one
+/// long-lived task, which its owner keeps in the service tree (depotd's `MutationRunner`): shutdown then knows what
+/// it waits for. `stop` ends it: nothing new is accepted, what waits for its turn is handed back to be failed,
+/// and the mutation under way gets the grace `run` was given before it is cancelled.
 ///
 /// A *joining* submission (a load, a refresh) joins the last submission instead of queueing a new one when that one
 /// is also a load or refresh, `Joining` allows it (`queued`: only one that has not started), and the requester has
@@ -61,16 +63,32 @@ final class MutationQueue: Sendable {
 
     private struct State {
         var jobs = FairQueue<Job>()
-        var isDraining = false
         /// The last submitted mutation, if it is joinable and still queued or running.
         var joinable: Job?
+        /// Set by `stop`: nothing more is accepted or started.
+        var stopped = false
+        /// Whether `run` is running a mutation.
+        var underWay = false
     }
 
     private let state = Locked(State())
+    /// The failure a mutation ends with when it will never run, given why.
+    private let refusal: @Sendable (String) -> MutationResult
+    /// Wakes `run` when work arrives or `stop` is called.
+    private let arrivals = Inbox<Void>()
+    /// Resolved by `stop`: the mutation under way has its grace from then on.
+    private let stopRequested = Eventual<Void>()
 
-    /// Queues `body` in `requester`'s lane, or joins the last submission as `joining` allows.
+    /// `refusal` makes the failure of a mutation that will never run, from the reason given.
+    init(refusal: @escaping @Sendable (String) -> MutationResult) {
+        self.refusal = refusal
+    }
+
+    /// Queues `body` in `requester`'s lane, or joins the last submission as `joining` allows. Once stopped, the
+    /// mutation returned has already failed (`cancelled`).
     func submit(_ joining: Joining, from requester: Requester, _ body: @escaping Body) -> Mutation<MutationResult> {
-        let (mutation, startDraining) = state.withLock { state -> (Mutation<MutationResult>, Bool) in
+        let accepted = state.withLock { state -> Mutation<MutationResult>? in
+            guard !state.stopped else { return nil }
             if let last = state.joinable, last.mayBeJoined(as: joining) {
                 let lane = state.jobs.queued(from: requester)
                 if lane.isEmpty {
@@ -79,24 +97,24 @@ final class MutationQueue: Sendable {
                         last.lanes += 1
                         state.jobs.append(last, from: requester)
                     }
-                    return (last.mutation, false)
+                    return last.mutation
                 }
                 if lane.last === last {
-                    return (last.mutation, false)
+                    return last.mutation
                 }
             }
             let job = Job(mutation: Mutation<MutationResult>(), body: body, joining: joining)
             state.jobs.append(job, from: requester)
             state.joinable = joining != .never ? job : nil
-            let startDraining = !state.isDraining
-            state.isDraining = true
-            return (job.mutation, startDraining)
+            return job.mutation
         }
-        if startDraining {
-            Task { await self.drain() }
-        }
-        return mutation
+        guard let accepted else { return .finished(with: refusal(Self.stoppedReason)) }
+        arrivals.post(())
+        return accepted
     }
+
+    /// Why a mutation submitted or waiting at shutdown never runs.
+    static let stoppedReason = "not run: depotd is stopping"
 
     /// Drops what `requester` queued and did not start, unless another requester waits for it too; returns the
     /// dropped mutations, for the caller to finish.
@@ -120,15 +138,33 @@ final class MutationQueue: Sendable {
         state.withLock { !$0.jobs.queued(from: requester).isEmpty }
     }
 
+    /// Whether a mutation is under way or waiting for its turn.
+    var isBusy: Bool {
+        state.withLock { state in state.underWay || !state.jobs.isEmpty }
+    }
+
     /// Mutations waiting for their turn, by user (nil: the daemon's own); for stats.
     var queuedByUser: [UInt32?: Int] {
         state.withLock { $0.jobs.countByUser }
     }
 
-    private func drain() async {
-        while let (mutation, body) = nextJob() {
-            let result = await body()
+    /// Runs the mutations in their turns until `stop` is called or the task is cancelled. After `stop`, the
+    /// mutation under way has `grace` on `clock` to finish, then it is cancelled (a source call ends at once: every one
+    /// runs under `withDeadline`, which honours cancellation) and `run` returns; cancelling the task cancels it at once.
+    /// `graceOver` is told when a mutation is cancelled so.
+    func run<C: Clock>(grace: Duration, on clock: C, graceOver: @escaping @Sendable () -> Void = {}) async where C.Duration == Duration {
+        // However it ends, nothing waits for a turn that will not come.
+        defer { stop() }
+        while !Task.isCancelled {
+            guard let (mutation, body) = nextJob() else {
+                if state.withLock(\.stopped) { return }
+                await arrivals.wait(until: nil, on: clock)
+                _ = arrivals.take()
+                continue
+            }
+            let result = await perform(body, grace: grace, on: clock, graceOver: graceOver)
             state.withLock { state in
+                state.underWay = false
                 if state.joinable?.mutation === mutation {
                     state.joinable = nil
                 }
@@ -137,15 +173,72 @@ final class MutationQueue: Sendable {
         }
     }
 
-    /// The next job in turn, marked started; a job already started from another lane is passed over.
+    /// Stops accepting mutations, fails those that waited for their turn (`cancelled`), and tells `run` to end after
+    /// the one under way, within its grace. Calling it again does nothing.
+    func stop() {
+        let dropped = state.withLock { state -> [Mutation<MutationResult>] in
+            guard !state.stopped else { return [] }
+            state.stopped = true
+            state.joinable = nil
+            var dropped: [Mutation<MutationResult>] = []
+            while let job = state.jobs.popFirst() {
+                guard !job.started else { continue }
+                job.started = true  // Held in several lanes, it is failed once.
+                dropped.append(job.mutation)
+            }
+            return dropped
+        }
+        stopRequested.resolve(())
+        arrivals.post(())
+        for mutation in dropped {
+            mutation.finish(with: refusal(Self.stoppedReason))
+        }
+    }
+
+    /// Runs `body`; once `stop` has been called and `grace` has passed, cancels it and returns what it returns then.
+    private func perform<C: Clock>(
+        _ body: @escaping Body, grace: Duration, on clock: C, graceOver: @Sendable () -> Void
+    ) async
+        -> MutationResult
+    where C.Duration == Duration {
+        await withTaskGroup(of: MutationResult?.self) { group in
+            group.addTask { await body() }
+            group.addTask { [stopRequested] in
+                do {
+                    try await stopRequested.value
+                    try await clock.sleep(for: grace)
+                } catch {
+                    // The mutation finished first (this child was cancelled): nothing to do.
+                }
+                return nil
+            }
+            var outcome: MutationResult?
+            while outcome == nil, let next = await group.next() {
+                if let result = next {
+                    outcome = result
+                } else {
+                    graceOver()
+                    group.cancelAll()  // The grace is over: the mutation is cancelled and says how it ended.
+                }
+            }
+            group.cancelAll()
+            // Cannot be nil: the body's child always returns a result, and the loop waits for it.
+            // swift-format-ignore: NeverForceUnwrap
+            return outcome!
+        }
+    }
+
+    /// The next job in turn, marked started; a job already started from another lane is passed over. Nil when none
+    /// waits or the queue is stopped.
     private func nextJob() -> (Mutation<MutationResult>, Body)? {
         state.withLock { state in
+            guard !state.stopped else { return nil }
             while let job = state.jobs.popFirst() {
                 guard !job.started else { continue }
                 job.started = true
+                state.underWay = true
                 return (job.mutation, job.body)
             }
-            state.isDraining = false
             return nil
         }
     }

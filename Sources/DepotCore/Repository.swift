@@ -1,6 +1,7 @@
 import DepotJSON
 import DepotPlatform
 public import Logging
+public import ServiceLifecycle
 
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
@@ -18,12 +19,12 @@ import Foundation
 ///
 /// With a `CollectionCache`, every list the source gives is kept on disk, removals and wipes keep it in step,
 /// and a load's `RetrievalStrategy` decides when the cached list stands in for the source.
-public final class Repository: Sendable {
+public final class Repository: Service, Sendable {
     /// The id member used when none is configured.
     public static let defaultIDField = "id"
 
     let logger: Logger
-    let queue = MutationQueue()
+    let queue: MutationQueue
     private let sourceCalls = SourceCallRecorder()
     /// The source and the id field; replaced only by the `replaceSource` mutation, read by mutations.
     private let binding: Locked<(source: any Source, idField: String)>
@@ -44,23 +45,63 @@ public final class Repository: Sendable {
     /// Names this repository's run of seqs: seqs start again at 0 with every repository (every daemon run), so
     /// a seq means something only with its epoch. Opaque; new for every repository unless given.
     public let epoch: String
+    /// How long a mutation under way at shutdown may go on before it is cancelled.
+    let stopGrace: Duration
 
-    /// `cache`, when given, keeps the source's lists on disk; `now` tells the time lists are fetched at.
+    /// `cache`, when given, keeps the source's lists on disk; `now` tells the time lists are fetched at; `stopGrace`
+    /// is how long a mutation under way at shutdown may go on.
     public init(
         source: any Source,
         idField: String = Repository.defaultIDField,
         cache: (any CollectionCache)? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
         epoch: String = Repository.newEpoch(),
+        stopGrace: Duration = Repository.defaultStopGrace,
         logger: Logger
     ) {
         self.epoch = epoch
+        self.stopGrace = stopGrace
         self.binding = Locked((source, idField))
         self.cache = cache
         self.now = now
         self.logger = logger
         self.publication = Locked([])
-        self.latest = Locked(PublishedState(seq: 0, state: .idle))
+        let latest = Locked(PublishedState(seq: 0, state: .idle))
+        self.latest = latest
+        self.queue = MutationQueue { reason in .failure(RepositoryError(.cancelled, message: reason, state: latest.withLock { $0 })) }
+    }
+
+    // MARK: Running
+
+    /// How long a mutation under way at shutdown may go on before it is cancelled: with depotd's server given 5 s to
+    /// answer, within systemd's 15 s TimeoutStopSec.
+    public static let defaultStopGrace: Duration = .seconds(8)
+
+    /// Runs the mutations in their turns, one at a time, until a graceful shutdown, `stop()` or cancellation: the
+    /// repository's one long-lived piece of work, a service of its owner's tree (as postgres-nio's client is). depotd
+    /// starts it after the cache and before the server, so it stops after the server has answered what it could and
+    /// before the cache closes. Nothing submitted runs until this does.
+    ///
+    /// At a graceful shutdown the mutation under way has `stopGrace` to finish; then it is cancelled — its source call
+    /// ends; the cache keeps what it held, or the whole change once the source confirmed it — and this returns.
+    /// Mutations waiting for their turn, and any submitted later, fail with `cancelled` at once.
+    public func run() async {
+        await withGracefulShutdownHandler {
+            await queue.run(grace: stopGrace, on: ContinuousClock()) { [logger, stopGrace] in
+                logger.warning("stopping: the change under way did not finish within \(stopGrace) of the shutdown; cancelled")
+            }
+        } onGracefulShutdown: {
+            self.stop()
+        }
+    }
+
+    /// Ends `run` as a graceful shutdown does: nothing more is accepted, waiting mutations fail, the one under way
+    /// has its grace.
+    public func stop() {
+        if queue.isBusy {
+            logger.info("stopping: waiting up to \(stopGrace) for the change under way")
+        }
+        queue.stop()
     }
 
     /// A new epoch: 16 random hexadecimal digits.

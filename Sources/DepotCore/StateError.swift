@@ -14,7 +14,8 @@ public struct StateError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The change was made in memory, but the on-disk cache could neither take it nor be deleted (a read-only
         /// state directory): after a restart it would serve what the change removed.
         case storageFailed
-        /// The mutation never ran: the client that asked for it went away before its turn.
+        /// The mutation never ran, or was stopped: the client that asked for it went away before its turn, or depotd
+        /// stopped (after its server, so no client is answered with it).
         case cancelled
 
         /// The kind's name, as the protocol's document names its error (`loadFailed`).

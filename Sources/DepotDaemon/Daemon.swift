@@ -156,6 +156,9 @@ public struct Daemon: Sendable {
         // First, so that it opens the cache at once, and stops last.
         if let cache { services.append(.init(service: cache)) }
         services += [
+            // The mutations: before the server, so they stop after it (answers to one under way still go out), and
+            // before the cache closes.
+            .init(service: repository),
             .init(service: server),
             .init(service: status),
             .init(service: reloader),

@@ -97,7 +97,7 @@ struct UndoableCacheChangeTests {
         let path = directory.file("cache.sqlite")
         let source = TestSource(count: 4)
         let cache = FullDiskCache(try await ItemCache.open(at: path, logger: quietLogger))
-        let repository = Repository(source: source, cache: cache, logger: quietLogger)
+        let repository = Repository(source: source, cache: cache, logger: quietLogger).running()
         _ = try await repository.load().result.get()
         #expect(try await cache.read()?.items.count == 4)
         cache.failing.withLock { $0 = true }
@@ -120,7 +120,7 @@ struct UndoableCacheChangeTests {
         defer { directory.remove() }
         let path = directory.file("cache.sqlite")
         let cache = FullDiskCache(try await ItemCache.open(at: path, logger: quietLogger))
-        let repository = Repository(source: TestSource(count: 4), cache: cache, logger: quietLogger)
+        let repository = Repository(source: TestSource(count: 4), cache: cache, logger: quietLogger).running()
         _ = try await repository.load().result.get()
         cache.failing.withLock { $0 = true }
         cache.readOnly.withLock { $0 = true }
@@ -153,7 +153,7 @@ struct RemovalCacheTests {
         let source = TestSource(count: 4)
         let cache = CountingCache(try await ItemCache.open(at: directory.file("cache.sqlite"), logger: quietLogger))
         let clock = Locked(Date(timeIntervalSince1970: 1_700_000_000))
-        let repository = Repository(source: source, cache: cache, now: { clock.withLock { $0 } }, logger: quietLogger)
+        let repository = Repository(source: source, cache: cache, now: { clock.withLock { $0 } }, logger: quietLogger).running()
         try await body(source, cache, repository)
     }
 

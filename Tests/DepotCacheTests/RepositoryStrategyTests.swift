@@ -38,7 +38,7 @@ struct RepositoryStrategyTests {
         defer { directory.remove() }
         let source = TestSource(count: count)
         let cache = try await ItemCache.open(at: directory.file("cache.sqlite"), logger: quietLogger)
-        let repository = Repository(source: source, cache: cache, now: { earlier }, logger: quietLogger)
+        let repository = Repository(source: source, cache: cache, now: { earlier }, logger: quietLogger).running()
         let setup = Setup(source: source, cache: cache, repository: repository)
         repository.addObserver(setup.recorder)
         try await body(setup)
@@ -46,7 +46,7 @@ struct RepositoryStrategyTests {
 
     /// A second repository (a restart) on the same cache and source; its clock says `later`.
     static func restart(_ setup: Setup) -> Setup {
-        let repository = Repository(source: setup.source, cache: setup.cache, now: { later }, logger: quietLogger)
+        let repository = Repository(source: setup.source, cache: setup.cache, now: { later }, logger: quietLogger).running()
         let restarted = Setup(source: setup.source, cache: setup.cache, repository: repository)
         repository.addObserver(restarted.recorder)
         return restarted

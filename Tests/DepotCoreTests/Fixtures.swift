@@ -12,6 +12,7 @@ struct Fixture {
     init(source: TestSource = TestSource(count: 3), idField: String = "id") {
         self.source = source
         self.repository = Repository(source: source, idField: idField, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            .running()
         repository.addObserver(recorder)
     }
 

@@ -44,7 +44,7 @@ struct ScriptPlayerTests {
               {"value": [{"id": 3}], "operators": [{"op": "delay", "seconds": 7}]}]}
             """#)
         let source = try ScriptSource(path: path, idField: "id")
-        let repository = Repository(source: source, logger: Self.quiet)
+        let repository = Repository(source: source, logger: Self.quiet).running()
         let clock = StepClock()
         let player = ScriptPlayer(playing: source, repository: repository, logger: Self.quiet, sleep: { try await clock.sleep($0) })
         let playing = Task { try await player.run() }

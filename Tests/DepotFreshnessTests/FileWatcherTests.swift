@@ -31,7 +31,7 @@ struct FileWatcherTests {
         init(on filesystem: TestFilesystem, _ text: String = #"[{"id": 1}]"#) {
             directory = filesystem.temporaryDirectory()
             path = directory.write("items.json", text)
-            repository = Repository(source: FileSource(path: path), logger: FileWatcherTests.quiet)
+            repository = Repository(source: FileSource(path: path), logger: FileWatcherTests.quiet).running()
             repository.addObserver(recorder)
             let (changes, activity) = (changes, activity)
             repository.addActivityObserver { event in activity.update { $0.append(event) } }
@@ -190,7 +190,7 @@ struct FileWatcherTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("nowhere/items.json")
-        let repository = Repository(source: FileSource(path: path), logger: Self.quiet)
+        let repository = Repository(source: FileSource(path: path), logger: Self.quiet).running()
         let watcher = FileWatcher(path: path, repository: repository, clock: ManualClock(), logger: Self.quiet)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await watcher.run() }

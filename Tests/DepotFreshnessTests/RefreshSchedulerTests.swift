@@ -23,7 +23,7 @@ struct RefreshSchedulerTests {
 
         init(_ policy: RefreshPolicy, source: TestSource = TestSource(count: 3)) {
             self.source = source
-            repository = Repository(source: source, logger: RefreshSchedulerTests.quiet)
+            repository = Repository(source: source, logger: RefreshSchedulerTests.quiet).running()
             repository.addObserver(recorder)
             let statuses = statuses
             scheduler = RefreshScheduler(

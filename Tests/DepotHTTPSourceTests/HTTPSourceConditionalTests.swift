@@ -92,6 +92,7 @@ struct HTTPSourceConditionalTests {
     func repository() async throws {
         try await withServer(Self.versioned()) { server in
             let repository = Repository(source: try httpSource(server), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+                .running()
             let recorder = StateRecorder()
             repository.addObserver(recorder)
             let first = try await repository.load().result.get()

@@ -50,7 +50,7 @@ struct HTTPSourceSecretTests {
                 options.headers = [try HeaderField(name: "X-Client", value: "depot-test")]
                 options.deleteURL = try ItemURLTemplate(parsing: server.url("/items/{id}"))
             }
-            let repository = Repository(source: source, logger: logs.logger())
+            let repository = Repository(source: source, logger: logs.logger()).running()
             var messages: [String] = [source.description]
             _ = try await repository.load().result.get()
             _ = try await repository.load().result.get()

@@ -40,5 +40,5 @@ let threeItems = #"[{"id":1,"name":"one"},{"id":2,"name":"two"},{"id":"c","name"
 
 /// A repository that logs nothing.
 func makeRepository(_ source: any Source) -> Repository {
-    Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })).running()
 }

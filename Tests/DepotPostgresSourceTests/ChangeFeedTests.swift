@@ -19,7 +19,7 @@ struct ChangeFeedTests {
     ) async throws {
         let link = PostgresLink(address: table.address, password: .none, backoff: backoff, logger: quiet)
         let source = PostgresSource(link: link, idField: "id", logger: quiet)
-        let repository = Repository(source: source, logger: quiet)
+        let repository = Repository(source: source, logger: quiet).running()
         let recorder = StateRecorder()
         repository.addObserver(recorder)
         let feed = ChangeFeed(repository: repository, source: source, logger: quiet)

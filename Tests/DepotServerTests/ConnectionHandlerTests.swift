@@ -33,7 +33,7 @@ struct ChannelBench {
         self.source = source
         loop = NIOAsyncTestingEventLoop()
         channel = NIOAsyncTestingChannel(loop: loop)
-        repository = Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        repository = Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })).running()
         fanout = StateFanout(eventLoops: [loop], epoch: "e1")
         repository.addObserver(fanout)
         let dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout)

@@ -53,7 +53,7 @@ struct MethodBench {
 
     init(source: TestSource = TestSource(count: 3), access: AccessControl = AccessControl(.open)) {
         self.source = source
-        repository = Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        repository = Repository(source: source, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })).running()
         repository.addObserver(fanout)
         dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout, access: access)
     }

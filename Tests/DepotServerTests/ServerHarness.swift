@@ -43,7 +43,7 @@ struct RunningServer: CheckedEndpoint {
             logger: quiet,
             onListening: { outcome.update { $0 = .success(()) } }
         )
-        let group = ServiceGroup(services: [server], gracefulShutdownSignals: [], cancellationSignals: [], logger: quiet)
+        let group = ServiceGroup(services: [repository, server], gracefulShutdownSignals: [], cancellationSignals: [], logger: quiet)
         let task = Task {
             do {
                 try await group.run()

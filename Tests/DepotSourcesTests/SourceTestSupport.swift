@@ -1,11 +1,12 @@
 import DepotCore
 import DepotJSON
+import DepotTestSupport
 import Logging
 import Testing
 
 /// A repository that logs nothing.
 func makeRepository(_ source: any Source, idField: String = "id") -> Repository {
-    Repository(source: source, idField: idField, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+    Repository(source: source, idField: idField, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })).running()
 }
 
 /// A JSON number from its literal, for expected values such as `6.90` or `1E+2`.

@@ -41,6 +41,8 @@ private let server: DepotServer = {
     let server = DepotServer(
         configuration: ServerConfiguration(socketPath: "/nonexistent/fuzz.sock", limits: limits), repository: repository,
         eventLoopGroup: loop, logger: logger)
+    // The mutations run for the whole run (depotd runs them in its service tree; the fuzzer has none).
+    Task { await repository.run() }
     repository.load()
     return server
 }()
