@@ -81,19 +81,6 @@ public struct DaemonSettings: Sendable, Equatable {
             initialLoad: options.initialLoad ?? file.initialLoad ?? true,
             configFile: configPath
         )
-        settings.connectionLimits.maxMessageBytes = try lookup.integer(
-            .maxMessageBytes, flag: options.maxMessageBytes, "--max-message-bytes", file: file.maxMessageBytes, "maxMessageBytes")
-        settings.connectionLimits.subscriberQueueLimit = try lookup.integer(
-            .subscriberQueue, flag: options.subscriberQueue, "--subscriber-queue", file: file.subscriberQueue, "subscriberQueue")
-        settings.connectionLimits.subscriberQueueBytes = try lookup.integer(
-            .subscriberQueueBytes, flag: options.subscriberQueueBytes, "--subscriber-queue-bytes", file: file.subscriberQueueBytes,
-            "subscriberQueueBytes")
-        settings.connectionLimits.replayStates = try lookup.integer(
-            .replayStates, flag: options.replayStates, "--replay-states", file: file.replayStates, "replayStates")
-        settings.connectionLimits.replayBytes = try lookup.integer(
-            .replayBytes, flag: options.replayBytes, "--replay-bytes", file: file.replayBytes, "replayBytes")
-        settings.connectionLimits.maxBatchRequests = try lookup.integer(
-            .maxBatchRequests, flag: options.maxBatchRequests, "--max-batch-requests", file: file.maxBatchRequests, "maxBatchRequests")
         settings.socketConfigured = socket != nil
         settings.http = try lookup.http(credentialsDirectory: paths.environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 })
         settings.postgresPassword = lookup.postgresPassword(workingDirectory: workingDirectory)
@@ -102,27 +89,11 @@ public struct DaemonSettings: Sendable, Equatable {
         settings.refresh = try lookup.refresh(for: source)
         settings.watchFile = lookup.watchFile()
         settings.access = try lookup.access()
-        settings.connectionLimits.maxBatchAnswerBytes = try lookup.integer(
-            .maxBatchAnswerBytes, flag: options.maxBatchAnswerBytes, "--max-batch-answer-bytes", file: file.maxBatchAnswerBytes,
-            "maxBatchAnswerBytes")
-        settings.connectionLimits.maxConnections = try lookup.integer(
-            .maxConnections, flag: options.maxConnections, "--max-connections", file: file.maxConnections, "maxConnections")
-        settings.connectionLimits.maxConnectionsPerUser = try lookup.integer(
-            .maxConnectionsPerUser, flag: options.maxConnectionsPerUser, "--max-connections-per-user", file: file.maxConnectionsPerUser,
-            "maxConnectionsPerUser")
+        for row in LimitSetting.all {
+            settings.connectionLimits[keyPath: row.limit] = try lookup.integer(
+                row.setting, flag: options[keyPath: row.flag], row.flagName, file: file[keyPath: row.file], row.key)
+        }
         settings.connectionLimits.partialLineTimeout = try lookup.partialLineTimeout()
-        settings.connectionLimits.maxPendingRequests = try lookup.integer(
-            .maxPendingRequests, flag: options.maxPendingRequests, "--max-pending-requests", file: file.maxPendingRequests, "maxPendingRequests")
-        settings.connectionLimits.maxSubscriptions = try lookup.integer(
-            .maxSubscriptions, flag: options.maxSubscriptions, "--max-subscriptions", file: file.maxSubscriptions, "maxSubscriptions")
-        settings.connectionLimits.maxUnreadAnswerBytes = try lookup.integer(
-            .maxUnreadAnswerBytes, flag: options.maxUnreadAnswerBytes, "--max-unread-answer-bytes", file: file.maxUnreadAnswerBytes,
-            "maxUnreadAnswerBytes")
-        settings.connectionLimits.maxMemoryPerUser = try lookup.integer(
-            .maxMemoryPerUser, flag: options.maxMemoryPerUser, "--max-memory-per-user", file: file.maxMemoryPerUser, "maxMemoryPerUser")
-        settings.connectionLimits.maxUnfinishedLineBytes = try lookup.integer(
-            .maxUnfinishedLineBytes, flag: options.maxUnfinishedLineBytes, "--max-unfinished-line-bytes", file: file.maxUnfinishedLineBytes,
-            "maxUnfinishedLineBytes")
         settings.privateDirectory = settings.sharedFallbackDirectory(paths: paths)
         return settings
     }
