@@ -29,9 +29,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private var machine = ConnectionStateMachine()
     private var context: ChannelHandlerContext?
     private(set) var peer: PeerCredentials?
-    private var subscriptions: [Subscription] = []
-    /// Subscriptions created by the message being dispatched; they start once its answer is written.
-    private var subscriptionsAwaitingAnswer: [String] = []
+    private var subscriptions = SubscriptionSet()
     private var isInSubscriberGroup = false
     /// The answers still coming, each with the withdrawal that stops it from calling back once the connection
     /// is gone: closing withdraws them all, so no finished mutation writes to, or keeps, a closed connection.
@@ -158,8 +156,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             current = fanout.current
             subscription.start(from: current, resync: false)
         }
-        subscriptions.append(subscription)
-        subscriptionsAwaitingAnswer.append(id)
+        subscriptions.add(subscription)
         logger.info(
             "subscribed",
             metadata: [
@@ -205,30 +202,26 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     /// This connection's active subscriptions and their queues, for `stats`.
     var subscriptionStatistics: [DepotStatistics.Subscription] {
-        subscriptions.filter(\.isActive).map { subscription in
-            DepotStatistics.Subscription(
-                subscription: subscription.id, uid: peer?.uid, mode: subscription.mode, pipeline: subscription.sharedPipeline?.key,
-                queuedStates: subscription.queuedCount, queuedBytes: subscription.queuedBytes, skipped: subscription.skippedTotal,
-                sent: subscription.sentCount)
-        }
+        subscriptions.statistics(uid: peer?.uid)
     }
 
     /// Whether a subscription of this connection is in snapshot mode: it needs each success state's full encoding.
     var wantsSnapshots: Bool {
-        subscriptions.contains { $0.mode == .snapshot }
+        subscriptions.wantsSnapshots
     }
 
     /// Ends the connection's subscription `id`; false when this connection has none by that id.
     func unsubscribe(_ id: String) -> Bool {
-        guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { return false }
-        removeSubscription(at: index)
+        guard let removed = subscriptions.remove(id: id) else { return false }
+        letGo(removed)
         logger.info("unsubscribed", metadata: ["subscription": "\(id)"])
         return true
     }
 
-    /// Drops the subscription at `index`, and the group when it was the connection's last.
-    private func removeSubscription(at index: Int) {
-        var removed = subscriptions.remove(at: index)
+    /// Lets go of a subscription taken out of the set: its memory, its shared pipeline, its count; and of the group
+    /// when it was the connection's last.
+    private func letGo(_ subscription: Subscription) {
+        var removed = subscription
         books.memoryChange.merge(removed.takeLedger())
         books.memoryChange.release(removed.queuedBuffers)
         if let shared = removed.sharedPipeline { fanout.leave(shared) }
@@ -242,31 +235,23 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// Called by the subscriber group, on this loop: the shared pipeline `number` ended (its named pipeline was
     /// deleted). Its subscriptions write what they have queued, then `subscriptionEnded`, and are gone.
     func pipelineEnded(_ number: Int, reason: String) {
-        for index in subscriptions.indices where subscriptions[index].pipelineNumber == number {
-            subscriptions[index].endReason = reason
-        }
+        subscriptions.end(pipelineNumber: number, reason: reason)
         drainQueues()
     }
 
     /// Called by the subscriber group, on this loop: every subscription ends now, its queued states unsent, with
     /// `subscriptionEnded` saying `reason` (the peer lost read access).
     func endAllSubscriptions(reason: String) {
-        for index in subscriptions.indices {
-            subscriptions[index].discardQueue()
-            subscriptions[index].endReason = reason
-        }
+        subscriptions.endAll(reason: reason)
         drainQueues()
     }
 
     /// Starts writing the states of subscriptions whose answer has been written.
     private func activate(_ ids: [String]) {
         guard !ids.isEmpty, machine.deliversNotifications else { return }
-        var started = 0
-        for id in ids {
-            guard let index = subscriptions.firstIndex(where: { $0.id == id }) else { continue }
-            subscriptions[index].isActive = true
+        let started = subscriptions.start(ids)
+        for _ in 0..<started {
             fanout.subscriptionStarted()
-            started += 1
         }
         perform(machine.subscriptionsChanged(by: started))
         leaveSubscriberGroupIfIdle()
@@ -281,11 +266,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
         // Older states than the newest `queueLimit` would only be dropped from a full queue. Subscriptions whose
         // answer is not written yet queue them too, so they miss nothing between their start and the answer.
-        for state in states.suffix(queueLimit) {
-            for index in subscriptions.indices {
-                subscriptions[index].enqueue(state, limit: queueLimit, byteLimit: byteLimit)
-            }
-        }
+        subscriptions.enqueue(states.suffix(queueLimit), limit: queueLimit, byteLimit: byteLimit)
         drainQueues()
     }
 
@@ -304,16 +285,13 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         var wrote: Bool
         repeat {
             wrote = false
-            var index = 0
-            while index < subscriptions.count, context.channel.isWritable {
-                guard subscriptions[index].isActive else {
-                    index += 1
-                    continue
-                }
-                let skippedBefore = subscriptions[index].skippedTotal
-                if let (prefix, state, delta) = subscriptions[index].nextNotification() {
-                    if subscriptions[index].skippedTotal > skippedBefore {
-                        counters.hit(.subscriberQueue, times: subscriptions[index].skippedTotal - skippedBefore)
+            var turn = 0
+            while context.channel.isWritable, let output = subscriptions.next(turn: &turn) {
+                wrote = true
+                switch output {
+                case .notification(let prefix, let state, let delta, let skipped):
+                    if skipped > 0 {
+                        counters.hit(.subscriberQueue, times: skipped)
                     }
                     emit(prefix, context: context)
                     // The state and delta come from the queue, which held them in the books: they stay held until written.
@@ -322,25 +300,18 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                         emit(delta, context: context, alreadyHeld: true)
                     }
                     emit(StateNotification.suffix, context: context)
-                    wrote = true
-                } else if let reason = subscriptions[index].endReason {
-                    let ended = SubscriptionEnded(subscription: subscriptions[index].id, reason: reason)
+                case .ended(let subscription, let reason):
+                    let ended = SubscriptionEnded(subscription: subscription.id, reason: reason)
                     emit(ended.line(allocator: context.channel.allocator), context: context)
-                    wrote = true
                     logger.info("subscription ended", metadata: ["subscription": "\(ended.subscription)", "reason": "\(reason)"])
-                    removeSubscription(at: index)
-                    continue
-                }
-                if index < subscriptions.count, !subscriptions[index].hasQueuedStates {
-                    index += 1
+                    letGo(subscription)
                 }
             }
             if wrote {
                 needsFlush = false
                 flushOutput()
             }
-        } while wrote && self.context != nil && context.channel.isWritable
-            && subscriptions.contains(where: { $0.isActive && $0.hasQueuedStates })
+        } while wrote && self.context != nil && context.channel.isWritable && subscriptions.hasOutput
         settleMemory()
     }
 
@@ -349,8 +320,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         heartbeatTimer?.cancel()
         heartbeatTimer = nil
         guard let context else { return }
-        let due = subscriptions.compactMap { subscription in subscription.heartbeat.map { subscription.lastSentAt + $0 } }.min()
-        guard let due else { return }
+        guard let due = subscriptions.nextHeartbeat else { return }
         let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
         heartbeatTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
             connection.value.sendDueHeartbeats()
@@ -362,15 +332,9 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private func sendDueHeartbeats() {
         heartbeatTimer = nil
         guard let context, machine.deliversNotifications else { return }
-        let now = NIODeadline.now()
         var wrote = false
-        for index in subscriptions.indices {
-            let subscription = subscriptions[index]
-            guard let interval = subscription.heartbeat, subscription.lastSentAt + interval <= now else { continue }
-            subscriptions[index].lastSentAt = now
-            guard subscription.isActive, !subscription.hasQueuedStates, let seq = subscription.lastWrittenSeq, context.channel.isWritable
-            else { continue }
-            let heartbeat = Heartbeat(subscription: subscription.id, epoch: fanout.epoch, seq: seq)
+        for (subscription, seq) in subscriptions.dueHeartbeats(at: .now()) where context.channel.isWritable {
+            let heartbeat = Heartbeat(subscription: subscription, epoch: fanout.epoch, seq: seq)
             emit(heartbeat.line(allocator: context.channel.allocator), context: context)
             wrote = true
         }
@@ -382,15 +346,15 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     }
 
     private func leaveAllSubscriptions() {
-        let active = subscriptions.filter(\.isActive).count
-        for index in subscriptions.indices {
-            books.memoryChange.merge(subscriptions[index].takeLedger())
-            books.memoryChange.release(subscriptions[index].queuedBuffers)
+        let active = subscriptions.activeCount
+        let removed = subscriptions.removeAll()
+        for var subscription in removed {
+            books.memoryChange.merge(subscription.takeLedger())
+            books.memoryChange.release(subscription.queuedBuffers)
         }
-        for shared in subscriptions.compactMap(\.sharedPipeline) {
+        for shared in removed.compactMap(\.sharedPipeline) {
             fanout.leave(shared)
         }
-        subscriptions.removeAll()
         heartbeatTimer?.cancel()
         heartbeatTimer = nil
         if active > 0 {
@@ -607,13 +571,12 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         }
         guard let message else { return }
 
-        subscriptionsAwaitingAnswer = []
+        _ = subscriptions.takeAwaitingAnswer()
         if case .batchTooLarge = message {
             counters.hit(.maxBatchRequests)
         }
         let outcome = dispatcher.dispatch(message, context: self, limit: batchAnswerLimit(limits.maxBatchAnswerBytes, context: context))
-        let newSubscriptions = subscriptionsAwaitingAnswer
-        subscriptionsAwaitingAnswer = []
+        let newSubscriptions = subscriptions.takeAwaitingAnswer()
 
         switch outcome {
         case .nothing:
@@ -730,19 +693,14 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// is exempt), this connection, which just took more, first lets its snapshot-mode subscriptions skip to their
     /// newest state; if that is not enough, it is cut off.
     private func settleMemory() {
-        for index in subscriptions.indices {
-            books.memoryChange.merge(subscriptions[index].takeLedger())
-        }
+        books.memoryChange.merge(subscriptions.takeLedgers())
         guard !books.memoryChange.isEmpty else { return }
         let change = books.takeMemoryChange()
         let user = peer?.uid
         var total = memory.apply(change, user: user)
         let limit = limits.maxMemoryPerUser
         guard change.takes, user != 0, total > limit, machine.activity != nil || machine.phase == .discarding else { return }
-        var trimmed = ClientMemory.Change()
-        for index in subscriptions.indices where subscriptions[index].trimToNewest() {
-            trimmed.merge(subscriptions[index].takeLedger())
-        }
+        let trimmed = subscriptions.trimToNewest()
         if !trimmed.isEmpty {
             total = memory.apply(trimmed, user: user)
             logger.debug("over --max-memory-per-user: this connection's subscriptions skip to their newest state")
