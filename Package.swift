@@ -172,9 +172,9 @@ let package = Package(
         .target(
             name: "DepotWire",
             dependencies: [
-                "DepotCore",
                 "DepotJSON",
                 "DepotPipeline",
+                "DepotPlatform",
                 "DepotRPC",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -204,7 +204,7 @@ let package = Package(
         .target(
             name: "DepotClient",
             dependencies: [
-                "DepotPlatform", "DepotCore",
+                "DepotPlatform",
                 "DepotJSON",
                 "DepotRPC",
                 "DepotWire",
@@ -244,7 +244,6 @@ let package = Package(
             name: "DepotControl",
             dependencies: [
                 "DepotClient",
-                "DepotCore",
                 "DepotJSON",
                 "DepotPipeline",
                 "DepotPlatform",
@@ -361,7 +360,7 @@ let package = Package(
         .testTarget(
             name: "DepotWireTests",
             dependencies: [
-                "DepotPlatform", "DepotWire", "DepotCore", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema", "DepotTestSupport",
+                "DepotPlatform", "DepotWire", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema", "DepotTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

@@ -1,4 +1,3 @@
-import DepotCore
 public import DepotJSON
 public import DepotWire
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import DepotCore
 import DepotJSON
 import DepotWire
 
@@ -28,8 +27,8 @@ struct LoadCommand: AsyncParsableCommand {
     func run() async throws {
         let request = LoadRequest(
             strategy: try strategy.map { name in
-                guard let strategy = RetrievalStrategy(rawValue: name) else {
-                    throw ValidationError("--strategy \(name) is not one of \(RetrievalStrategy.allCases.map(\.rawValue).joined(separator: ", "))")
+                guard let strategy = LoadStrategy(rawValue: name) else {
+                    throw ValidationError("--strategy \(name) is not one of \(LoadStrategy.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 return strategy
             })

@@ -1,5 +1,4 @@
 import ArgumentParser
-import DepotCore
 import DepotJSON
 import DepotWire
 
@@ -33,6 +32,6 @@ struct StateCommand: AsyncParsableCommand {
             }
         }
         // A failure is printed like any state, and told by the exit status too.
-        if json[StateMember.status]?.stringValue == LoadingState.Status.failure.rawValue { throw ExitCode(ExitStatus.notFresh) }
+        if json[StateMember.status]?.stringValue == StateStatus.failure.rawValue { throw ExitCode(ExitStatus.notFresh) }
     }
 }

@@ -1,4 +1,3 @@
-import DepotCore
 public import DepotJSON
 import DepotWire
 
@@ -13,7 +12,7 @@ public enum StateFormatter {
     public static func statusLine(_ state: JSONValue, skipped: Int = 0) -> String {
         let status = state[StateMember.status]?.stringValue ?? "unknown"
         var parts = [status]
-        if status == LoadingState.Status.success.rawValue {
+        if status == StateStatus.success.rawValue {
             let count = state[StateMember.items]?.arrayValue?.count ?? 0
             parts.append(count == 1 ? "1 item" : "\(count) items")
             if let origin = state[StateMember.origin]?.stringValue {
@@ -33,7 +32,7 @@ public enum StateFormatter {
         if let reason = state[StateMember.staleReason]?.stringValue {
             parts.append("stale because \(reason)")
         }
-        if status == LoadingState.Status.failure.rawValue, let error = state[StateMember.error] {
+        if status == StateStatus.failure.rawValue, let error = state[StateMember.error] {
             parts.append(failureText(error))
         }
         if skipped > 0 {

@@ -1,4 +1,4 @@
-import DepotCore
+import DepotPlatform
 public import DepotWire
 public import Foundation
 

@@ -1,6 +1,6 @@
 import ArgumentParser
-import DepotCore
 import DepotJSON
+import DepotPlatform
 import DepotWire
 import Foundation
 
@@ -24,7 +24,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (json, stats) = try await RemoteCall(options: options).run(StatsRequest())
-        let fresh = stats.status == LoadingState.Status.success.rawValue && stats.stale == false
+        let fresh = stats.status == StateStatus.success.rawValue && stats.stale == false
         if !quiet {
             if options.json {
                 let members = ["status", "items", "stale", "seq", "epoch"].compactMap { name in json[name].map { (name, $0) } }
@@ -56,7 +56,7 @@ struct StatusCommand: AsyncParsableCommand {
             parts.append("fresh")
             if let checked = since(refresh?.lastSuccessAt) { parts.append("checked \(RelativeTime.ago(checked))") }
         case nil:
-            if stats.status == LoadingState.Status.failure.rawValue, let error = refresh?.lastError { parts.append(error) }
+            if stats.status == StateStatus.failure.rawValue, let error = refresh?.lastError { parts.append(error) }
         }
         if let refresh {
             if refresh.paused {

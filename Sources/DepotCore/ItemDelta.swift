@@ -1,3 +1,5 @@
+import DepotPlatform
+
 /// How one success state's items become the next one's: the ids that went, the items that changed in place and
 /// the items that came, with their index in the new list.
 ///
@@ -62,46 +64,9 @@ public struct ItemDelta: Sendable, Equatable {
         self = delta
     }
 
-    /// The items `base` becomes; nil when the delta does not fit it (see `Misfit`).
+    /// The items `base` becomes; nil when the delta does not fit it (see `DeltaApplication.Misfit`).
     public func applied(to base: [Item]) -> [Item]? {
-        try? Self.apply(removed: removed, changed: changed, added: added.map { ($0.index, $0.item) }, to: base, id: \.id).get()
-    }
-
-    /// How a delta does not fit the items it is applied to.
-    public enum Misfit: Error, Equatable, Sendable {
-        /// It removes an id the items lack.
-        case removesAbsent
-        /// It changes an item whose id the items lack.
-        case changesAbsent
-        /// It adds an item at `index`, past the end of the `count` items there are then.
-        case addsPastEnd(index: Int, count: Int)
-    }
-
-    /// A delta's parts applied to `base`, whatever its elements (the daemon's items, a client's JSON values), each
-    /// element's id read by `id` (an element without one is kept, and is never the one changed): drop `removed`,
-    /// replace each `changed` element where the element with its id stands, insert each `added` one at its index, in
-    /// order. The one definition of applying a delta, for `ItemDelta` and for the clients' `WireDelta`.
-    public static func apply<Element>(
-        removed: [String], changed: [Element], added: [(index: Int, item: Element)], to base: [Element], id: (Element) -> String?
-    ) -> Result<[Element], Misfit> {
-        let removedIDs = Set(removed)
-        var elements = base.filter { id($0).map { !removedIDs.contains($0) } ?? true }
-        guard elements.count == base.count - removedIDs.count else { return .failure(.removesAbsent) }
-        if !changed.isEmpty {
-            var positions: [String: Int] = [:]
-            for (index, element) in elements.enumerated() {
-                if let elementID = id(element) { positions[elementID] = index }
-            }
-            for element in changed {
-                guard let elementID = id(element), let position = positions[elementID] else { return .failure(.changesAbsent) }
-                elements[position] = element
-            }
-        }
-        for (index, element) in added {
-            guard index <= elements.count else { return .failure(.addsPastEnd(index: index, count: elements.count)) }
-            elements.insert(element, at: index)
-        }
-        return .success(elements)
+        try? DeltaApplication.apply(removed: removed, changed: changed, added: added.map { ($0.index, $0.item) }, to: base, id: \.id).get()
     }
 
     /// The bytes of the delta's items and ids, about what it costs on the wire; to choose between it and the

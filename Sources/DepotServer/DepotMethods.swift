@@ -92,7 +92,7 @@ enum DepotMethods {
                 return .result(.encoded(ByteBuffer(bytes: item.json)))
             },
             method(LoadRequest.self) { request, connection throws(RPCError) in
-                let strategy = request.strategy ?? .defaultForLoad
+                let strategy = request.strategy.map(RetrievalStrategy.init) ?? .defaultForLoad
                 let note = connection.noteMutation(LoadRequest.method, strategy == .defaultForLoad ? "" : strategy.rawValue)
                 return answer(repository.load(strategy: strategy, by: connection.requester), note)
             },

@@ -1,8 +1,6 @@
-public import DepotCore
-import DepotRPC
-
 /// Depot's own JSON-RPC error codes, in the server-error range (-32000 to -32099), as rpc-schema/openrpc.json
-/// lists them in `components/errors`. The domain speaks of error kinds; this is where they become codes.
+/// lists them in `components/errors`. The domain speaks of error kinds; the server makes them codes
+/// (`DomainErrors.swift`).
 public enum DepotErrorCode {
     /// `load` failed; `data` is the failure state it published.
     public static let loadFailed = -32001
@@ -24,17 +22,4 @@ public enum DepotErrorCode {
 
     /// Every code of Depot's own, for tests that hold them to the document.
     public static let all = [loadFailed, removeFailed, notFound, limitExceeded, forbidden, readOnly, storageFailed]
-
-    /// The code the protocol gives a domain error's kind: every kind named, so a new one does not compile until it
-    /// has a code here.
-    public static func code(for kind: StateError.Kind) -> Int {
-        switch kind {
-        case .loadFailed: loadFailed
-        case .removeFailed: removeFailed
-        case .notFound: notFound
-        case .storageFailed: storageFailed
-        // A mutation cancelled before its turn: its caller has gone, so no answer carries this code.
-        case .cancelled: RPCError.internalErrorCode
-        }
-    }
 }

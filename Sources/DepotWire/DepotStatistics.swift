@@ -1,4 +1,5 @@
 public import DepotJSON
+import DepotPlatform
 
 /// What `stats` answers: the repository's state, who is connected and what they hold, every subscription's queue,
 /// how the source's calls went, the process's memory and descriptors, and how often each limit was reached.

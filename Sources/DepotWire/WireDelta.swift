@@ -1,5 +1,5 @@
-import DepotCore
 public import DepotJSON
+import DepotPlatform
 
 /// A `delta` as a client receives it (see `DeltaEncoder`), and how to apply it to the items of the success state
 /// it is based on.
@@ -49,10 +49,10 @@ public struct WireDelta: Sendable, Equatable {
     }
 
     /// The items `base` becomes: drop `removed`, replace each `changed` item where it stands, insert each `added`
-    /// item at its index, in order (`ItemDelta.apply`). Throws when the delta does not fit `base` (it was computed
+    /// item at its index, in order (`DeltaApplication.apply`). Throws when the delta does not fit `base` (it was computed
     /// for other items).
     public func applied(to base: [JSONValue]) throws(WireDecodingError) -> [JSONValue] {
-        switch ItemDelta.apply(removed: removed, changed: changed, added: added, to: base, id: id(of:)) {
+        switch DeltaApplication.apply(removed: removed, changed: changed, added: added, to: base, id: id(of:)) {
         case .success(let items):
             return items
         case .failure(.removesAbsent):

@@ -1,4 +1,3 @@
-public import DepotCore
 public import DepotJSON
 
 /// A State as a client receives it, decoded: the typed counterpart of `StateEncoder`'s output. Members the
@@ -28,7 +27,7 @@ public struct WireState: Sendable, Equatable {
         self.count = count
     }
 
-    public var status: LoadingState.Status {
+    public var status: StateStatus {
         switch content {
         case .idle: .idle
         case .loading: .loading
@@ -63,7 +62,7 @@ public struct WireState: Sendable, Equatable {
         let members = Members(object: object, of: "the State")
         seq = try members.nonNegativeInteger(StateMember.seq)
         epoch = try members.string(StateMember.epoch)
-        let status = try members.choice(StateMember.status, of: LoadingState.Status.self)
+        let status = try members.choice(StateMember.status, of: StateStatus.self)
         switch status {
         case .idle:
             content = .idle
@@ -73,7 +72,7 @@ public struct WireState: Sendable, Equatable {
             content = .loading
         case .success:
             let provenance = WireProvenance(
-                origin: try members.choice(StateMember.origin, of: Provenance.Origin.self),
+                origin: try members.choice(StateMember.origin, of: ItemOrigin.self),
                 fetchedAt: try members.string(StateMember.fetchedAt),
                 stale: try members.bool(StateMember.stale),
                 revision: try members.optionalNonNegativeInteger(StateMember.revision).map(Int64.init),
@@ -103,7 +102,7 @@ public struct WireState: Sendable, Equatable {
 
 /// Where a success state's items come from, as the wire gives it.
 public struct WireProvenance: Sendable, Equatable {
-    public var origin: Provenance.Origin
+    public var origin: ItemOrigin
     /// RFC 3339, UTC, milliseconds, as sent (`2026-11-21T20:41:49.123Z`).
     public var fetchedAt: String
     public var stale: Bool
@@ -112,7 +111,7 @@ public struct WireProvenance: Sendable, Equatable {
     /// Why the items are stale; nil unless they are.
     public var staleReason: String?
 
-    public init(origin: Provenance.Origin, fetchedAt: String, stale: Bool, revision: Int64? = nil, staleReason: String? = nil) {
+    public init(origin: ItemOrigin, fetchedAt: String, stale: Bool, revision: Int64? = nil, staleReason: String? = nil) {
         self.origin = origin
         self.fetchedAt = fetchedAt
         self.stale = stale

@@ -1,6 +1,7 @@
 import DepotControl
 import DepotCore
 import DepotJSON
+import DepotPlatform
 import DepotWire
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import DepotCore
+import DepotPlatform
 import DepotTestSupport
 import Testing
 
@@ -55,10 +56,11 @@ struct ItemDeltaTests {
         #expect(ItemDelta(added: [.init(index: 5, item: Self.item("q"))]).applied(to: [Self.item("a")]) == nil)
         // Each misfit is named, for a client's message.
         let base = [Self.item("a")]
-        #expect(ItemDelta.apply(removed: ["q"], changed: [], added: [], to: base, id: \.id) == .failure(.removesAbsent))
-        #expect(ItemDelta.apply(removed: [], changed: [Self.item("q")], added: [], to: base, id: \.id) == .failure(.changesAbsent))
+        #expect(DeltaApplication.apply(removed: ["q"], changed: [], added: [], to: base, id: \.id) == .failure(.removesAbsent))
+        #expect(DeltaApplication.apply(removed: [], changed: [Self.item("q")], added: [], to: base, id: \.id) == .failure(.changesAbsent))
         #expect(
-            ItemDelta.apply(removed: [], changed: [], added: [(5, Self.item("q"))], to: base, id: \.id) == .failure(.addsPastEnd(index: 5, count: 1)))
+            DeltaApplication.apply(removed: [], changed: [], added: [(5, Self.item("q"))], to: base, id: \.id)
+                == .failure(.addsPastEnd(index: 5, count: 1)))
     }
 
     @Test("random edits: applying the delta gives exactly the new items; a shuffle has none or a correct one")

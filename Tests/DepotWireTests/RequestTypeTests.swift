@@ -1,4 +1,3 @@
-import DepotCore
 import DepotJSON
 import DepotPlatform
 import DepotRPC

@@ -1,4 +1,3 @@
-public import DepotCore
 public import DepotJSON
 public import DepotRPC
 
@@ -10,14 +9,14 @@ public struct LoadRequest: StateAnsweringRequest {
     public static let paramNames = ["strategy"]
 
     /// nil: the default for `load`.
-    public var strategy: RetrievalStrategy?
+    public var strategy: LoadStrategy?
 
-    public init(strategy: RetrievalStrategy? = nil) {
+    public init(strategy: LoadStrategy? = nil) {
         self.strategy = strategy
     }
 
     public init(params: Params) throws(RPCError) {
-        strategy = try params.choice("strategy", of: RetrievalStrategy.self)
+        strategy = try params.choice("strategy", of: LoadStrategy.self)
     }
 
     public var params: JSONObject? {

@@ -5,6 +5,8 @@ import Foundation
 import NIOCore
 import Testing
 
+@testable import DepotServer
+
 @Suite("NotificationHead: seq and skipped from a notification's first bytes")
 struct NotificationHeadTests {
     static func line(subscription: String, skipped: Int, seq: Int, items: Int) -> [UInt8] {

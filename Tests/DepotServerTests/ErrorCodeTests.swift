@@ -7,6 +7,8 @@ import DepotWire
 import NIOCore
 import Testing
 
+@testable import DepotServer
+
 @Suite("Error codes: the domain's kinds become the document's codes here, and only here")
 struct ErrorCodeTests {
     @Test func depotErrorCodesAreInTheServerErrorRange() {

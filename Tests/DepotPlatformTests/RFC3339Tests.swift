@@ -1,4 +1,4 @@
-import DepotCore
+import DepotPlatform
 import Foundation
 import Testing
 

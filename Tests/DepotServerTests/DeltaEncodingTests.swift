@@ -7,6 +7,8 @@ import Foundation
 import NIOCore
 import Testing
 
+@testable import DepotServer
+
 @Suite("Delta and heartbeat encodings: DeltaEncoder, WireDelta, Heartbeat and the document agree")
 struct DeltaEncodingTests {
     static let items = [

@@ -1,5 +1,6 @@
 public import DepotCore
 import DepotJSON
+import DepotWire
 public import NIOCore
 
 /// The wire form of a delta, as the `delta` member of a delta-mode `stateChanged`'s params:
@@ -47,18 +48,4 @@ public enum DeltaEncoder {
         }
         buffer.writeStaticString("]")
     }
-}
-
-/// The members of a `delta` (`components/schemas/Delta` in rpc-schema/openrpc.json).
-public enum DeltaMember {
-    /// The seq of the success state the delta applies to: the last one the subscription was sent.
-    public static let base = "base"
-    /// The item member that holds each item's id.
-    public static let idField = "idField"
-    public static let removed = "removed"
-    public static let changed = "changed"
-    public static let added = "added"
-    /// An addition's members.
-    public static let index = "index"
-    public static let item = "item"
 }

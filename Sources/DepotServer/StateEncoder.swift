@@ -1,5 +1,7 @@
 public import DepotCore
 import DepotJSON
+import DepotPlatform
+import DepotWire
 public import NIOCore
 
 /// The wire form of a published state:
@@ -32,13 +34,13 @@ public enum StateEncoder {
         writeKey(StateMember.epoch, to: &buffer)
         JSONWriter.writeString(epoch, to: &buffer)
         writeKey(StateMember.status, to: &buffer)
-        writeQuoted(published.state.status.rawValue, to: &buffer)
+        writeQuoted(StateStatus(published.state.status).rawValue, to: &buffer)
         switch published.state {
         case .idle, .loading:
             break
         case .success(let collection, let provenance):
             writeKey(StateMember.origin, to: &buffer)
-            writeQuoted(provenance.origin.rawValue, to: &buffer)
+            writeQuoted(ItemOrigin(provenance.origin).rawValue, to: &buffer)
             writeKey(StateMember.fetchedAt, to: &buffer)
             writeQuoted(RFC3339.string(from: provenance.fetchedAt), to: &buffer)
             writeKey(StateMember.stale, to: &buffer)

@@ -1,11 +1,14 @@
 public import DepotCore
 import DepotJSON
+import DepotPlatform
 import DepotSchema
 import DepotTestSupport
 import DepotWire
 import Foundation
 import NIOCore
 public import Testing
+
+@testable import DepotServer
 
 @Suite("State encoding: StateEncoder, WireState and the document agree")
 struct StateEncodingTests {
@@ -44,7 +47,7 @@ struct StateEncodingTests {
         let decoded = try WireState(decoding: json)
         #expect(decoded.seq == published.seq)
         #expect(decoded.epoch == Self.epoch)
-        #expect(decoded.status == published.state.status)
+        #expect(decoded.status.rawValue == published.state.status.rawValue)
         switch published.state {
         case .idle: #expect(decoded.content == WireState.Content.idle)
         case .loading: #expect(decoded.content == WireState.Content.loading)
@@ -53,7 +56,7 @@ struct StateEncodingTests {
             #expect(
                 decoded.provenance
                     == WireProvenance(
-                        origin: provenance.origin, fetchedAt: RFC3339.string(from: provenance.fetchedAt), stale: provenance.stale,
+                        origin: ItemOrigin(provenance.origin), fetchedAt: RFC3339.string(from: provenance.fetchedAt), stale: provenance.stale,
                         staleReason: provenance.staleReason))
         case .failure(let error):
             #expect(decoded.failure == WireFailure(code: DepotErrorCode.code(for: error.kind), message: error.message))

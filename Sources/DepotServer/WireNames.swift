@@ -1,0 +1,37 @@
+import DepotCore
+import DepotWire
+
+// The domain's names as the protocol gives them, case by case: a case added on either side does not compile until
+// it is mapped here, so the wire's enums (which clients use without the daemon's code) cannot drift from the domain.
+
+extension RetrievalStrategy {
+    /// The repository's strategy for a `load` call's `strategy` param.
+    init(_ strategy: LoadStrategy) {
+        switch strategy {
+        case .fastestAvailable: self = .fastestAvailable
+        case .upToDateWithFallback: self = .upToDateWithFallback
+        case .returnMultipleTimes: self = .returnMultipleTimes
+        }
+    }
+}
+
+extension StateStatus {
+    init(_ status: LoadingState.Status) {
+        switch status {
+        case .idle: self = .idle
+        case .loading: self = .loading
+        case .success: self = .success
+        case .failure: self = .failure
+        }
+    }
+}
+
+extension ItemOrigin {
+    init(_ origin: Provenance.Origin) {
+        switch origin {
+        case .source: self = .source
+        case .cache: self = .cache
+        case .memory: self = .memory
+        }
+    }
+}
