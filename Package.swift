@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "DepotSources", targets: ["DepotSources"]),
         // And those the fuzzers (Fuzz/, a package of its own) drive in process.
         .library(name: "DepotRPC", targets: ["DepotRPC"]),
+        .library(name: "DepotWire", targets: ["DepotWire"]),
         .library(name: "DepotServer", targets: ["DepotServer"]),
         .library(name: "DepotDaemon", targets: ["DepotDaemon"]),
     ],
@@ -86,6 +87,7 @@ let package = Package(
                 "DepotPipeline",
                 "DepotPlatform",
                 "DepotJSON",
+                "DepotWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -94,7 +96,7 @@ let package = Package(
         // decoded from JSON, and run over the repository's states as value-type state machines.
         .target(
             name: "DepotPipeline",
-            dependencies: ["DepotCore", "DepotJSON", "DepotPlatform", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DepotCore", "DepotJSON", "DepotPlatform", "DepotWire", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Keeping the collection fresh: the refresh schedule (interval, jitter, retries, Retry-After, pausing without
@@ -173,7 +175,6 @@ let package = Package(
             name: "DepotWire",
             dependencies: [
                 "DepotJSON",
-                "DepotPipeline",
                 "DepotPlatform",
                 "DepotRPC",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -245,7 +246,6 @@ let package = Package(
             dependencies: [
                 "DepotClient",
                 "DepotJSON",
-                "DepotPipeline",
                 "DepotPlatform",
                 "DepotSchema",
                 "DepotWire",
@@ -283,7 +283,9 @@ let package = Package(
         .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"], resources: [.copy("JSONTestSuite")]),
         .testTarget(
             name: "DepotPipelineTests",
-            dependencies: ["DepotPipeline", "DepotCore", "DepotJSON", "DepotTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "DepotPipeline", "DepotCore", "DepotJSON", "DepotTestSupport", "DepotWire", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "DepotCoreTests",

@@ -1,6 +1,5 @@
 import ArgumentParser
 import DepotJSON
-import DepotPipeline
 import DepotPlatform
 import DepotWire
 import Foundation

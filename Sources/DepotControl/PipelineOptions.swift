@@ -1,6 +1,5 @@
 import ArgumentParser
 import DepotJSON
-import DepotPipeline
 import DepotWire
 
 /// The options that give a command a pipeline: `--pipeline` (a named one, or operators as JSON), or the short

@@ -1,5 +1,6 @@
 public import DepotJSON
 import DepotPlatform
+public import DepotWire
 import Foundation
 public import Logging
 

@@ -1,4 +1,5 @@
 public import DepotCore
+public import DepotWire
 
 /// A pipeline running over the repository's states: its stages, and what each remembers.
 ///

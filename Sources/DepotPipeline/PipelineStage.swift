@@ -1,4 +1,5 @@
 public import DepotCore
+public import DepotWire
 
 /// One stage of a running pipeline: an operator (or a run of item operators) with what it remembers.
 ///
@@ -8,7 +9,7 @@ public import DepotCore
 enum PipelineStage {
     typealias Instant = ContinuousClock.Instant
 
-    case statuses(Set<LoadingState.Status>)
+    case statuses(Set<StateStatus>)
     case items(ItemTransform)
     case sort(ItemSort)
     case limit(Int, last: (input: ItemCollection, output: ItemCollection)?)
@@ -64,7 +65,7 @@ enum PipelineStage {
     mutating func receive(_ state: PublishedState, at now: Instant) -> [PublishedState] {
         switch self {
         case .statuses(let statuses):
-            return statuses.contains(state.state.status) ? [state] : []
+            return statuses.contains(StateStatus(state.state.status)) ? [state] : []
         case .items(var transform):
             defer { self = .items(transform) }
             return [state.mapItems { transform.apply($0) }]

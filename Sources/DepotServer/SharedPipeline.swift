@@ -1,6 +1,7 @@
 import DepotCore
 import DepotPipeline
 import DepotPlatform
+import DepotWire
 import NIOCore
 
 /// One pipeline running for all the subscriptions that use it (equal pipelines share one): each published

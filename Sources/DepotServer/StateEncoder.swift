@@ -1,5 +1,6 @@
 public import DepotCore
 import DepotJSON
+import DepotPipeline
 import DepotPlatform
 import DepotWire
 public import NIOCore

@@ -15,17 +15,6 @@ extension RetrievalStrategy {
     }
 }
 
-extension StateStatus {
-    init(_ status: LoadingState.Status) {
-        switch status {
-        case .idle: self = .idle
-        case .loading: self = .loading
-        case .success: self = .success
-        case .failure: self = .failure
-        }
-    }
-}
-
 extension ItemOrigin {
     init(_ origin: Provenance.Origin) {
         switch origin {

@@ -1,5 +1,4 @@
 public import DepotJSON
-public import DepotPipeline
 public import DepotRPC
 
 /// The `pipeline` param of `subscribe`, `state` and `get`: operators given in the call, or the name of a pipeline

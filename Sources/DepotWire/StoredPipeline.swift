@@ -1,5 +1,4 @@
 public import DepotJSON
-public import DepotPipeline
 
 /// A named pipeline as `pipelines.get` and `pipelines.list` answer it: `{"name", "description"?, "pipeline",
 /// "readOnly"}` — read-only when it comes from a configuration file.

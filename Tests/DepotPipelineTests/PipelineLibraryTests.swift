@@ -1,6 +1,7 @@
 import DepotJSON
 import DepotPipeline
 import DepotTestSupport
+import DepotWire
 import Foundation
 import Logging
 import Testing

@@ -1,6 +1,7 @@
 import DepotCore
 import DepotJSON
 import DepotPipeline
+import DepotWire
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import DepotJSON
 import DepotPipeline
+import DepotWire
 import Testing
 
 @Suite("Predicate")

@@ -1,4 +1,5 @@
 import DepotCore
+import DepotPipeline
 import DepotWire
 import Testing
 

@@ -1,5 +1,4 @@
 public import DepotJSON
-public import DepotPipeline
 public import DepotRPC
 
 /// `get`: one item of the current state, exactly as the source gave it. notFound (-32003) when the state

@@ -1,5 +1,4 @@
 public import DepotJSON
-public import DepotPipeline
 public import DepotRPC
 
 /// `pipelines.put`: stores a named pipeline (replacing a stored one of that name) and answers `{"name", "created"}`.

@@ -1,5 +1,4 @@
 public import DepotJSON
-public import DepotPipeline
 public import DepotRPC
 
 /// `state`: the current State. A read: answered at once from the last published state. With `pipeline`, its

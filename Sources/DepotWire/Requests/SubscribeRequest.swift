@@ -1,5 +1,4 @@
 public import DepotJSON
-public import DepotPipeline
 public import DepotRPC
 
 /// `subscribe`: answers `{"subscription", "epoch", "seq", "resumed"}`; then `stateChanged` notifications carry the

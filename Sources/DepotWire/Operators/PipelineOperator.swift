@@ -1,11 +1,10 @@
-public import DepotCore
 public import DepotJSON
 
 /// One step of a pipeline, written as a JSON object tagged by `op`. Steps run in the order given: each passes
 /// on, changes or holds back what the step before it gave.
 public enum PipelineOperator: Sendable, Hashable {
     /// `{"op": "statuses", "in": [STATUS…]}`: only states with these statuses go on.
-    case statuses(Set<LoadingState.Status>)
+    case statuses(Set<StateStatus>)
     /// `{"op": "filter", "where": P}`: a success state keeps the items `where` matches.
     case filter(Predicate)
     /// `{"op": "select", "fields": [POINTER…]}`: each item keeps its id and these members (see `ItemProjection`).

@@ -1,4 +1,3 @@
-public import DepotCore
 public import DepotJSON
 
 /// A list of operators, as a subscription, `get` or `state` gives it, or as the daemon keeps it by name.
@@ -120,14 +119,14 @@ private struct OperatorDecoder {
         }
     }
 
-    private func statuses(_ value: JSONValue) throws(PipelineError) -> Set<LoadingState.Status> {
-        let names = LoadingState.Status.allCases.map(\.rawValue)
+    private func statuses(_ value: JSONValue) throws(PipelineError) -> Set<StateStatus> {
+        let names = StateStatus.allCases.map(\.rawValue)
         guard case .array(let elements) = value, !elements.isEmpty else {
             throw fail(["in"], "in is a non-empty array of statuses (\(names.joined(separator: ", ")))")
         }
-        var result: Set<LoadingState.Status> = []
+        var result: Set<StateStatus> = []
         for (position, element) in elements.enumerated() {
-            guard case .string(let text) = element, let status = LoadingState.Status(rawValue: text) else {
+            guard case .string(let text) = element, let status = StateStatus(rawValue: text) else {
                 throw fail(["in", String(position)], "\(element.jsonText) is not a status; a status is one of \(names.joined(separator: ", "))")
             }
             result.insert(status)

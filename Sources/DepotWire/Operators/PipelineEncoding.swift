@@ -1,4 +1,3 @@
-public import DepotCore
 public import DepotJSON
 
 extension PipelineOperator {
@@ -7,7 +6,7 @@ extension PipelineOperator {
         var members: [(String, JSONValue)] = [("op", .string(name))]
         switch self {
         case .statuses(let statuses):
-            members.append(("in", .array(LoadingState.Status.allCases.filter(statuses.contains).map { .string($0.rawValue) })))
+            members.append(("in", .array(StateStatus.allCases.filter(statuses.contains).map { .string($0.rawValue) })))
         case .filter(let predicate):
             members.append(("where", predicate.json))
         case .select(let fields):
