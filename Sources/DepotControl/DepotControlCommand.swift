@@ -1,6 +1,5 @@
 public import ArgumentParser
 import DepotWire
-import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +38,7 @@ public struct DepotControlCommand: AsyncParsableCommand {
 
     /// `depotctl` alone is a usage error (exit 64), with the usage on stderr, as git and systemctl do.
     public func run() async throws {
-        FileHandle.standardError.write(Data((Self.helpMessage() + "\n").utf8))
+        Output.usage(Self.helpMessage())
         throw ExitCode.validationFailure
     }
 

@@ -13,6 +13,11 @@ enum Output {
         write("depotctl: \(text)\n", to: STDERR_FILENO)
     }
 
+    /// `text` as it is, on standard error (the usage `depotctl` alone prints).
+    static func usage(_ text: String) {
+        write(text + "\n", to: STDERR_FILENO)
+    }
+
     private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {

@@ -1,5 +1,5 @@
 import DepotPlatform
-import Foundation
+import Dispatch
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +27,8 @@ enum OutputReader {
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                Thread.detachNewThread {
+                // A queue of its own: libdispatch always starts a thread for it.
+                DispatchQueue(label: "depotctl-output-reader").async {
                     waitForHangUp(wakingOn: wakeRead)
                     close(wakeRead)
                     continuation.resume()

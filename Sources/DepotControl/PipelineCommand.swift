@@ -2,7 +2,10 @@ import ArgumentParser
 import DepotJSON
 import DepotPlatform
 import DepotWire
-import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `depotctl pipeline`: the named pipelines the daemon keeps.
 struct PipelineCommand: AsyncParsableCommand {
@@ -81,7 +84,7 @@ struct PipelineCommand: AsyncParsableCommand {
             let width = stored.map(\.named.name.count).max() ?? 0
             for entry in stored {
                 let operators = entry.named.pipeline.operators.map(\.name).joined(separator: " → ")
-                let padded = entry.named.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                let padded = entry.named.name + String(repeating: " ", count: width - entry.named.name.count)
                 let note = [entry.readOnly ? "read-only" : nil, entry.named.description].compactMap { $0 }.joined(separator: ", ")
                 Output.line("\(padded)  \(operators.isEmpty ? "(no operators)" : operators)\(note.isEmpty ? "" : "  — \(note)")")
             }
@@ -145,7 +148,7 @@ struct PipelineCommand: AsyncParsableCommand {
         func run() async throws {
             let bytes: [UInt8]
             do {
-                bytes = file == "-" ? Array(FileHandle.standardInput.readDataToEndOfFile()) : try Files.readAll(file)
+                bytes = file == "-" ? try Files.readToEnd(descriptor: STDIN_FILENO, named: "standard input") : try Files.readAll(file)
             } catch {
                 throw ValidationError("\(error)")
             }

@@ -1,5 +1,4 @@
 import DepotJSON
-import Foundation
 
 /// depotctl's short syntax for the common operators, compiled to the same JSON operators the daemon takes:
 /// `--where '/type == "fire"'`, `--select /name,/hp`, `--sort /hp:desc`, `--throttle 1s`.
@@ -19,7 +18,7 @@ enum PipelineShorthand {
     /// or `POINTER exists` / `POINTER missing`. VALUE is JSON; a bare word that is not JSON is taken as a string
     /// (`/type == fire`).
     static func predicate(_ text: String) throws(Problem) -> JSONValue {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingBlanks
         guard let space = trimmed.firstIndex(of: " ") else {
             throw Problem(description: "--where \"\(text)\": write POINTER TEST VALUE, such as '/type == \"fire\"' or '/hp >= 50'")
         }
@@ -27,7 +26,7 @@ enum PipelineShorthand {
         guard field.hasPrefix("/") || field.isEmpty else {
             throw Problem(description: "--where \"\(text)\": \"\(field)\" is not a JSON Pointer; write /\(field)")
         }
-        let rest = trimmed[space...].trimmingCharacters(in: .whitespaces)
+        let rest = trimmed[space...].trimmingBlanks
         if rest == "exists" || rest == "missing" {
             return .object(JSONObject([("field", .string(field)), ("exists", .bool(rest == "exists"))]))
         }
@@ -35,7 +34,7 @@ enum PipelineShorthand {
             let words = tests.map(\.word).joined(separator: " ")
             throw Problem(description: "--where \"\(text)\": the test is one of \(words), exists, missing")
         }
-        let valueText = rest.dropFirst(word.count).trimmingCharacters(in: .whitespaces)
+        let valueText = rest.dropFirst(word.count).trimmingBlanks
         let value = (try? JSONParser.parse(Array(valueText.utf8))) ?? .string(valueText)
         return .object(JSONObject([("field", .string(field)), (test, value)]))
     }
@@ -47,5 +46,14 @@ enum PipelineShorthand {
         }
         let literal = seconds == seconds.rounded() && seconds < 1e15 ? String(Int(seconds)) : String(seconds)
         return .number(JSONNumber(literal: literal) ?? JSONNumber(1))
+    }
+}
+
+extension StringProtocol {
+    /// Without the spaces and tabs (Unicode's blanks, not line breaks) at either end.
+    var trimmingBlanks: String {
+        let isBlank: (Character) -> Bool = { $0.isWhitespace && !$0.isNewline }
+        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(self[first...last])
     }
 }

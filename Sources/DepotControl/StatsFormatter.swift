@@ -1,6 +1,11 @@
 import DepotPlatform
 public import DepotWire
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 /// Turns `stats` into depotctl's output: a few lines and two tables for people, or Prometheus's text exposition
 /// format for a scraper (node_exporter's textfile collector, say).

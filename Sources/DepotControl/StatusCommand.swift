@@ -2,7 +2,12 @@ import ArgumentParser
 import DepotJSON
 import DepotPlatform
 import DepotWire
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `depotctl status`: one line, and an exit status a script or a health check can test, as
 /// `systemctl is-active` gives one. Asks `stats`, so the items themselves are never sent.

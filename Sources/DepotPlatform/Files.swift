@@ -7,6 +7,22 @@ import Darwin
 /// Whole-file reads and atomic whole-file replacement with POSIX calls; errors name the path and the reason.
 /// These block: callers in async code run them off Swift's cooperative pool.
 public enum Files {
+    /// Everything `descriptor` gives until its end (standard input, a pipe), read in 64 KiB pieces; `name` says
+    /// what it is in an error.
+    public static func readToEnd(descriptor: Int32, named name: String) throws(SystemError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("cannot read \(name)")
+            }
+            bytes += chunk[0..<count]
+        }
+    }
+
     /// Every byte of the regular file at `path`. Anything else (a directory, a FIFO, a device) is refused
     /// without blocking: the file is opened non-blocking and checked before a byte is read.
     public static func readAll(_ path: String) throws(SystemError) -> [UInt8] {

@@ -239,4 +239,25 @@ struct FilesTests {
         }
         return error
     }
+
+    @Test("readToEnd reads a pipe to its end, past one 64 KiB piece (depotctl pipeline import -)")
+    func readToEndOfPipe() throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        let sent = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        // A queue of its own writes while the test reads: the pipe holds far less than is sent.
+        let writer = ends[1]
+        DispatchQueue(label: "readToEnd-writer").async {
+            var offset = 0
+            while offset < sent.count {
+                let written = sent[offset...].withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+                guard written > 0 else { break }
+                offset += written
+            }
+            close(writer)
+        }
+        let read = try Files.readToEnd(descriptor: ends[0], named: "the pipe")
+        close(ends[0])
+        #expect(read == sent)
+    }
 }
