@@ -9,8 +9,8 @@ public typealias MutationResult = Result<PublishedState, RepositoryError>
 ///
 /// `submit` is synchronous, so each requester's order is fixed by its thread at the moment of arrival, not by
 /// whichever task the scheduler happens to start first. The mutations run in `run`, the repository's one
-/// long-lived task, which its owner keeps in the service tree (depotd's `MutationRunner`): shutdown then knows what
-/// it waits for. `stop` ends it: nothing new is accepted, what waits for its turn is handed back to be failed,
+/// long-lived task, which its owner keeps in the service tree (depotd runs the `Repository` as a service): shutdown
+/// then knows what it waits for. `stop` ends it: nothing new is accepted, what waits for its turn is handed back to be failed,
 /// and the mutation under way gets the grace `run` was given before it is cancelled.
 ///
 /// A *joining* submission (a load, a refresh) joins the last submission instead of queueing a new one when that one

@@ -221,15 +221,20 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// Lets go of a subscription taken out of the set: its memory, its shared pipeline, its count; and of the group
     /// when it was the connection's last.
     private func letGo(_ subscription: Subscription) {
-        var removed = subscription
-        books.memoryChange.merge(removed.takeLedger())
-        books.memoryChange.release(removed.queuedBuffers)
-        if let shared = removed.sharedPipeline { fanout.leave(shared) }
-        if removed.isActive {
+        releaseHoldings(of: subscription)
+        if subscription.isActive {
             fanout.subscriptionsEnded(1)
             perform(machine.subscriptionsChanged(by: -1))
         }
         leaveSubscriberGroupIfIdle()
+    }
+
+    /// What a subscription taken out of the set held goes off the books, and it leaves its shared pipeline.
+    private func releaseHoldings(of subscription: Subscription) {
+        var subscription = subscription
+        books.memoryChange.merge(subscription.takeLedger())
+        books.memoryChange.release(subscription.queuedBuffers)
+        if let shared = subscription.sharedPipeline { fanout.leave(shared) }
     }
 
     /// Called by the subscriber group, on this loop: the shared pipeline `number` ended (its named pipeline was
@@ -347,13 +352,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     private func leaveAllSubscriptions() {
         let active = subscriptions.activeCount
-        let removed = subscriptions.removeAll()
-        for var subscription in removed {
-            books.memoryChange.merge(subscription.takeLedger())
-            books.memoryChange.release(subscription.queuedBuffers)
-        }
-        for shared in removed.compactMap(\.sharedPipeline) {
-            fanout.leave(shared)
+        for subscription in subscriptions.removeAll() {
+            releaseHoldings(of: subscription)
         }
         heartbeatTimer?.cancel()
         heartbeatTimer = nil
