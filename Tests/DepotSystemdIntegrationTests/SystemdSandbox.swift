@@ -50,7 +50,8 @@ struct SystemdSandbox: Sendable {
         if let reason = unavailableReason {
             throw SandboxUnavailable(description: "the systemd sandbox cannot run here: \(reason)")
         }
-        let started = try await CommandResult.run(script, ["start"], environment: hostEnvironment)
+        // Wider than the script's own 120 s deadline, so that a boot that hangs fails with what the script says of it.
+        let started = try await CommandResult.run(script, ["start"], environment: hostEnvironment, limit: .seconds(180))
         guard started.status == 0, let pid = started.standardOutput.split(separator: "\n").last.map(String.init), !pid.isEmpty else {
             throw SandboxUnavailable(description: "scripts/systemd-sandbox start failed (\(started.status)): \(started.standardError)")
         }
