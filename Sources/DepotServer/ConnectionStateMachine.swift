@@ -1,7 +1,11 @@
-/// The lifecycle of one connection, as a value: what it is doing, and what its handler must do next.
+import DepotRPC
+import NIOCore
+
+/// The lifecycle of one connection, as a value: what it is doing, what it holds, and what its handler must do next.
 ///
-/// It knows nothing of NIO or time. Every event returns the action to take (read or hold, dispatch or ignore,
-/// close or wait), so every transition is unit-tested on its own, and the handler only carries actions out.
+/// It knows nothing of channels or time. It owns the lines held back and the answers still coming (each stored here
+/// only), and every event returns the action to take (read or hold, dispatch or ignore, close or wait), so every
+/// transition is unit-tested on its own, and the handler only carries actions out.
 ///
 ///     open ──peer ends its input──▶ draining ──idle──▶ closing ──▶ closed
 ///       │                              │                  ▲
@@ -11,27 +15,6 @@
 ///
 /// `open` covers reading, answering (answers pending) and subscribed (subscriptions receiving states); see `phase`.
 struct ConnectionStateMachine: Equatable {
-    /// What is still going on, apart from reading requests.
-    struct Activity: Equatable {
-        /// Requests dispatched whose answers are not written yet.
-        var pendingAnswers = 0
-        /// Subscriptions receiving notifications.
-        var subscriptions = 0
-        /// Lines read but not dispatched yet: they came while the socket was full or too many answers were pending.
-        var heldLines = 0
-
-        init(pendingAnswers: Int = 0, subscriptions: Int = 0, heldLines: Int = 0) {
-            self.pendingAnswers = pendingAnswers
-            self.subscriptions = subscriptions
-            self.heldLines = heldLines
-        }
-
-        var isIdle: Bool { pendingAnswers == 0 && subscriptions == 0 && heldLines == 0 }
-
-        /// Whether every request read has been answered (subscriptions aside).
-        var isAnswered: Bool { pendingAnswers == 0 && heldLines == 0 }
-    }
-
     enum State: Equatable {
         /// Reads requests, answers them, delivers notifications.
         case open(Activity)
@@ -82,6 +65,19 @@ struct ConnectionStateMachine: Equatable {
     private(set) var state: State
     /// True while a read NIO asked for is held back, until `mayResumeReading` lets it go.
     private(set) var isReadHeld = false
+    /// True while the handler dispatches held lines: a dispatch can flush, and a flush can report the socket writable
+    /// again at once; the dispatch under way goes on instead of a second one starting inside it.
+    private(set) var isDispatchingHeldLines = false
+    /// True while the handler writes subscriptions' notifications, for the same reason.
+    private(set) var isDelivering = false
+    /// What the activity held when it ended, until the handler takes it.
+    private var released = Released()
+
+    /// Equal in state and in what reading and the re-entrant passes wait for (what was released is not compared).
+    static func == (lhs: ConnectionStateMachine, rhs: ConnectionStateMachine) -> Bool {
+        lhs.state == rhs.state && lhs.isReadHeld == rhs.isReadHeld && lhs.isDispatchingHeldLines == rhs.isDispatchingHeldLines
+            && lhs.isDelivering == rhs.isDelivering
+    }
 
     /// A new connection: open, with nothing pending. (Tests start from any state.)
     init(state: State = .open(Activity())) {
@@ -149,42 +145,76 @@ struct ConnectionStateMachine: Equatable {
     /// wait, after the lines held before it; otherwise held (lines already read in one go arrive even when reading
     /// is held, so holding them is what bounds the work one connection can queue). Lines already read when the
     /// server began to quiesce are still answered; a discarding or closing connection takes none.
-    mutating func lineRead(isWritable: Bool, maxPendingAnswers: Int) -> LineAction {
+    mutating func lineRead(_ line: ByteBuffer, isWritable: Bool, maxPendingAnswers: Int) -> LineAction {
         guard let activity else { return .ignore }
         if activity.heldLines == 0, Self.mayDispatch(activity, isWritable: isWritable, maxPendingAnswers: maxPendingAnswers) {
             return .dispatch
         }
-        updateActivity { $0.heldLines += 1 }
+        updateActivity { $0.hold(line) }
         return .hold
     }
 
-    /// After the socket became writable or an answer was written: true when the oldest held line is to be
-    /// dispatched now (it no longer counts as held).
-    mutating func nextHeldLine(isWritable: Bool, maxPendingAnswers: Int) -> Bool {
-        guard let activity, activity.heldLines > 0, Self.mayDispatch(activity, isWritable: isWritable, maxPendingAnswers: maxPendingAnswers)
-        else { return false }
-        updateActivity { $0.heldLines -= 1 }
+    /// Before dispatching held lines: false when none are held, or a dispatch is under way (this call came from
+    /// inside it), and the caller does nothing. Otherwise the caller takes lines with `nextHeldLine`, then calls
+    /// `heldLinesDispatched`.
+    mutating func startDispatchingHeldLines() -> Bool {
+        guard !isDispatchingHeldLines, let activity, activity.heldLines > 0 else { return false }
+        isDispatchingHeldLines = true
         return true
+    }
+
+    /// The oldest held line, to dispatch now (it is no longer held), while the socket takes output and fewer than
+    /// `maxPendingAnswers` answers wait; nil otherwise.
+    mutating func nextHeldLine(isWritable: Bool, maxPendingAnswers: Int) -> ByteBuffer? {
+        guard let activity, activity.heldLines > 0, Self.mayDispatch(activity, isWritable: isWritable, maxPendingAnswers: maxPendingAnswers)
+        else { return nil }
+        var line: ByteBuffer?
+        updateActivity { line = $0.nextLine() }
+        return line
     }
 
     /// Held lines were dispatched: a draining or quiescing connection with nothing left to answer closes.
     mutating func heldLinesDispatched() -> CloseAction {
-        closeIfFinished()
+        isDispatchingHeldLines = false
+        return closeIfFinished()
+    }
+
+    /// Before writing notifications: false when a delivery is under way (this call came from inside it, and the
+    /// delivery loops instead). Otherwise the caller writes, then calls `finishDelivering`.
+    mutating func startDelivering() -> Bool {
+        guard !isDelivering else { return false }
+        isDelivering = true
+        return true
+    }
+
+    mutating func finishDelivering() {
+        isDelivering = false
     }
 
     // MARK: Answers and subscriptions
 
-    /// A dispatched message will be answered later; it counts as `count` requests waiting (a batch's pending calls
-    /// each count), so one line cannot queue more work than the bound allows.
-    mutating func answerPending(count: Int = 1) {
-        updateActivity { $0.pendingAnswers += count }
+    /// A dispatched message will be answered later, as answer `number`; it counts as `count` requests waiting (a
+    /// batch's pending calls each count), so one line cannot queue more work than the bound allows. `withdrawal`
+    /// stops its callback once the connection is gone. A connection that no longer takes requests withdraws it at once.
+    mutating func answerPending(_ number: Int, count: Int = 1, withdrawal: Withdrawal) {
+        guard activity != nil else {
+            released.withdrawals.append(withdrawal)
+            return
+        }
+        updateActivity { $0.add(answer: number, PendingAnswer(count: count, withdrawal: withdrawal)) }
     }
 
-    /// A pending answer was written (or had nothing to write), for `count` requests. A quiescing connection closes
-    /// with its last answer; a draining one once nothing holds it.
-    mutating func answerWritten(count: Int = 1) -> CloseAction {
-        updateActivity { $0.pendingAnswers -= count }
-        return closeIfFinished()
+    /// Whether answer `number` is still wanted: pending, and not withdrawn as the connection stopped taking requests.
+    func isAwaiting(answer number: Int) -> Bool {
+        activity?.answers[number] != nil
+    }
+
+    /// Answer `number` was written (or had nothing to write). A quiescing connection closes with its last answer; a
+    /// draining one once nothing holds it.
+    mutating func answerWritten(_ number: Int) -> CloseAction {
+        var found = false
+        updateActivity { found = $0.removeAnswer(number) != nil }
+        return found ? closeIfFinished() : .none
     }
 
     /// Subscriptions began (`count` > 0) or ended (`count` < 0) receiving states.
@@ -227,7 +257,7 @@ struct ConnectionStateMachine: Equatable {
         switch state {
         case .quiescing, .closing:
             // A closing connection whose peer does not read would hold its last flush forever.
-            state = .closing
+            end(in: .closing)
             return .close
         case .open, .draining, .discarding, .closed:
             return .none
@@ -237,7 +267,7 @@ struct ConnectionStateMachine: Equatable {
     /// A line longer than the limit arrived.
     mutating func lineTooLong() -> OversizedLineAction {
         guard activity != nil else { return .ignore }
-        state = .discarding
+        end(in: .discarding)
         return .refuseAndDiscard
     }
 
@@ -260,8 +290,14 @@ struct ConnectionStateMachine: Equatable {
 
     /// The channel is closed, whoever closed it.
     mutating func channelClosed() {
-        state = .closed
+        end(in: .closed)
         isReadHeld = false
+    }
+
+    /// What the activity held when it ended (see `Released`); the machine keeps nothing of it.
+    mutating func takeReleased() -> Released {
+        defer { released = Released() }
+        return released
     }
 
     // MARK: Internals
@@ -270,9 +306,7 @@ struct ConnectionStateMachine: Equatable {
         func changed(_ activity: Activity) -> Activity {
             var activity = activity
             change(&activity)
-            assert(
-                activity.pendingAnswers >= 0 && activity.subscriptions >= 0 && activity.heldLines >= 0,
-                "more answers, subscriptions or held lines ended than began")
+            assert(activity.pendingAnswers >= 0 && activity.subscriptions >= 0, "more answers or subscriptions ended than began")
             return activity
         }
         switch state {
@@ -295,7 +329,17 @@ struct ConnectionStateMachine: Equatable {
     }
 
     private mutating func startClosing() -> CloseAction {
-        state = .closing
+        end(in: .closing)
         return .close
+    }
+
+    /// Moves to a state without an activity; what the activity held waits for `takeReleased`.
+    private mutating func end(in newState: State) {
+        if let activity {
+            let held = activity.released()
+            released.lines += held.lines
+            released.withdrawals += held.withdrawals
+        }
+        state = newState
     }
 }

@@ -16,6 +16,8 @@ struct OutputBooks {
     /// Output written since the last flush.
     private(set) var unflushed: [ByteBuffer] = []
     private(set) var unflushedAnswers = (count: 0, bytes: 0)
+    /// Whether anything was written since the last flush.
+    var hasUnflushedOutput: Bool { !unflushed.isEmpty }
     /// Answers written and not yet taken by the socket.
     private(set) var unreadAnswers = (count: 0, bytes: 0)
 

@@ -1,6 +1,48 @@
+import DepotRPC
+import DepotTestSupport
+import NIOCore
 import Testing
 
 @testable import DepotServer
+
+extension ConnectionStateMachine.Activity {
+    /// An activity with `pendingAnswers` answers pending (numbered from 0, one request each), `subscriptions`, and
+    /// `heldLines` lines held (`line 0`, `line 1`, …).
+    init(pendingAnswers: Int = 0, subscriptions: Int = 0, heldLines: Int = 0) {
+        var answers: [Int: ConnectionStateMachine.PendingAnswer] = [:]
+        for number in 0..<pendingAnswers {
+            answers[number] = ConnectionStateMachine.PendingAnswer(count: 1, withdrawal: .none)
+        }
+        self.init(
+            answers: answers, subscriptions: subscriptions,
+            lines: CircularBuffer((0..<heldLines).map { ByteBuffer(string: "line \($0)") }))
+    }
+}
+
+extension ConnectionStateMachine {
+    /// The number the next pending answer goes by, after those pending (as the handler numbers them, never reused).
+    var nextAnswerNumber: Int {
+        (activity?.answers.keys.max() ?? -1) + 1
+    }
+
+    /// An answer pending, for `count` requests, numbered after those pending; its number.
+    @discardableResult
+    mutating func answerPending(count: Int = 1) -> Int {
+        let number = nextAnswerNumber
+        answerPending(number, count: count, withdrawal: .none)
+        return number
+    }
+
+    /// The newest pending answer was written.
+    mutating func answerWritten() -> CloseAction {
+        answerWritten(activity?.answers.keys.max() ?? -1)
+    }
+
+    /// A line arrived (its text does not matter to the machine).
+    mutating func lineRead(isWritable: Bool, maxPendingAnswers: Int) -> LineAction {
+        lineRead(ByteBuffer(string: "line"), isWritable: isWritable, maxPendingAnswers: maxPendingAnswers)
+    }
+}
 
 /// Every event in every state, against a table written from what each transition must do.
 @Suite("ConnectionStateMachine: every event in every state")
@@ -257,7 +299,7 @@ struct ConnectionStateMachineTests {
         batch.answerPending(count: 100)
         let held = batch.readRequested(isWritable: true, maxPendingAnswers: 64)
         let stillHeld = batch.mayResumeReading(isWritable: true, maxPendingAnswers: 64)
-        _ = batch.answerWritten(count: 100)
+        _ = batch.answerWritten()
         let resumed = batch.mayResumeReading(isWritable: true, maxPendingAnswers: 64)
         #expect([held, stillHeld, resumed] == [false, false, true])
     }
@@ -266,31 +308,35 @@ struct ConnectionStateMachineTests {
     func linesAreHeldAndReleased() {
         var machine = Machine()
         var actions: [Machine.LineAction] = []
-        actions.append(machine.lineRead(isWritable: true, maxPendingAnswers: 2))
-        actions.append(machine.lineRead(isWritable: false, maxPendingAnswers: 2))
-        actions.append(machine.lineRead(isWritable: true, maxPendingAnswers: 2))  // one is held: this one waits behind it
+        actions.append(machine.lineRead(ByteBuffer(string: "first"), isWritable: true, maxPendingAnswers: 2))
+        actions.append(machine.lineRead(ByteBuffer(string: "second"), isWritable: false, maxPendingAnswers: 2))
+        // One is held: this one waits behind it.
+        actions.append(machine.lineRead(ByteBuffer(string: "third"), isWritable: true, maxPendingAnswers: 2))
         #expect(actions == [.dispatch, .hold, .hold])
         #expect(machine.activity?.heldLines == 2)
         #expect(machine.phase == .answering)
         let readsWhileHeld = machine.readRequested(isWritable: true, maxPendingAnswers: 2)
         #expect(!readsWhileHeld, "no more input while lines are held")
-        var steps: [Bool] = []
-        steps.append(machine.nextHeldLine(isWritable: false, maxPendingAnswers: 2))
-        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))
+        var steps: [String?] = []
+        func next(isWritable: Bool) {
+            steps.append(machine.nextHeldLine(isWritable: isWritable, maxPendingAnswers: 2).map { String(buffer: $0) })
+        }
+        next(isWritable: false)
+        next(isWritable: true)
         machine.answerPending()
         machine.answerPending()
-        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))  // two answers wait, the most allowed
-        let another = machine.lineRead(isWritable: true, maxPendingAnswers: 2)
+        next(isWritable: true)  // two answers wait, the most allowed
+        let another = machine.lineRead(ByteBuffer(string: "fourth"), isWritable: true, maxPendingAnswers: 2)
         #expect(another == .hold)
         _ = machine.answerWritten()
-        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))
+        next(isWritable: true)
         _ = machine.answerWritten()
-        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))
-        steps.append(machine.nextHeldLine(isWritable: true, maxPendingAnswers: 2))  // nothing left
-        #expect(steps == [false, true, false, true, true, false])
+        next(isWritable: true)
+        next(isWritable: true)  // nothing left
+        #expect(steps == [nil, "second", nil, "third", "fourth", nil], "held lines come out oldest first, each once")
         #expect(machine.activity == .init(pendingAnswers: 0, subscriptions: 0, heldLines: 0))
-        steps = [machine.mayResumeReading(isWritable: true, maxPendingAnswers: 2)]
-        #expect(steps == [true])
+        let resumes = machine.mayResumeReading(isWritable: true, maxPendingAnswers: 2)
+        #expect(resumes)
     }
 
     @Test("held lines keep a draining or quiescing connection open until they are dispatched and answered")
@@ -300,7 +346,7 @@ struct ConnectionStateMachineTests {
         closes.append(draining.inputClosed())
         #expect(draining.state == .draining(.init(heldLines: 1)))
         closes.append(draining.heldLinesDispatched())
-        let released = draining.nextHeldLine(isWritable: true, maxPendingAnswers: 1)
+        let released = draining.nextHeldLine(isWritable: true, maxPendingAnswers: 1) != nil
         closes.append(draining.heldLinesDispatched())  // answered at once: nothing is left
         #expect(released)
         #expect(closes == [.none, .none, .close])
@@ -309,19 +355,19 @@ struct ConnectionStateMachineTests {
         closes = [quiescing.quiesce()]
         let lateLine = quiescing.lineRead(isWritable: true, maxPendingAnswers: 1)
         #expect(lateLine == .hold, "a line already read still counts")
-        var steps = [quiescing.nextHeldLine(isWritable: true, maxPendingAnswers: 1)]
+        var steps = [quiescing.nextHeldLine(isWritable: true, maxPendingAnswers: 1) != nil]
         quiescing.answerPending()
         closes.append(quiescing.answerWritten())  // two lines are still held
-        steps.append(quiescing.nextHeldLine(isWritable: true, maxPendingAnswers: 1))
-        steps.append(quiescing.nextHeldLine(isWritable: true, maxPendingAnswers: 1))
+        steps.append(quiescing.nextHeldLine(isWritable: true, maxPendingAnswers: 1) != nil)
+        steps.append(quiescing.nextHeldLine(isWritable: true, maxPendingAnswers: 1) != nil)
         closes.append(quiescing.heldLinesDispatched())
         #expect(steps == [true, true, true])
         #expect(closes == [.none, .none, .close])
 
         var ended = Machine(state: .discarding)
         let ignored = ended.lineRead(isWritable: false, maxPendingAnswers: 0)
-        let none = ended.nextHeldLine(isWritable: true, maxPendingAnswers: 1)
-        #expect(ignored == .ignore && !none)
+        let none = ended.nextHeldLine(isWritable: true, maxPendingAnswers: 1) == nil
+        #expect(ignored == .ignore && none)
     }
 
     @Test("reads by state: held for good once requests are no longer taken; a discarding connection reads to drop")
@@ -342,5 +388,82 @@ struct ConnectionStateMachineTests {
         _ = closed.readRequested(isWritable: false, maxPendingAnswers: 64)
         closed.channelClosed()
         #expect(!closed.isReadHeld, "a closed connection holds nothing")
+    }
+
+    @Test("what an activity held is released once when it ends: held lines in order, every answer's withdrawal")
+    func releasedWhenTheActivityEnds() {
+        let ends: [(String, (inout Machine) -> Void)] = [
+            ("cut off", { _ = $0.cutOff() }),
+            ("an oversized line", { _ = $0.lineTooLong() }),
+            ("the channel closed", { $0.channelClosed() }),
+            (
+                "the shutdown deadline",
+                {
+                    _ = $0.quiesce()
+                    _ = $0.quiesceDeadlineReached()
+                }
+            ),
+        ]
+        for (name, end) in ends {
+            var machine = Machine()
+            let withdrawn = Condition(0)
+            let withdrawal = Withdrawal { withdrawn.update { $0 += 1 } }
+            machine.answerPending(7, count: 2, withdrawal: withdrawal)
+            machine.answerPending(8, withdrawal: withdrawal)
+            _ = machine.lineRead(ByteBuffer(string: "a"), isWritable: false, maxPendingAnswers: 64)
+            _ = machine.lineRead(ByteBuffer(string: "b"), isWritable: true, maxPendingAnswers: 64)
+            #expect(machine.takeReleased().lines.isEmpty, "\(name): nothing is released while the activity goes on")
+            end(&machine)
+            #expect(!machine.isAwaiting(answer: 7) && !machine.isAwaiting(answer: 8), "\(name): an answer arriving now is not written")
+            #expect(machine.answerWritten(7) == .none)
+            let released = machine.takeReleased()
+            #expect(released.lines.map { String(buffer: $0) } == ["a", "b"], "\(name)")
+            for withdraw in released.withdrawals { withdraw() }
+            #expect(withdrawn.value == 2, "\(name): each pending answer withdrawn")
+            #expect(machine.takeReleased().lines.isEmpty && machine.takeReleased().withdrawals.isEmpty, "\(name): released once")
+        }
+
+        // An answer that becomes pending after the end (a dispatch that cut its own connection off) is withdrawn too.
+        var late = Machine()
+        _ = late.cutOff()
+        late.answerPending(1, withdrawal: .none)
+        #expect(late.takeReleased().withdrawals.count == 1)
+        #expect(!late.isAwaiting(answer: 1))
+    }
+
+    @Test("answers are matched by number: a batch's counts all go with its answer; an unknown number changes nothing")
+    func answersByNumber() {
+        var machine = Machine()
+        machine.answerPending(3, count: 5, withdrawal: .none)
+        machine.answerPending(4, withdrawal: .none)
+        #expect(machine.activity?.pendingAnswers == 6)
+        #expect(machine.isAwaiting(answer: 3) && !machine.isAwaiting(answer: 5))
+        #expect(machine.answerWritten(5) == .none)
+        #expect(machine.activity?.pendingAnswers == 6, "an answer not pending is not counted off")
+        _ = machine.answerWritten(3)
+        #expect(machine.activity?.pendingAnswers == 1)
+        #expect(!machine.isAwaiting(answer: 3))
+        _ = machine.answerWritten(3)
+        #expect(machine.activity?.pendingAnswers == 1, "an answer counts off once")
+    }
+
+    @Test("re-entrant passes: held lines are dispatched, and notifications delivered, by one pass at a time")
+    func reentrantPasses() {
+        var machine = Machine()
+        var steps: [Bool] = [machine.startDispatchingHeldLines()]  // nothing held: no pass
+        _ = machine.lineRead(ByteBuffer(string: "held"), isWritable: false, maxPendingAnswers: 64)
+        steps.append(machine.startDispatchingHeldLines())
+        steps.append(machine.startDispatchingHeldLines())  // from inside the pass: it goes on instead
+        let line = machine.nextHeldLine(isWritable: true, maxPendingAnswers: 64)
+        _ = machine.lineRead(ByteBuffer(string: "later"), isWritable: false, maxPendingAnswers: 64)
+        _ = machine.heldLinesDispatched()
+        steps.append(machine.startDispatchingHeldLines())  // the pass ended: a new one may start
+        #expect(steps == [false, true, false, true])
+        #expect(line.map { String(buffer: $0) } == "held")
+
+        var delivering = [machine.startDelivering(), machine.startDelivering()]
+        machine.finishDelivering()
+        delivering.append(machine.startDelivering())
+        #expect(delivering == [true, false, true])
     }
 }

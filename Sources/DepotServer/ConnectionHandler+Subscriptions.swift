@@ -1,0 +1,279 @@
+import DepotCore
+import DepotJSON
+import DepotPipeline
+import DepotRPC
+import DepotWire
+import Logging
+import NIOCore
+
+/// The connection's subscriptions: starting and ending them, delivering the states published to them from their
+/// bounded queues, and their heartbeats. The queues themselves are `SubscriptionSet`'s.
+extension ConnectionHandler {
+    /// Creates a subscription as `request` asks. Without `since` it starts from the current state, sent first, then
+    /// every later one. With `since`, it resumes after that state when the replay ring holds every state since
+    /// and they fit the subscription's queue; otherwise it starts from the current state, marked as a resync.
+    /// States queue from now on; they are written once the answer to the current message is.
+    func subscribe(_ request: SubscribeRequest) throws(RPCError) -> SubscriptionStart {
+        // The limits in force now, read whole: the subscription's queue bounds come from one reload, not two.
+        let limits = limits.current
+        guard subscriptions.count < limits.maxSubscriptions else {
+            counters.hit(.maxSubscriptions)
+            throw .tooManySubscriptions(most: limits.maxSubscriptions)
+        }
+        guard let context else { throw .internalError("the connection is closing") }
+        var shared: SharedPipeline?
+        switch request.pipeline {
+        case .operators(let pipeline)? where pipeline.isEmpty:
+            break
+        case let reference?:
+            do {
+                shared = try fanout.join(reference)
+            } catch {
+                if error.code == DepotErrorCode.limitExceeded { counters.hit(.maxPipelines) }
+                throw error
+            }
+        case nil:
+            break
+        }
+        if !isInSubscriberGroup {
+            fanout.group(for: context.eventLoop).add(self)
+            isInSubscriberGroup = true
+        }
+        // Read after joining the group: any state published from here on reaches this loop after this task.
+        let id = fanout.makeSubscriptionID()
+        var subscription = Subscription(
+            id: id, mode: request.mode, heartbeat: request.heartbeat.map(Self.timeAmount(seconds:)), sharedPipeline: shared)
+        let current: StateFrame
+        var resumed = false
+        if let shared {
+            // Through a pipeline: resumed from its output when it still knows what followed `since`, else from
+            // its current state.
+            current = fanout.current
+            if let since = request.since, since.epoch == fanout.epoch, let resumption = shared.resumption(after: since.seq) {
+                resumed = subscription.resume(
+                    after: since.seq, heldSuccess: resumption.heldSuccess, replay: resumption.replay, current: resumption.last,
+                    generation: resumption.generation, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+            }
+            if !resumed {
+                subscription.start(from: shared.current, resync: request.since != nil)
+            }
+        } else if let since = request.since {
+            let resumption = fanout.resumption(after: since)
+            current = resumption.current
+            if let replay = resumption.replay {
+                resumed = subscription.resume(
+                    after: since.seq, heldSuccess: resumption.heldSuccess, replay: replay, current: current,
+                    limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+            }
+            if !resumed {
+                subscription.start(from: current, resync: true)
+            }
+        } else {
+            current = fanout.current
+            subscription.start(from: current, resync: false)
+        }
+        subscriptions.add(subscription)
+        logger.info(
+            "subscribed",
+            metadata: [
+                "subscription": "\(id)", "mode": "\(request.mode.rawValue)",
+                "since": "\(request.since.map { "\($0.epoch):\($0.seq)" } ?? "-")", "resumed": "\(resumed)",
+                "pipeline": "\(request.pipeline.map { $0.json.jsonText } ?? "-")",
+            ])
+        scheduleHeartbeats()
+        return SubscriptionStart(id: id, epoch: fanout.epoch, seq: current.seq, resumed: resumed)
+    }
+
+    /// The bound on a batch's answers, with the error that stands for one left out. What a batch holds while its
+    /// slower calls run is on its user's books (from whichever thread its calls finish on); when that passes the
+    /// user's bound, the connection is cut off on its loop, which lets the batch go.
+    func batchAnswerLimit(_ bytes: Int, context: ChannelHandlerContext) -> BatchAnswerLimit {
+        let (counters, memory, limits, user) = (counters, memory, limits, peer?.uid)
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        return BatchAnswerLimit(
+            bytes: bytes,
+            leftOut: { bytes in
+                counters.hit(.maxBatchAnswerBytes)
+                return .batchAnswerLeftOut(passed: bytes)
+            },
+            held: { change in
+                let total = memory.apply(ClientMemory.Change(exclusiveBytes: change), user: user)
+                guard change > 0, user != 0, total > limits.maxMemoryPerUser else { return }
+                eventLoop.execute { connection.value.heldAnswersPassedTheBound(total) }
+            })
+    }
+
+    /// A batch's answers waiting for its slower calls carried the user's memory past its bound.
+    private func heldAnswersPassedTheBound(_ total: Int) {
+        guard machine.activity != nil else { return }
+        cutOffOverMemoryBound(
+            total, holding: "with answers a batch keeps until its last call is done",
+            advice: "send calls whose answers are large on their own, not in a batch")
+    }
+
+    private static func timeAmount(seconds: Double) -> TimeAmount {
+        .nanoseconds(Int64((seconds * 1_000_000_000).rounded()))
+    }
+
+    /// This connection's active subscriptions and their queues, for `stats`.
+    var subscriptionStatistics: [DepotStatistics.Subscription] {
+        subscriptions.statistics(uid: peer?.uid)
+    }
+
+    /// Whether a subscription of this connection is in snapshot mode: it needs each success state's full encoding.
+    var wantsSnapshots: Bool {
+        subscriptions.wantsSnapshots
+    }
+
+    /// Ends the connection's subscription `id`; false when this connection has none by that id.
+    func unsubscribe(_ id: String) -> Bool {
+        guard let removed = subscriptions.remove(id: id) else { return false }
+        letGo(removed)
+        logger.info("unsubscribed", metadata: ["subscription": "\(id)"])
+        return true
+    }
+
+    /// Lets go of a subscription taken out of the set: its memory, its shared pipeline, its count; and of the group
+    /// when it was the connection's last.
+    private func letGo(_ subscription: Subscription) {
+        releaseHoldings(of: subscription)
+        if subscription.isActive {
+            fanout.subscriptionsEnded(1)
+            perform(machine.subscriptionsChanged(by: -1))
+        }
+        leaveSubscriberGroupIfIdle()
+    }
+
+    /// What a subscription taken out of the set held goes off the books, and it leaves its shared pipeline.
+    private func releaseHoldings(of subscription: Subscription) {
+        var subscription = subscription
+        output.books.memoryChange.merge(subscription.takeLedger())
+        output.books.memoryChange.release(subscription.queuedBuffers)
+        if let shared = subscription.sharedPipeline { fanout.leave(shared) }
+    }
+
+    /// Called by the subscriber group, on this loop: the shared pipeline `number` ended (its named pipeline was
+    /// deleted). Its subscriptions write what they have queued, then `subscriptionEnded`, and are gone.
+    func pipelineEnded(_ number: Int, reason: String) {
+        subscriptions.end(pipelineNumber: number, reason: reason)
+        drainQueues()
+    }
+
+    /// Called by the subscriber group, on this loop: every subscription ends now, its queued states unsent, with
+    /// `subscriptionEnded` saying `reason` (the peer lost read access).
+    func endAllSubscriptions(reason: String) {
+        subscriptions.endAll(reason: reason)
+        drainQueues()
+    }
+
+    /// Starts writing the states of subscriptions whose answer has been written.
+    func activate(_ ids: [String]) {
+        guard !ids.isEmpty, machine.deliversNotifications else { return }
+        let started = subscriptions.start(ids)
+        for _ in 0..<started {
+            fanout.subscriptionStarted()
+        }
+        perform(machine.subscriptionsChanged(by: started))
+        leaveSubscriberGroupIfIdle()
+        drainQueues()
+    }
+
+    /// Called by the subscriber group, on this loop, with published states in seq order (some may have been
+    /// delivered before, and are ignored); writes what the socket takes, in one flush.
+    func deliver(_ states: [StateFrame]) {
+        guard context != nil, machine.deliversNotifications else { return }
+        let limits = limits.current
+        let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
+        // Older states than the newest `queueLimit` would only be dropped from a full queue. Subscriptions whose
+        // answer is not written yet queue them too, so they miss nothing between their start and the answer.
+        subscriptions.enqueue(states.suffix(queueLimit), limit: queueLimit, byteLimit: byteLimit)
+        drainQueues()
+    }
+
+    private func leaveSubscriberGroupIfIdle() {
+        guard isInSubscriberGroup, let context, subscriptions.isEmpty else { return }
+        fanout.group(for: context.eventLoop).remove(self)
+        isInSubscriberGroup = false
+    }
+
+    /// Writes queued notifications while the socket takes them. Re-entrant calls (a flush can report the
+    /// socket writable again synchronously) return at once; the outer call loops instead.
+    func drainQueues() {
+        guard let context, machine.startDelivering() else { return }
+        defer { machine.finishDelivering() }
+        var wrote: Bool
+        repeat {
+            wrote = false
+            var turn = 0
+            while context.channel.isWritable, let next = subscriptions.next(turn: &turn) {
+                wrote = true
+                switch next {
+                case .notification(let prefix, let state, let delta, let skipped):
+                    if skipped > 0 {
+                        counters.hit(.subscriberQueue, times: skipped)
+                    }
+                    output.emit(prefix)
+                    // The state and delta come from the queue, which held them in the books: they stay held until written.
+                    output.emit(state, alreadyHeld: true)
+                    if let delta {
+                        output.emit(delta, alreadyHeld: true)
+                    }
+                    output.emit(StateNotification.suffix)
+                case .ended(let subscription, let reason):
+                    let ended = SubscriptionEnded(subscription: subscription.id, reason: reason)
+                    output.emit(ended.line(allocator: context.channel.allocator))
+                    logger.info("subscription ended", metadata: ["subscription": "\(ended.subscription)", "reason": "\(reason)"])
+                    letGo(subscription)
+                }
+            }
+            if wrote {
+                output.flush()
+            }
+        } while wrote && self.context != nil && context.channel.isWritable && subscriptions.hasOutput
+        settleMemory()
+    }
+
+    /// Arms the heartbeat timer for the subscription due soonest, replacing the one armed.
+    private func scheduleHeartbeats() {
+        heartbeatTimer?.cancel()
+        heartbeatTimer = nil
+        guard let context else { return }
+        guard let due = subscriptions.nextHeartbeat else { return }
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        heartbeatTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+            connection.value.sendDueHeartbeats()
+        }
+    }
+
+    /// Writes a heartbeat for every active subscription idle for its interval, then arms the timer for the next.
+    /// A subscription with states waiting is not idle: its reader is behind, and the states will tell it more.
+    private func sendDueHeartbeats() {
+        heartbeatTimer = nil
+        guard let context, machine.deliversNotifications else { return }
+        var wrote = false
+        for (subscription, seq) in subscriptions.dueHeartbeats(at: .now()) where context.channel.isWritable {
+            let heartbeat = Heartbeat(subscription: subscription, epoch: fanout.epoch, seq: seq)
+            output.emit(heartbeat.line(allocator: context.channel.allocator))
+            wrote = true
+        }
+        if wrote {
+            output.flush()
+            settleMemory()
+        }
+        scheduleHeartbeats()
+    }
+
+    func leaveAllSubscriptions() {
+        let active = subscriptions.activeCount
+        for subscription in subscriptions.removeAll() {
+            releaseHoldings(of: subscription)
+        }
+        heartbeatTimer?.cancel()
+        heartbeatTimer = nil
+        if active > 0 {
+            fanout.subscriptionsEnded(active)
+        }
+        leaveSubscriberGroupIfIdle()
+    }
+}
