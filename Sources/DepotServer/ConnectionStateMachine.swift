@@ -302,17 +302,27 @@ struct ConnectionStateMachine: Equatable {
 
     // MARK: Internals
 
+    /// Changes the activity in place. The state lets go of it while it changes (`.closed` for that instant, as
+    /// postgres-nio's machines use a `modifying` state): otherwise the held lines and answers, still referenced by
+    /// the state, would be copied whole on every change — a line held among thousands would cost them all.
     private mutating func updateActivity(_ change: (inout Activity) -> Void) {
-        func changed(_ activity: Activity) -> Activity {
-            var activity = activity
+        func changed(_ activity: inout Activity) {
             change(&activity)
             assert(activity.pendingAnswers >= 0 && activity.subscriptions >= 0, "more answers or subscriptions ended than began")
-            return activity
         }
         switch state {
-        case .open(let activity): state = .open(changed(activity))
-        case .draining(let activity): state = .draining(changed(activity))
-        case .quiescing(let activity): state = .quiescing(changed(activity))
+        case .open(var activity):
+            state = .closed
+            changed(&activity)
+            state = .open(activity)
+        case .draining(var activity):
+            state = .closed
+            changed(&activity)
+            state = .draining(activity)
+        case .quiescing(var activity):
+            state = .closed
+            changed(&activity)
+            state = .quiescing(activity)
         case .discarding, .closing, .closed: break
         }
     }
