@@ -24,7 +24,14 @@ public final class PipelineLibrary: Sendable {
     /// Where configured pipelines are read from; nil for none.
     public let configuredDirectory: String?
     private let logger: Logger
+    /// What is known, by name. Taken by readers on event loops (`entry`, `list`), so never held across a disk write.
     private let entries: Locked<(stored: [String: NamedPipeline], configured: [String: Entry])>
+    /// Held by one store or deletion from start to end (its file written and synced, then the entry changed), so
+    /// those run one at a time and the files and `entries` agree; readers never take it.
+    private let writing = Locked(())
+    /// Where `put(_:completion:)` and `delete(_:completion:)` run: a write and its fsync take as long as the disk
+    /// does, and their callers are event loops.
+    private let writes = DispatchQueue(label: "depot.pipeline-library")
 
     /// Reads both directories; a file that cannot be read or is not a valid pipeline is logged and skipped.
     public init(storeDirectory: String?, configuredDirectory: String? = nil, logger: Logger) {
@@ -55,13 +62,14 @@ public final class PipelineLibrary: Sendable {
         }
     }
 
-    /// Stores `named`, replacing a stored one of that name. Refused for a configured name.
+    /// Stores `named`, replacing a stored one of that name. Refused for a configured name. Blocks on the disk:
+    /// from an event loop, call `put(_:completion:)`.
     /// - Returns: true when no pipeline had that name before.
     @discardableResult
     public func put(_ named: NamedPipeline) throws(PipelineLibraryError) -> Bool {
-        try entries.withLock { entries throws(PipelineLibraryError) in
-            if let configured = entries.configured[named.name] {
-                throw .readOnly(name: named.name, path: configured.configuredAt ?? "")
+        try writing.withLock { _ throws(PipelineLibraryError) in
+            if let path = entries.withLock({ $0.configured[named.name]?.configuredAt }) {
+                throw .readOnly(name: named.name, path: path)
             }
             do {
                 if let storeDirectory {
@@ -71,24 +79,38 @@ public final class PipelineLibrary: Sendable {
             } catch {
                 throw .storage(name: named.name, reason: "\(error)")
             }
-            return entries.stored.updateValue(named, forKey: named.name) == nil
+            return entries.withLock { $0.stored.updateValue(named, forKey: named.name) == nil }
         }
     }
 
-    /// Deletes the stored pipeline `name`. Refused for a configured one; notFound when there is none.
+    /// `put`, on the library's own queue, off the caller's thread; `completion` is called there.
+    public func put(_ named: NamedPipeline, completion: @escaping @Sendable (Result<Bool, PipelineLibraryError>) -> Void) {
+        writes.async {
+            completion(Result { () throws(PipelineLibraryError) in try self.put(named) })
+        }
+    }
+
+    /// Deletes the stored pipeline `name`. Refused for a configured one; notFound when there is none. Blocks on the
+    /// disk: from an event loop, call `delete(_:completion:)`.
     public func delete(_ name: String) throws(PipelineLibraryError) {
-        try entries.withLock { entries throws(PipelineLibraryError) in
-            if let configured = entries.configured[name] {
-                throw .readOnly(name: name, path: configured.configuredAt ?? "")
-            }
-            guard entries.stored[name] != nil else { throw .notFound(name: name) }
+        try writing.withLock { _ throws(PipelineLibraryError) in
+            let (configured, isStored) = entries.withLock { ($0.configured[name]?.configuredAt, $0.stored[name] != nil) }
+            if let configured { throw .readOnly(name: name, path: configured) }
+            guard isStored else { throw .notFound(name: name) }
             if let storeDirectory {
                 let path = storeDirectory + "/" + name + ".json"
                 guard unlink(path) == 0 || errno == ENOENT else {
                     throw .storage(name: name, reason: SystemError("cannot delete \(path)").description)
                 }
             }
-            entries.stored[name] = nil
+            entries.withLock { $0.stored[name] = nil }
+        }
+    }
+
+    /// `delete`, on the library's own queue, off the caller's thread; `completion` is called there.
+    public func delete(_ name: String, completion: @escaping @Sendable (Result<Void, PipelineLibraryError>) -> Void) {
+        writes.async {
+            completion(Result { () throws(PipelineLibraryError) in try self.delete(name) })
         }
     }
 

@@ -132,18 +132,25 @@ enum DepotMethods {
             method(DiscoverRequest.self) { _, _ throws(RPCError) in
                 .result(.encoded(document))
             },
+            // Stored and deleted on the library's own queue: a file written and synced takes as long as the disk does,
+            // and this runs on an event loop.
             method(PipelinesPutRequest.self) { request, connection throws(RPCError) in
                 let note = connection.noteMutation(PipelinesPutRequest.method, request.named.name)
-                let created: Bool
-                do throws(PipelineLibraryError) {
-                    created = try fanout.library.put(request.named)
-                } catch {
-                    note.finished("failed: \(error)")
-                    throw .pipelineLibrary(error)
-                }
-                note.finished(created ? "created" : "replaced")
-                fanout.namedPipelineChanged(request.named.name)
-                return .result(.value(["name": .string(request.named.name), "created": .bool(created)]))
+                return .later(
+                    PendingResult { completion in
+                        fanout.library.put(request.named) { result in
+                            switch result {
+                            case .success(let created):
+                                note.finished(created ? "created" : "replaced")
+                                fanout.namedPipelineChanged(request.named.name)
+                                completion(.success(.value(["name": .string(request.named.name), "created": .bool(created)])))
+                            case .failure(let error):
+                                note.finished("failed: \(error)")
+                                completion(.failure(.pipelineLibrary(error)))
+                            }
+                        }
+                        return .none
+                    })
             },
             method(PipelinesGetRequest.self) { request, _ throws(RPCError) in
                 guard let entry = fanout.library.entry(request.name) else { throw .pipelineLibrary(.notFound(name: request.name)) }
@@ -154,15 +161,21 @@ enum DepotMethods {
             },
             method(PipelinesDeleteRequest.self) { request, connection throws(RPCError) in
                 let note = connection.noteMutation(PipelinesDeleteRequest.method, request.name)
-                do throws(PipelineLibraryError) {
-                    try fanout.library.delete(request.name)
-                } catch {
-                    note.finished("failed: \(error)")
-                    throw .pipelineLibrary(error)
-                }
-                note.finished("deleted")
-                fanout.namedPipelineChanged(request.name)
-                return .result(.value(true))
+                return .later(
+                    PendingResult { completion in
+                        fanout.library.delete(request.name) { result in
+                            switch result {
+                            case .success:
+                                note.finished("deleted")
+                                fanout.namedPipelineChanged(request.name)
+                                completion(.success(.value(true)))
+                            case .failure(let error):
+                                note.finished("failed: \(error)")
+                                completion(.failure(.pipelineLibrary(error)))
+                            }
+                        }
+                        return .none
+                    })
             },
         ])
     }

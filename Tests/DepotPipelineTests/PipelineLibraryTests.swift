@@ -92,4 +92,58 @@ struct PipelineLibraryTests {
             (error as? PipelineError)?.pointer.description == pointer
         }
     }
+
+    @Test("from an event loop, put and delete run on the library's own queue: the caller's thread never waits on the disk")
+    func storesOffTheCaller() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = directory.file("state/pipelines")
+        let library = PipelineLibrary(storeDirectory: store, logger: Self.quiet)
+        let fire = try named("fire")
+        // Called from a thread of its own that stays until the store is done, so no other thread can have its id.
+        let (created, ranOnCaller) = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                let caller = pthread_self()
+                let done = DispatchSemaphore(value: 0)
+                library.put(fire) { result in
+                    continuation.resume(with: result.map { ($0, pthread_equal(pthread_self(), caller) != 0) })
+                    done.signal()
+                }
+                done.wait()
+            }
+        }
+        #expect(created)
+        #expect(!ranOnCaller, "the store ran on the caller's thread")
+        #expect(FileManager.default.fileExists(atPath: store + "/fire.json"), "written before the completion")
+        #expect(library.entry("fire")?.named == fire, "known before the completion")
+
+        let gone: Void = try await withCheckedThrowingContinuation { continuation in
+            library.delete("fire") { continuation.resume(with: $0) }
+        }
+        _ = gone
+        #expect(!FileManager.default.fileExists(atPath: store + "/fire.json"))
+        let missing = await withCheckedContinuation { continuation in
+            library.delete("fire") { continuation.resume(returning: $0) }
+        }
+        #expect(throws: PipelineLibraryError.self) { try missing.get() }
+    }
+
+    @Test("stores from many threads at once: each file holds the pipeline the library keeps under its name")
+    func concurrentStores() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = directory.file("state/pipelines")
+        let library = PipelineLibrary(storeDirectory: store, logger: Self.quiet)
+        let names = ["a", "b", "c", "d"]
+        let pipelines = try (1...8).map { try pipeline(#"[{"op":"limit","count":\#($0)}]"#) }
+        DispatchQueue.concurrentPerform(iterations: 64) { turn in
+            let named = NamedPipeline(name: names[turn % names.count], description: nil, pipeline: pipelines[turn % pipelines.count])
+            _ = try? library.put(named)
+            _ = library.list()
+        }
+        let reread = PipelineLibrary(storeDirectory: store, logger: Self.quiet)
+        for name in names {
+            #expect(reread.entry(name)?.named == library.entry(name)?.named, "\(name): the file and the library agree")
+        }
+    }
 }
