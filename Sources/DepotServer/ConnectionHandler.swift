@@ -9,9 +9,9 @@ import NIOCore
 /// One client connection: reads JSON-RPC lines, dispatches them and writes their answers; its subscriptions
 /// (ConnectionHandler+Subscriptions) and its bounds (ConnectionHandler+Bounds) are carried out beside.
 ///
-/// Everything here runs on the connection's event loop. Reads are answered inline; answers that come later
-/// (mutations) call back from whichever thread finished them and are written here, so several requests can be
-/// in flight and answers can come back in any order. The parts, each with its own tests: `ConnectionAdmission`
+/// Everything here runs on the connection's event loop. Reads are answered inline (over a large collection through
+/// a pipeline, on NIO's blocking pool); answers that come later (mutations) call back from whichever thread finished
+/// them and are written here, so several requests can be in flight and answers can come back in any order. The parts, each with its own tests: `ConnectionAdmission`
 /// (caps, credentials) before this handler; `ConnectionStateMachine`, which decides when to read, hold, dispatch
 /// and close, and holds the held lines and pending answers; `ConnectionOutput` (writes, flushes, the memory books);
 /// `SubscriptionSet` (the subscriptions' queues). This handler carries out their actions and owns the timers.

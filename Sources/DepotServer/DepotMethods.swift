@@ -4,10 +4,15 @@ import DepotPipeline
 import DepotRPC
 import DepotWire
 import NIOCore
+import NIOPosix
 
 /// Depot's methods, bound to one repository and its fan-out: for each request type of DepotWire, what the
 /// server does with it. The names, params and answers are the contract described in rpc-schema/.
 enum DepotMethods {
+    /// Up to this many items, `state` and `get` through a pipeline are answered on the event loop (a hop to another
+    /// thread would cost more than the work); above, on NIO's blocking pool.
+    static let shapingInlineLimit = 1_000
+
     static func dispatcher(
         repository: Repository, fanout: StateFanout, access: AccessControl = AccessControl(.open),
         statistics: ServerStatistics = ServerStatistics()
@@ -61,6 +66,32 @@ enum DepotMethods {
             }
         }
 
+        /// The answer `work` gives for `state`: at once for a small collection; on NIO's blocking pool for a large one,
+        /// whose items through a pipeline take time in proportion to them — never on an event loop.
+        @Sendable func shaping(
+            _ state: PublishedState, _ work: @escaping @Sendable () -> Result<ResultBody, RPCError>
+        ) throws(RPCError) -> RPCReply {
+            guard (state.state.items?.count ?? 0) > DepotMethods.shapingInlineLimit else {
+                return .result(try work().get())
+            }
+            return .later(
+                PendingResult { completion in
+                    NIOThreadPool.singleton.submit { _ in completion(work()) }
+                    return .none
+                })
+        }
+
+        /// The item `id` of `state`, encoded; notFound, saying why, when it has none by that id.
+        @Sendable func item(_ id: String, of state: PublishedState) throws(RPCError) -> ResultBody {
+            guard let items = state.state.items else {
+                throw .notFound("no item \"\(id)\": no items are loaded (the state is \(state.state.status.rawValue)); run load first")
+            }
+            guard let item = items.item(id: id) else {
+                throw .notFound("no item with id \"\(id)\" among the \(items.count) loaded items")
+            }
+            return .encoded(ByteBuffer(bytes: item.json))
+        }
+
         /// A named pipeline's answer to `pipelines.get` and `pipelines.list`.
         @Sendable func stored(_ entry: PipelineLibrary.Entry) -> JSONValue {
             StoredPipeline(named: entry.named, readOnly: entry.isReadOnly).json
@@ -72,24 +103,22 @@ enum DepotMethods {
         return RPCDispatcher(methods: [
             method(StateRequest.self) { request, _ throws(RPCError) in
                 guard let pipeline = try pipeline(request.pipeline) else { return .result(.encoded(fanout.current.snapshot)) }
-                let shaped = PipelineRun.shapeItems(of: fanout.current.published, through: pipeline, idField: repository.idField)
-                return .result(.encoded(StateEncoder.encode(shaped, epoch: fanout.epoch)))
+                let current = fanout.current.published
+                return try shaping(current) {
+                    let shaped = PipelineRun.shapeItems(of: current, through: pipeline, idField: repository.idField)
+                    return .success(.encoded(StateEncoder.encode(shaped, epoch: fanout.epoch)))
+                }
             },
             method(GetRequest.self) { request, _ throws(RPCError) in
-                var current = fanout.current.published
-                if let pipeline = try pipeline(request.pipeline) {
-                    current = PipelineRun.shapeItems(of: current, through: pipeline, idField: repository.idField)
-                    if current.state.items.map({ !$0.contains(id: request.id) }) ?? false {
-                        throw .notFound("no item with id \"\(request.id)\" passes the pipeline")
+                let current = fanout.current.published
+                guard let pipeline = try pipeline(request.pipeline) else { return .result(try item(request.id, of: current)) }
+                return try shaping(current) {
+                    let shaped = PipelineRun.shapeItems(of: current, through: pipeline, idField: repository.idField)
+                    if shaped.state.items.map({ !$0.contains(id: request.id) }) ?? false {
+                        return .failure(.notFound("no item with id \"\(request.id)\" passes the pipeline"))
                     }
+                    return Result { () throws(RPCError) in try item(request.id, of: shaped) }
                 }
-                guard let items = current.state.items else {
-                    throw .notFound("no item \"\(request.id)\": no items are loaded (the state is \(current.state.status.rawValue)); run load first")
-                }
-                guard let item = items.item(id: request.id) else {
-                    throw .notFound("no item with id \"\(request.id)\" among the \(items.count) loaded items")
-                }
-                return .result(.encoded(ByteBuffer(bytes: item.json)))
             },
             method(LoadRequest.self) { request, connection throws(RPCError) in
                 let strategy = request.strategy.map(RetrievalStrategy.init) ?? .defaultForLoad

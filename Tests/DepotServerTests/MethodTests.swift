@@ -131,6 +131,29 @@ struct MethodTests {
         #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":3,"method":"get","params":{"id":2}}"#)?["result"] == ["id": 2, "name": "item 2"])
     }
 
+    @Test(
+        "state and get through a pipeline: at once up to the inline limit, later (off the event loop) above it, with the same answer",
+        arguments: [DepotMethods.shapingInlineLimit, DepotMethods.shapingInlineLimit + 1])
+    func shapedReads(count: Int) async throws {
+        let bench = MethodBench(source: TestSource(count: count))
+        _ = await bench.answerLater(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
+        let state =
+            #"{"jsonrpc":"2.0","id":2,"method":"state","params":{"pipeline":[{"op":"sort","by":"/id","order":"desc"},{"op":"limit","count":2}]}}"#
+        let newest = #"[{"op":"sort","by":"/id","order":"desc"},{"op":"limit","count":1}]"#
+        let get = #"{"jsonrpc":"2.0","id":3,"method":"get","params":{"id":"\#(count)","pipeline":\#(newest)}}"#
+        let missing = #"{"jsonrpc":"2.0","id":4,"method":"get","params":{"id":"1","pipeline":\#(newest)}}"#
+        let answers: [JSONValue?]
+        if count > DepotMethods.shapingInlineLimit {
+            answers = [await bench.answerLater(state), await bench.answerLater(get), await bench.answerLater(missing)]
+        } else {
+            answers = [bench.answerNow(state), bench.answerNow(get), bench.answerNow(missing)]
+        }
+        let ids = answers[0]?["result"]?[StateMember.items]?.arrayValue?.compactMap { $0["id"] }
+        #expect(ids == [.number(JSONNumber(count)), .number(JSONNumber(count - 1))], "the two highest ids, from \(count) items")
+        #expect(answers[1]?["result"]?["id"] == .number(JSONNumber(count)))
+        #expect(answers[2]?["error"]?["message"] == "no item with id \"1\" passes the pipeline")
+    }
+
     @Test("subscribe and unsubscribe go to the session; its limit is the answer's error")
     func subscriptions() {
         let bench = MethodBench()
