@@ -75,6 +75,12 @@ final class SharedPipeline: Sendable {
         running.withLock { start(from: published, &$0) }
     }
 
+    /// The event loop this pipeline's timers run on: pipelines take the loops in turn by their number, so one loop
+    /// does not carry every pipeline's throttle, debounce and delay. Nil without loops (tests of the fan-out alone).
+    var timerLoop: (any EventLoop)? {
+        groups.isEmpty ? nil : groups[Int(UInt(bitPattern: number) % UInt(groups.count))].eventLoop
+    }
+
     /// The pipeline running now.
     var pipeline: Pipeline {
         running.withLock { $0.run.pipeline }
@@ -195,7 +201,7 @@ final class SharedPipeline: Sendable {
     private func armTimer(_ running: inout Running) {
         running.timer?.cancel()
         running.timer = nil
-        guard let deadline = running.run.deadline, let loop = groups.first?.eventLoop else { return }
+        guard let deadline = running.run.deadline, let loop = timerLoop else { return }
         let wait = max(.zero, ContinuousClock.now.duration(to: deadline))
         running.timer = loop.scheduleTask(in: TimeAmount(wait)) { [weak self] in
             self?.timerFired()

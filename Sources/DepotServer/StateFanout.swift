@@ -145,7 +145,7 @@ final class StateFanout: StateObserver {
     func leave(_ shared: SharedPipeline) {
         let idle = pipelines.withLock { _ in shared.leave() }
         guard idle else { return }
-        guard let loop = groups.first?.eventLoop else { return stopIfIdle(shared) }
+        guard let loop = shared.timerLoop else { return stopIfIdle(shared) }
         loop.scheduleTask(in: Self.pipelineLinger) { [weak self] in self?.stopIfIdle(shared) }
     }
 
