@@ -79,7 +79,10 @@ struct AccessEndToEndTests {
                 held = []
                 for n in range(3):
                     s = socket(AF_UNIX); s.connect(argv[1]); held.append(s)
-                    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"whoami"}\\n')
+                    try:
+                        s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"whoami"}\\n')
+                    except BrokenPipeError:
+                        pass  # one over the bound: depotd may have written its line and closed before this
                     print(s.makefile().readline().strip(), flush=True)
                 """
             let run = try await CommandResult.run(

@@ -39,8 +39,10 @@ struct Daemon: CheckedEndpoint {
         let command = launcher + [Binaries.depotd] + (useDefaultSocket ? [] : ["--socket", socketPath]) + arguments
         let process = try ChildProcess(command[0], Array(command.dropFirst()), environment: environment)
         let daemon = Daemon(directory: directory, socketPath: socketPath, process: process)
+        // The server's own line, naming the socket: a PostgreSQL source logs "listening on" its channel too, and
+        // under load that line could come first, and the test connect before the socket was there.
         try await withTimeout(.seconds(60), "depotd to listen") {
-            await process.standardError.wait { $0.contains("listening on") || process.exitStatus.value != nil }
+            await process.standardError.wait { $0.contains("listening on \(socketPath)") || process.exitStatus.value != nil }
         }
         guard process.exitStatus.value == nil else {
             throw DaemonDidNotStart(log: process.standardError.value)
