@@ -66,8 +66,9 @@ enum DepotMethods {
             }
         }
 
-        /// The answer `work` gives for `state`: at once for a small collection; on NIO's blocking pool for a large one,
-        /// whose items through a pipeline take time in proportion to them — never on an event loop.
+        /// The answer `work` gives for `state` or `get` through a pipeline over `state`: at once for a small collection;
+        /// on NIO's blocking pool for a large one, whose items through a pipeline take time in proportion to them —
+        /// never on an event loop.
         @Sendable func shaping(
             _ state: PublishedState, _ work: @escaping @Sendable () -> Result<ResultBody, RPCError>
         ) throws(RPCError) -> RPCReply {
@@ -90,6 +91,30 @@ enum DepotMethods {
                 throw .notFound("no item with id \"\(id)\" among the \(items.count) loaded items")
             }
             return .encoded(ByteBuffer(bytes: item.json))
+        }
+
+        /// `pipelines.put` or `pipelines.delete` of `name`: `change` runs on the library's own queue (a file written and
+        /// synced takes as long as the disk does, and this is called on an event loop) and gives the outcome to note and
+        /// the result to answer; the fan-out then hears that the named pipeline changed.
+        @Sendable func changingLibrary(
+            _ name: String, _ note: MutationNote,
+            _ change: @escaping @Sendable (@escaping @Sendable (Result<(outcome: String, result: JSONValue), PipelineLibraryError>) -> Void) -> Void
+        ) -> RPCReply {
+            .later(
+                PendingResult { completion in
+                    change { result in
+                        switch result {
+                        case .success(let (outcome, value)):
+                            note.finished(outcome)
+                            fanout.namedPipelineChanged(name)
+                            completion(.success(.value(value)))
+                        case .failure(let error):
+                            note.finished("failed: \(error)")
+                            completion(.failure(.pipelineLibrary(error)))
+                        }
+                    }
+                    return .none
+                })
         }
 
         /// A named pipeline's answer to `pipelines.get` and `pipelines.list`.
@@ -161,25 +186,16 @@ enum DepotMethods {
             method(DiscoverRequest.self) { _, _ throws(RPCError) in
                 .result(.encoded(document))
             },
-            // Stored and deleted on the library's own queue: a file written and synced takes as long as the disk does,
-            // and this runs on an event loop.
             method(PipelinesPutRequest.self) { request, connection throws(RPCError) in
-                let note = connection.noteMutation(PipelinesPutRequest.method, request.named.name)
-                return .later(
-                    PendingResult { completion in
-                        fanout.library.put(request.named) { result in
-                            switch result {
-                            case .success(let created):
-                                note.finished(created ? "created" : "replaced")
-                                fanout.namedPipelineChanged(request.named.name)
-                                completion(.success(.value(["name": .string(request.named.name), "created": .bool(created)])))
-                            case .failure(let error):
-                                note.finished("failed: \(error)")
-                                completion(.failure(.pipelineLibrary(error)))
-                            }
-                        }
-                        return .none
-                    })
+                let name = request.named.name
+                return changingLibrary(name, connection.noteMutation(PipelinesPutRequest.method, name)) { done in
+                    fanout.library.put(request.named) {
+                        done(
+                            $0.map { created in
+                                (created ? "created" : "replaced", ["name": .string(name), "created": .bool(created)])
+                            })
+                    }
+                }
             },
             method(PipelinesGetRequest.self) { request, _ throws(RPCError) in
                 guard let entry = fanout.library.entry(request.name) else { throw .pipelineLibrary(.notFound(name: request.name)) }
@@ -189,22 +205,9 @@ enum DepotMethods {
                 .result(.value(.array(fanout.library.list().map(stored))))
             },
             method(PipelinesDeleteRequest.self) { request, connection throws(RPCError) in
-                let note = connection.noteMutation(PipelinesDeleteRequest.method, request.name)
-                return .later(
-                    PendingResult { completion in
-                        fanout.library.delete(request.name) { result in
-                            switch result {
-                            case .success:
-                                note.finished("deleted")
-                                fanout.namedPipelineChanged(request.name)
-                                completion(.success(.value(true)))
-                            case .failure(let error):
-                                note.finished("failed: \(error)")
-                                completion(.failure(.pipelineLibrary(error)))
-                            }
-                        }
-                        return .none
-                    })
+                changingLibrary(request.name, connection.noteMutation(PipelinesDeleteRequest.method, request.name)) { done in
+                    fanout.library.delete(request.name) { done($0.map { ("deleted", true) }) }
+                }
             },
         ])
     }
