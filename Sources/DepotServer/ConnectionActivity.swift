@@ -67,7 +67,7 @@ extension ConnectionStateMachine {
     }
 
     /// What an activity held when the connection stopped taking requests: the lines never dispatched (their bytes
-    /// leave the memory books) and the answers no longer wanted (withdrawn once the channel closes).
+    /// leave the memory books) and the answers no longer wanted (the handler withdraws them when it takes these).
     struct Released {
         var lines: [ByteBuffer] = []
         var withdrawals: [Withdrawal] = []

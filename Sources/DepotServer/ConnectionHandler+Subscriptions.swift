@@ -84,34 +84,6 @@ extension ConnectionHandler {
         return SubscriptionStart(id: id, epoch: fanout.epoch, seq: current.seq, resumed: resumed)
     }
 
-    /// The bound on a batch's answers, with the error that stands for one left out. What a batch holds while its
-    /// slower calls run is on its user's books (from whichever thread its calls finish on); when that passes the
-    /// user's bound, the connection is cut off on its loop, which lets the batch go.
-    func batchAnswerLimit(_ bytes: Int, context: ChannelHandlerContext) -> BatchAnswerLimit {
-        let (counters, memory, limits, user) = (counters, memory, limits, peer?.uid)
-        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let eventLoop = context.eventLoop
-        return BatchAnswerLimit(
-            bytes: bytes,
-            leftOut: { bytes in
-                counters.hit(.maxBatchAnswerBytes)
-                return .batchAnswerLeftOut(passed: bytes)
-            },
-            held: { change in
-                let total = memory.apply(ClientMemory.Change(exclusiveBytes: change), user: user)
-                guard change > 0, user != 0, total > limits.maxMemoryPerUser else { return }
-                eventLoop.execute { connection.value.heldAnswersPassedTheBound(total) }
-            })
-    }
-
-    /// A batch's answers waiting for its slower calls carried the user's memory past its bound.
-    private func heldAnswersPassedTheBound(_ total: Int) {
-        guard machine.activity != nil else { return }
-        cutOffOverMemoryBound(
-            total, holding: "with answers a batch keeps until its last call is done",
-            advice: "send calls whose answers are large on their own, not in a batch")
-    }
-
     private static func timeAmount(seconds: Double) -> TimeAmount {
         .nanoseconds(Int64((seconds * 1_000_000_000).rounded()))
     }

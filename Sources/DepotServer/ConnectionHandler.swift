@@ -11,10 +11,12 @@ import NIOCore
 ///
 /// Everything here runs on the connection's event loop. Reads are answered inline (over a large collection through
 /// a pipeline, on NIO's blocking pool); answers that come later (mutations) call back from whichever thread finished
-/// them and are written here, so several requests can be in flight and answers can come back in any order. The parts, each with its own tests: `ConnectionAdmission`
-/// (caps, credentials) before this handler; `ConnectionStateMachine`, which decides when to read, hold, dispatch
-/// and close, and holds the held lines and pending answers; `ConnectionOutput` (writes, flushes, the memory books);
-/// `SubscriptionSet` (the subscriptions' queues). This handler carries out their actions and owns the timers.
+/// them and are written here, so several requests can be in flight and answers can come back in any order.
+///
+/// The parts, each with its own tests: `ConnectionAdmission` (caps, credentials) before this handler;
+/// `ConnectionStateMachine`, which decides when to read, hold, dispatch and close, and holds the held lines and
+/// pending answers; `ConnectionOutput` (writes, flushes, the memory books); `SubscriptionSet` (the subscriptions'
+/// queues). This handler carries out their actions and owns the timers.
 final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     typealias InboundIn = LineFrame
     typealias OutboundIn = ByteBuffer
@@ -235,7 +237,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     /// The connection takes no more requests: what the machine released goes — the answers still coming are withdrawn
     /// (a mutation that finishes later neither encodes an answer nor keeps the connection), the held lines and the
-    /// unfinished one leave the output.books.
+    /// unfinished one leave the books.
     func releaseInput() {
         let released = machine.takeReleased()
         for withdraw in released.withdrawals {
