@@ -1,26 +1,53 @@
 public import DepotJSON
+import HashTreeCollections
+import Synchronization
 
-/// The items of a successful load, in the source's order, with an index by id.
+/// The items of a successful load, in the source's order, found by id or by position.
 /// Ids are unique: building a collection checks them and fails with the index or id at fault.
+///
+/// Consecutive collections share structure: the items are held in a persistent tree (`KeyedTree`, each item with
+/// an order key) and the ids' keys in a persistent hash trie (swift-collections' `TreeDictionary`), so removing,
+/// replacing or inserting an item costs O(log N) and copies neither the list nor the index; a state and the
+/// replay ring's older states hold one list between them. A collection made by a change to another remembers the
+/// change (`delta(from:)`), so what it costs a fan-out is the change, not the collection.
 public struct ItemCollection: Sendable {
-    public let items: [Item]
-    private let index: ItemIndex
+    private let tree: KeyedTree<Item>
+    /// Each item's order key in `tree`, by id.
+    private let keys: TreeDictionary<String, UInt64>
     /// The bytes of the items' JSON, summed: about the size of their encoding, known without a pass over them.
     public let jsonByteCount: Int
+    /// Whether the ids ascend byte by byte along the list (a listing sorted by id): an insertion then finds its
+    /// place by bisection instead of a scan.
+    private let isSortedByID: Bool
+    private let lineage: Lineage
+
+    /// The items, in order.
+    public var items: ItemList { ItemList(tree) }
+
+    fileprivate var treeForEdit: KeyedTree<Item> { tree }
+    fileprivate var keysForEdit: TreeDictionary<String, UInt64> { keys }
+    fileprivate var sortedForEdit: Bool { isSortedByID }
+
+    /// The spacing of the keys a collection is built with, at most 2³² (room for 32 insertions between two items
+    /// before the keys are laid out again), less for a collection so large that the keys would overflow.
+    private static func spacing(for count: Int) -> UInt64 {
+        min(1 << 32, UInt64.max / UInt64(count + 2))
+    }
 
     /// An empty collection.
     public init() {
-        self.init(items: [], positionByID: [:], jsonByteCount: 0)
+        self.init(tree: KeyedTree(), keys: [:], jsonByteCount: 0, isSortedByID: true, derivation: nil)
     }
 
-    private init(items: [Item], positionByID: [String: Int], jsonByteCount: Int) {
-        self.init(items: items, index: ItemIndex(positionByID), jsonByteCount: jsonByteCount)
-    }
-
-    private init(items: [Item], index: ItemIndex, jsonByteCount: Int) {
-        self.items = items
-        self.index = index
+    private init(
+        tree: KeyedTree<Item>, keys: TreeDictionary<String, UInt64>, jsonByteCount: Int, isSortedByID: Bool,
+        derivation: Lineage.Derivation?
+    ) {
+        self.tree = tree
+        self.keys = keys
         self.jsonByteCount = jsonByteCount
+        self.isSortedByID = isSortedByID
+        lineage = Lineage(derivation: derivation)
     }
 
     /// Builds the collection from a source's elements, reading each id from `idField`.
@@ -28,79 +55,70 @@ public struct ItemCollection: Sendable {
     public init(values: [JSONValue], idField: String) throws(ItemCollectionError) {
         var items: [Item] = []
         items.reserveCapacity(values.count)
-        var positionByID: [String: Int] = [:]
-        positionByID.reserveCapacity(values.count)
-        var jsonByteCount = 0
         for (index, value) in values.enumerated() {
             guard case .object(let object) = value else {
                 throw ItemCollectionError(.notAnObject(index: index, found: value.typeName))
             }
-            let id = try Self.id(of: object, at: index, idField: idField)
-            if let firstIndex = positionByID.updateValue(index, forKey: id) {
-                throw ItemCollectionError(.duplicateID(id: id, index: index, firstIndex: firstIndex))
-            }
-            let item = Item(id: id, json: value.jsonBytes)
-            jsonByteCount += item.json.count
-            items.append(item)
+            items.append(Item(id: try Self.id(of: object, at: index, idField: idField), json: value.jsonBytes))
         }
-        self.init(items: items, positionByID: positionByID, jsonByteCount: jsonByteCount)
+        try self.init(items: items)
     }
 
     /// A collection from items that already carry their ids (kept by the on-disk cache, say), in this order,
     /// without parsing their JSON again. Fails with the first repeated id.
     public init(items: [Item]) throws(ItemCollectionError) {
-        var positionByID: [String: Int] = [:]
-        positionByID.reserveCapacity(items.count)
+        let spacing = Self.spacing(for: items.count)
+        var keys: TreeDictionary<String, UInt64> = [:]
         var jsonByteCount = 0
+        var isSortedByID = true
         // By index rather than `enumerated()`, which copies (retains and releases) every item.
         for index in items.indices {
-            if let firstIndex = positionByID.updateValue(index, forKey: items[index].id) {
-                throw ItemCollectionError(.duplicateID(id: items[index].id, index: index, firstIndex: firstIndex))
+            if let firstKey = keys.updateValue(UInt64(index + 1) * spacing, forKey: items[index].id) {
+                throw ItemCollectionError(.duplicateID(id: items[index].id, index: index, firstIndex: Int(firstKey / spacing) - 1))
             }
             jsonByteCount += items[index].json.count
+            if isSortedByID, index > 0, !Self.idPrecedes(items[index - 1].id, items[index].id) { isSortedByID = false }
         }
-        self.init(items: items, positionByID: positionByID, jsonByteCount: jsonByteCount)
+        self.init(
+            tree: KeyedTree(items, spacing: spacing), keys: keys, jsonByteCount: jsonByteCount, isSortedByID: isSortedByID,
+            derivation: nil)
     }
 
-    public var count: Int { items.count }
+    public var count: Int { tree.count }
 
-    public var isEmpty: Bool { items.isEmpty }
+    public var isEmpty: Bool { tree.count == 0 }
 
     public func contains(id: String) -> Bool {
-        index.position(of: id, in: items) != nil
+        keys[id] != nil
     }
 
-    /// Where the item `id` is in `items`; nil when there is none.
+    /// Where the item `id` is in `items`; nil when there is none. O(log N).
     public func position(of id: String) -> Int? {
-        index.position(of: id, in: items)
+        keys[id].flatMap { tree.find($0)?.position }
     }
 
     public func item(id: String) -> Item? {
-        index.position(of: id, in: items).map { items[$0] }
+        keys[id].flatMap { tree.find($0)?.element }
     }
 
-    /// The collection without the item `id`; the same collection when it has no such item.
-    ///
-    /// The index is not rebuilt now but derived from this one's when first looked up (see `ItemIndex`): a
-    /// removal is on the path to every subscriber.
+    /// The collection without the item `id`; the same collection when it has no such item. O(log N).
     public func removing(id: String) -> ItemCollection {
-        // An index not built yet is not built for this: one pass comparing ids is cheaper than hashing them all.
-        let position = index.isBuilt ? index.position(of: id, in: items) : items.firstIndex { $0.id == id }
-        guard let position else { return self }
-        var remaining = items
-        let removed = remaining.remove(at: position)
+        guard let key = keys[id], let removed = tree.find(key)?.element else { return self }
+        var keys = keys
+        keys.removeValue(forKey: id)
         return ItemCollection(
-            items: remaining, index: ItemIndex(removing: id, at: position, from: index), jsonByteCount: jsonByteCount - removed.json.count)
+            tree: tree.removing(key), keys: keys, jsonByteCount: jsonByteCount - removed.json.count, isSortedByID: isSortedByID,
+            derivation: Lineage.Derivation(base: lineage.token, delta: ItemDelta(removed: [id])))
     }
 
     /// The collection with `changes` applied: removed ids dropped, changed items replacing the held ones where they
     /// are, new ones inserted before the first held item whose id follows theirs in UTF-8 byte order — where a
-    /// listing sorted by id (PostgreSQL's `COLLATE "C"`) has them. An id both removed and changed ends changed.
-    /// Fails, as building from a listing does, when a changed item is not an object or lacks its id.
+    /// listing sorted by id (PostgreSQL's `COLLATE "C"`) has them. An id both removed and changed ends changed; a
+    /// changed item whose bytes are those held is no change. Fails, as building from a listing does, when a changed
+    /// item is not an object or lacks its id.
     ///
-    /// Costs the changes, not the collection, wherever it can: held items are found through the index, the new
-    /// index is derived from this one's (see `IndexEdit`), and no id of an unchanged item is hashed. Only an
-    /// insertion scans the ids (comparing bytes) for its place.
+    /// Costs O(log N) a change, and the collection remembers the changes as its delta from this one. Only an
+    /// insertion into a list whose ids do not ascend scans the ids (comparing bytes) for its place.
     public func applying(_ changes: SourceChanges, idField: String) throws(ItemCollectionError) -> ItemCollection {
         var replacements: [String: Item] = [:]
         replacements.reserveCapacity(changes.changed.count)
@@ -111,60 +129,32 @@ public struct ItemCollection: Sendable {
             let id = try Self.id(of: object, at: index, idField: idField)
             replacements[id] = Item(id: id, json: value.jsonBytes)
         }
-        var replaced: [(position: Int, item: Item)] = []
-        var additions: [Item] = []
-        for item in replacements.values {
-            if let position = position(of: item.id) { replaced.append((position, item)) } else { additions.append(item) }
-        }
-        replaced.sort { $0.position < $1.position }
-        additions.sort { Self.idPrecedes($0.id, $1.id) }
+        var edit = CollectionEdit(self)
         var removals: [(position: Int, id: String)] = []
         for id in Set(changes.removed) where replacements[id] == nil {
-            if let position = position(of: id) { removals.append((position, id)) }
+            if let key = keys[id], let found = tree.find(key) { removals.append((found.position, id)) }
         }
-        removals.sort { $0.position < $1.position }
-        if replaced.isEmpty, additions.isEmpty, removals.count == 1 {
-            // One row deleted: a removal, which a fan-out recognises in O(1) (`removedID(from:)`).
-            return removing(id: removals[0].id)
+        for removal in removals {
+            edit.remove(removal.id)
         }
-
-        var byteCount = jsonByteCount
-        var edit = IndexEdit()
-        var scan = 0
+        var additions: [Item] = []
+        for item in replacements.values {
+            if keys[item.id] != nil { edit.replace(item) } else { additions.append(item) }
+        }
+        additions.sort { Self.idPrecedes($0.id, $1.id) }
         for addition in additions {
-            while scan < items.count, !Self.idPrecedes(addition.id, items[scan].id) { scan += 1 }
-            edit.insertionPoints.append(scan)
+            edit.insert(addition)
         }
-        var result: [Item] = []
-        result.reserveCapacity(items.count - removals.count + additions.count)
-        var nextAddition = 0
-        var nextRemoval = 0
-        var nextReplacement = 0
-        func insert(before position: Int) {
-            while nextAddition < additions.count, edit.insertionPoints[nextAddition] == position {
-                edit.inserted.append((additions[nextAddition].id, result.count))
-                byteCount += additions[nextAddition].json.count
-                result.append(additions[nextAddition])
-                nextAddition += 1
-            }
+        guard !edit.isEmpty else { return self }
+        removals.sort { $0.position < $1.position }
+        let delta = edit.delta(removed: removals.map(\.id))
+        if delta.changed.isEmpty, delta.added.isEmpty, delta.removed.count == 1 {
+            // One row deleted: a removal, as `removing(id:)` makes it.
+            return removing(id: delta.removed[0])
         }
-        for position in items.indices {
-            insert(before: position)
-            if nextRemoval < removals.count, removals[nextRemoval].position == position {
-                edit.removedPositions.append(position)
-                edit.removedIDs.append(removals[nextRemoval].id)
-                byteCount -= items[position].json.count
-                nextRemoval += 1
-            } else if nextReplacement < replaced.count, replaced[nextReplacement].position == position {
-                byteCount += replaced[nextReplacement].item.json.count - items[position].json.count
-                result.append(replaced[nextReplacement].item)
-                nextReplacement += 1
-            } else {
-                result.append(items[position])
-            }
-        }
-        insert(before: items.count)
-        return ItemCollection(items: result, index: ItemIndex(editing: index, edit), jsonByteCount: byteCount)
+        return ItemCollection(
+            tree: edit.tree, keys: edit.keys, jsonByteCount: edit.jsonByteCount, isSortedByID: isSortedByID,
+            derivation: Lineage.Derivation(base: lineage.token, delta: delta))
     }
 
     /// The id of `value` read from `idField` as a collection reads it; nil when it has none.
@@ -180,22 +170,63 @@ public struct ItemCollection: Sendable {
 
     /// Whether `other` is this very collection (a copy of it), not merely equal: O(1).
     public func isSameCollection(as other: ItemCollection) -> Bool {
-        index === other.index
+        lineage === other.lineage
     }
 
-    /// The id this collection lacks when it was made by `previous.removing(id:)`; nil otherwise. O(1): it compares
-    /// the indexes' tokens, never the items.
+    /// The delta from `previous` when this collection was made from that very one by `removing(id:)` or
+    /// `applying(_:idField:)`; nil otherwise. O(1): it compares tokens, never the items.
+    public func delta(from previous: ItemCollection) -> ItemDelta? {
+        guard let derivation = lineage.derivation, derivation.base == previous.lineage.token else { return nil }
+        return derivation.delta
+    }
+
+    /// The id this collection lacks when it was made by `previous.removing(id:)`; nil otherwise. O(1).
     public func removedID(from previous: ItemCollection) -> String? {
-        guard let removal = index.removal, removal.baseToken == previous.index.token else { return nil }
-        return removal.id
+        guard let delta = delta(from: previous), delta.changed.isEmpty, delta.added.isEmpty, delta.removed.count == 1 else { return nil }
+        return delta.removed[0]
     }
 
     /// Whether this collection is `previous` without the item `id`: the same other items, in the same order,
-    /// byte for byte. Compares in one pass, without building the shorter collection.
+    /// byte for byte. O(1) when it was made so; otherwise compares in one pass, without building the shorter
+    /// collection.
     public func isRemoval(of id: String, from previous: ItemCollection) -> Bool {
-        guard let removed = previous.index.position(of: id, in: previous.items), items.count == previous.items.count - 1 else { return false }
-        return items[..<removed].elementsEqual(previous.items[..<removed])
-            && items[removed...].elementsEqual(previous.items[(removed + 1)...])
+        if let removed = removedID(from: previous) { return removed == id }
+        guard previous.contains(id: id), count == previous.count - 1 else { return false }
+        var mine = tree.makeIterator()
+        for item in previous.tree where item.id != id {
+            guard mine.next() == item else { return false }
+        }
+        return true
+    }
+
+    /// The list with fresh keys, spaced evenly: for an insertion between two items whose keys are adjacent.
+    fileprivate static func laidOut(_ tree: KeyedTree<Item>) -> (tree: KeyedTree<Item>, keys: TreeDictionary<String, UInt64>) {
+        let spacing = spacing(for: tree.count)
+        let items = Array(tree)
+        var keys: TreeDictionary<String, UInt64> = [:]
+        for index in items.indices {
+            keys[items[index].id] = UInt64(index + 1) * spacing
+        }
+        return (KeyedTree(items, spacing: spacing), keys)
+    }
+
+    /// The position before which `id` goes: before the first item whose id follows it, by bisection in a list
+    /// whose ids ascend, else by a scan.
+    fileprivate static func insertionPosition(of id: String, in tree: KeyedTree<Item>, sorted: Bool) -> Int {
+        if sorted {
+            var (low, high) = (0, tree.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if idPrecedes(id, tree.entry(at: middle).element.id) { high = middle } else { low = middle + 1 }
+            }
+            return low
+        }
+        var position = 0
+        for item in tree {
+            if idPrecedes(id, item.id) { break }
+            position += 1
+        }
+        return position
     }
 
     private static func id(of object: JSONObject, at index: Int, idField: String) throws(ItemCollectionError) -> String {
@@ -217,7 +248,93 @@ public struct ItemCollection: Sendable {
 }
 
 extension ItemCollection: Equatable {
+    /// The same items in the same order: O(1) for one collection, or one made from the other by a change.
     public static func == (lhs: ItemCollection, rhs: ItemCollection) -> Bool {
-        lhs.items == rhs.items
+        if lhs.isSameCollection(as: rhs) { return true }
+        if let delta = lhs.delta(from: rhs) ?? rhs.delta(from: lhs) { return delta.isEmpty }
+        return lhs.items == rhs.items
+    }
+}
+
+/// What makes a collection itself: a token unique in the process, and the change that made it from another.
+private final class Lineage: Sendable {
+    struct Derivation: Sendable {
+        /// The token of the collection changed.
+        let base: UInt64
+        let delta: ItemDelta
+    }
+
+    private static let nextToken = Atomic<UInt64>(1)
+
+    let token: UInt64
+    let derivation: Derivation?
+
+    init(derivation: Derivation?) {
+        token = Self.nextToken.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.derivation = derivation
+    }
+}
+
+/// Changes from a source applied to a collection one at a time, with what the delta needs to know of them.
+private struct CollectionEdit {
+    private(set) var tree: KeyedTree<Item>
+    private(set) var keys: TreeDictionary<String, UInt64>
+    private(set) var jsonByteCount: Int
+    private let sorted: Bool
+    private var changedIDs: [String] = []
+    private var addedIDs: [String] = []
+    private var removedAny = false
+
+    init(_ collection: ItemCollection) {
+        (tree, keys, jsonByteCount, sorted) = (collection.treeForEdit, collection.keysForEdit, collection.jsonByteCount, collection.sortedForEdit)
+    }
+
+    var isEmpty: Bool { !removedAny && changedIDs.isEmpty && addedIDs.isEmpty }
+
+    mutating func remove(_ id: String) {
+        guard let key = keys.removeValue(forKey: id), let found = tree.find(key) else { return }
+        jsonByteCount -= found.element.json.count
+        tree = tree.removing(key)
+        removedAny = true
+    }
+
+    /// Puts `item` in place of the held item with its id; the same bytes are no change.
+    mutating func replace(_ item: Item) {
+        guard let key = keys[item.id], let held = tree.find(key)?.element, held.json != item.json else { return }
+        jsonByteCount += item.json.count - held.json.count
+        tree = tree.replacing(key, with: item)
+        changedIDs.append(item.id)
+    }
+
+    mutating func insert(_ item: Item) {
+        let position = ItemCollection.insertionPosition(of: item.id, in: tree, sorted: sorted)
+        var newKey = key(before: position)
+        if newKey == nil {
+            (tree, keys) = ItemCollection.laidOut(tree)
+            newKey = key(before: position)
+        }
+        guard let newKey else { preconditionFailure("no room for a key in a list laid out afresh") }
+        tree = tree.inserting(item, key: newKey)
+        keys[item.id] = newKey
+        jsonByteCount += item.json.count
+        addedIDs.append(item.id)
+    }
+
+    /// A key between those of the items at `position` − 1 and `position`; nil when they are adjacent.
+    private func key(before position: Int) -> UInt64? {
+        let low: UInt64 = position == 0 ? 0 : tree.entry(at: position - 1).key
+        let high: UInt64 =
+            position < tree.count ? tree.entry(at: position).key : low.addingReportingOverflow(1 << 33).overflow ? .max : low + (1 << 33)
+        return high - low < 2 ? nil : low + (high - low) / 2
+    }
+
+    /// The delta of the edit: `removed` in their old order, the changed items and the additions where they now are.
+    func delta(removed: [String]) -> ItemDelta {
+        func placed(_ ids: [String]) -> [(position: Int, item: Item)] {
+            ids.compactMap { id in keys[id].flatMap { tree.find($0) }.map { ($0.position, $0.element) } }.sorted { $0.position < $1.position }
+        }
+        return ItemDelta(
+            removed: removed, changed: placed(changedIDs).map(\.item),
+            added: placed(addedIDs).map { ItemDelta.Addition(index: $0.position, item: $0.item) })
     }
 }

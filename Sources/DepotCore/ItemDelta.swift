@@ -36,25 +36,32 @@ public struct ItemDelta: Sendable, Equatable {
 
     /// The delta from `old` to `new`; nil when the items kept are not in the same relative order.
     ///
-    /// One pass over both lists in step: where the ids agree, only the bytes are compared (items carried over
-    /// from the old collection share their storage, so that is a pointer check), and ids are looked up by index
-    /// only where the lists part. A removal from N items costs N comparisons and one lookup.
+    /// O(1) when `new` was made from `old` by a change (it remembers the change: `ItemCollection.delta(from:)`).
+    /// Otherwise one pass over both lists in step: where the ids agree, only the bytes are compared (items carried
+    /// over from the old collection share their storage, so that is a pointer check), and ids are looked up only
+    /// where the lists part.
     public init?(from old: ItemCollection, to new: ItemCollection) {
+        if let derived = new.delta(from: old) {
+            self = derived
+            return
+        }
         var delta = ItemDelta()
-        let (oldItems, newItems) = (old.items, new.items)
-        var (oldIndex, newIndex) = (0, 0)
-        while oldIndex < oldItems.count || newIndex < newItems.count {
-            if oldIndex < oldItems.count, newIndex < newItems.count, oldItems[oldIndex].id == newItems[newIndex].id {
-                if oldItems[oldIndex].json != newItems[newIndex].json {
-                    delta.changed.append(newItems[newIndex])
+        var (oldItems, newItems) = (old.items.makeIterator(), new.items.makeIterator())
+        var (oldItem, newItem) = (oldItems.next(), newItems.next())
+        var newIndex = 0
+        while oldItem != nil || newItem != nil {
+            if let kept = oldItem, let next = newItem, kept.id == next.id {
+                if kept.json != next.json {
+                    delta.changed.append(next)
                 }
-                oldIndex += 1
+                (oldItem, newItem) = (oldItems.next(), newItems.next())
                 newIndex += 1
-            } else if oldIndex < oldItems.count, !new.contains(id: oldItems[oldIndex].id) {
-                delta.removed.append(oldItems[oldIndex].id)
-                oldIndex += 1
-            } else if newIndex < newItems.count, !old.contains(id: newItems[newIndex].id) {
-                delta.added.append(Addition(index: newIndex, item: newItems[newIndex]))
+            } else if let gone = oldItem, !new.contains(id: gone.id) {
+                delta.removed.append(gone.id)
+                oldItem = oldItems.next()
+            } else if let came = newItem, !old.contains(id: came.id) {
+                delta.added.append(Addition(index: newIndex, item: came))
+                newItem = newItems.next()
                 newIndex += 1
             } else {
                 // Both items are kept, but in another order.

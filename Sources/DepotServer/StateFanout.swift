@@ -203,8 +203,8 @@ final class StateFanout: StateObserver {
         to state: PublishedState, from last: (seq: Int, items: ItemCollection, idField: String)?, idField: String
     ) -> (base: Int, delta: ItemDelta, idField: String)? {
         guard let items = state.state.items, let last, last.idField == idField,
-            // A removal made from the last success's very collection (an optimistic one) is one id, known without a pass.
-            let delta = items.removedID(from: last.items).map({ ItemDelta(removed: [$0]) }) ?? ItemDelta(from: last.items, to: items),
+            // A collection made from the last success's very one (a removal, a feed's changes) knows its delta.
+            let delta = ItemDelta(from: last.items, to: items),
             delta.payloadBytes < items.jsonByteCount + items.count
         else { return nil }
         return (last.seq, delta, idField)

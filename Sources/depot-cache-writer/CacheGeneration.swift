@@ -58,7 +58,7 @@ public enum CacheGeneration {
         lastModified: String?
     ) -> [String] {
         var problems: [String] = []
-        let expected = self.items(generation).items
+        let expected = Array(self.items(generation).items)
         if items != expected && !(removesFirstItem(generation) && items[...] == expected.dropFirst()) {
             let foreign = items.filter { !$0.id.hasPrefix("g\(generation)-") }.count
             problems.append(

@@ -62,7 +62,7 @@ struct CrashSafetyTests {
                 }
                 failures += CacheGeneration.problems(
                     generation: generation,
-                    items: list.items.items,
+                    items: Array(list.items.items),
                     fetchedAt: list.fetchedAt,
                     lastModified: list.version?.lastModified
                 ).map { "kill \(kill): \($0)" }

@@ -1,5 +1,6 @@
 import DepotCore
 import DepotJSON
+import DepotTestSupport
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ struct ItemCollectionTests {
     func fromItems() throws {
         let items = [Item(id: "b", json: Array(#"{"id":"b"}"#.utf8)), Item(id: "a", json: Array(#"{"id":"a"}"#.utf8))]
         let collection = try ItemCollection(items: items)
-        #expect(collection.items == items)
+        #expect(Array(collection.items) == items)
         #expect(collection.item(id: "a") == items[1])
         #expect(collection.removing(id: "b").items == [items[1]])
     }
@@ -130,11 +131,9 @@ struct ItemCollectionApplyingTests {
                         ])
                     }
                 }
-                let expected = Self.model(held.items, changes)
-                // Look up some ids first, or not, so indexes are derived from built and from unbuilt bases.
-                if Bool.random(using: &random) { _ = held.position(of: "000") }
+                let expected = Self.model(Array(held.items), changes)
                 let applied = try held.applying(changes, idField: "id")
-                #expect(applied.items == expected, "\(changes)")
+                #expect(Array(applied.items) == expected, "\(changes)")
                 #expect(applied.jsonByteCount == expected.reduce(0) { $0 + $1.json.count })
                 for (position, item) in expected.enumerated() where applied.position(of: item.id) != position {
                     Issue.record("\(item.id) is at \(position), the index says \(applied.position(of: item.id).map(String.init) ?? "nowhere")")
@@ -147,6 +146,70 @@ struct ItemCollectionApplyingTests {
                 held = applied
             }
         }
+    }
+
+    @Test(
+        "over 5,000 items in no order by id, random changes and removals: items, positions and byte counts match the model, and the delta each collection remembers turns the one before into it"
+    )
+    func largeUnsortedChains() throws {
+        var random = SplitMix64(seed: 0xC011_EC7)
+        // Ids in a shuffled order, so insertions take the scan; 5,000 items make a tree of three levels.
+        let ids = (0..<5_000).map { String(format: "%05d", $0 * 2) }.shuffled(using: &random)
+        var held = try ItemCollection(values: ids.map { ["id": .string($0)] }, idField: "id")
+        var model = Array(held.items)
+        for step in 0..<300 {
+            let next: ItemCollection
+            if step % 3 == 0, let victim = model.randomElement(using: &random) {
+                next = held.removing(id: victim.id)
+                model.removeAll { $0.id == victim.id }
+            } else {
+                var changes = SourceChanges()
+                for _ in 0..<Int.random(in: 1...5, using: &random) {
+                    let id = String(format: "%05d", Int.random(in: 0..<10_000, using: &random))
+                    if Bool.random(using: &random) {
+                        changes.removed.append(id)
+                    } else {
+                        changes.changed.append(["id": .string(id), "step": .number(JSONNumber(step))])
+                    }
+                }
+                next = try held.applying(changes, idField: "id")
+                model = Self.model(model, changes)
+            }
+            try #require(Array(next.items) == model, "step \(step)")
+            #expect(next.jsonByteCount == model.reduce(0) { $0 + $1.json.count })
+            for _ in 0..<20 {
+                guard let probe = model.indices.randomElement(using: &random) else { break }
+                #expect(next.position(of: model[probe].id) == probe)
+                #expect(next.item(id: model[probe].id) == model[probe])
+            }
+            let delta = try #require(ItemDelta(from: held, to: next))
+            #expect(next.delta(from: held) != nil || next.isSameCollection(as: held), "a change remembers its delta")
+            #expect(delta.applied(to: Array(held.items)) == model)
+            held = next
+        }
+    }
+
+    @Test("a change that changes nothing (an absent id removed, an item changed to its own bytes) is the same collection")
+    func noChange() throws {
+        let held = try Self.collection(["a", "b"])
+        #expect(try held.applying(SourceChanges(removed: ["z"]), idField: "id").isSameCollection(as: held))
+        #expect(try held.applying(SourceChanges(changed: [["id": "a"]]), idField: "id").isSameCollection(as: held))
+        #expect(held.removing(id: "z").isSameCollection(as: held))
+    }
+
+    @Test("110 insertions into one gap run out of keys between two items: the list is laid out afresh and stays right")
+    func keysLaidOutAfresh() throws {
+        var held = try Self.collection(["a", "b"])
+        var expected = ["a"]
+        // Each id sorts after the one before and before "b": every insertion halves the same gap.
+        for count in 1...110 {
+            let id = "a" + String(repeating: "~", count: count)
+            held = try held.applying(SourceChanges(changed: [["id": .string(id)]]), idField: "id")
+            expected.append(id)
+        }
+        #expect(held.items.map(\.id) == expected + ["b"])
+        #expect(held.position(of: "b") == 111)
+        #expect(held.position(of: "a" + String(repeating: "~", count: 50)) == 50)
     }
 
     @Test("one row deleted is a removal a fan-out recognises in O(1)")

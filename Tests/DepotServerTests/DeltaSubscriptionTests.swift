@@ -32,7 +32,7 @@ struct FanoutScript {
 
     mutating func publish(_ state: LoadingState) {
         seq += 1
-        if let collection = state.items { items = collection.items }
+        if let collection = state.items { items = Array(collection.items) }
         published.append((state.status, items))
         fanout.stateDidChange(to: PublishedState(seq: seq, state: state))
         frames.append(fanout.current)
