@@ -36,11 +36,15 @@ public struct ItemDelta: Sendable, Equatable {
 
     /// The delta from `old` to `new`; nil when the items kept are not in the same relative order.
     ///
-    /// O(1) when `new` was made from `old` by a change (it remembers the change: `ItemCollection.delta(from:)`).
+    /// O(1) when `new` is `old`, or was made from `old` by a change (it remembers the change: `ItemCollection.delta(from:)`).
     /// Otherwise one pass over both lists in step: where the ids agree, only the bytes are compared (items carried
     /// over from the old collection share their storage, so that is a pointer check), and ids are looked up only
     /// where the lists part.
     public init?(from old: ItemCollection, to new: ItemCollection) {
+        if new.isSameCollection(as: old) {
+            self = ItemDelta()
+            return
+        }
         if let derived = new.delta(from: old) {
             self = derived
             return

@@ -275,7 +275,9 @@ public final class Repository: Service, Sendable {
             }
             let deletion: SourceDeletion
             do {
-                deletion = try await sourceCalls.time(\.deletes) { try await source.deleteItem(id: id) }
+                let (source, idField) = binding.withLock { $0 }
+                let held = before.items.map { HeldItems(items: $0, version: version.withLock { $0 }, idField: idField) }
+                deletion = try await sourceCalls.time(\.deletes) { try await source.deleteItem(id: id, held: held) }
             } catch {
                 guard shown else { return refusedUnseen(id, error: error) }
                 return rollBack(to: before, removing: id, error: error)
@@ -332,6 +334,12 @@ public final class Repository: Service, Sendable {
     ) async -> MutationResult {
         version.withLock { $0 = newVersion }
         let fetchedAt = now()
+        // The source's list is the one held less `id`, as the optimistic state's is: publish that very collection,
+        // so the fan-out knows in O(1) that the items did not change (only their provenance did).
+        var items = items
+        if let previous, let optimistic = current.state.items, optimistic.removedID(from: previous) == id, items.removedID(from: previous) == id {
+            items = optimistic
+        }
         let published = publish(.success(items, .source(at: fetchedAt, revision: newVersion?.revision)))
         logger.info("removed \(id); \(items.count) items remain", metadata: ["seq": "\(published.seq)"])
         if let previous, items.isRemoval(of: id, from: previous) {

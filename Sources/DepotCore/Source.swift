@@ -30,6 +30,12 @@ public protocol Source: Sendable {
     /// `SourceError.notFound` when the source has no such item.
     @discardableResult
     func deleteItem(id: String) async throws -> SourceDeletion
+
+    /// Deletes the item `id` knowing what the repository holds (nil when it holds no items): what the repository
+    /// calls. Optional: the default ignores `held` and calls `deleteItem(id:)`, which is right for a source that
+    /// deletes one item where it is (a row, a resource).
+    @discardableResult
+    func deleteItem(id: String, held: HeldItems?) async throws -> SourceDeletion
 }
 
 extension Source {
@@ -39,5 +45,10 @@ extension Source {
 
     public func fetch(ifChangedSince version: SourceVersion?) async throws -> SourceAnswer {
         SourceAnswer(try await fetchItems(ifChangedSince: version))
+    }
+
+    @discardableResult
+    public func deleteItem(id: String, held: HeldItems?) async throws -> SourceDeletion {
+        try await deleteItem(id: id)
     }
 }

@@ -10,8 +10,10 @@ import DepotPlatform
 /// and a hash and publishes nothing.
 ///
 /// `deleteItem` rewrites the file without the item, atomically (temporary file, fsync, rename), one item
-/// per line, and hands the repository the list it wrote with the digest of what it wrote, so a removal reads and
-/// parses the file once — or not at all when the file is still what this source last wrote (`WrittenList`). Items
+/// per line, and hands the repository the list it wrote with the digest of what it wrote. It writes from the
+/// items the repository holds when the file is still what they were read from (a read and a digest tell, or no
+/// read at all when the file is still what this source last wrote: `WrittenList`); only a file changed behind the
+/// repository's back is parsed. Items
 /// are written back as they were read: members in order, numbers as written. A file that is read-only is
 /// refused rather than replaced, since the rename would otherwise succeed regardless.
 public struct FileSource: Source {
@@ -48,16 +50,15 @@ public struct FileSource: Source {
 
     @discardableResult
     public func deleteItem(id: String) async throws -> SourceDeletion {
-        let collection: ItemCollection
-        if let known = written.items(ifStill: await FileIO.stamp(of: path), idField: idField) {
-            collection = known
-        } else {
-            do {
-                collection = try ItemCollection(values: try parse(try await read()), idField: idField)
-            } catch let error as ItemCollectionError {
-                throw SourceError(.invalidData, "\(path): \(error)")
-            }
-        }
+        try await deleteItem(id: id, held: nil)
+    }
+
+    /// Rewrites the file without `id`, from the items `held` when they are still the file's content (its digest
+    /// is their version): then the other items are neither read nor parsed, only their held bytes written, and the
+    /// list handed back is `held`'s less one item, which the repository and the fan-out recognise in O(1).
+    @discardableResult
+    public func deleteItem(id: String, held: HeldItems?) async throws -> SourceDeletion {
+        let collection = try await currentItems(held: held)
         guard collection.contains(id: id) else {
             throw SourceError.notFound(id: id, in: description)
         }
@@ -66,13 +67,34 @@ public struct FileSource: Source {
         }
         let remaining = collection.removing(id: id)
         let bytes = Self.fileBytes(of: remaining)
+        let digest = ContentDigest.of(bytes)
         do {
-            written.remember(remaining, stamp: try await FileIO.replace(path, with: bytes), idField: idField)
+            written.remember(remaining, digest: digest, stamp: try await FileIO.replace(path, with: bytes), idField: idField)
         } catch {
-            written.remember(remaining, stamp: nil, idField: idField)
+            written.remember(remaining, digest: digest, stamp: nil, idField: idField)
             throw SourceError(.unavailable, error.description)
         }
-        return .remaining(remaining, version: SourceVersion(digest: ContentDigest.of(bytes)))
+        return .remaining(remaining, version: SourceVersion(digest: digest))
+    }
+
+    /// The file's items now: `held`'s when the file's bytes are those they were read from (known without a read
+    /// when the file is as this source last wrote it), else the file read and checked into a collection.
+    private func currentItems(held: HeldItems?) async throws -> ItemCollection {
+        let heldDigest = held.flatMap { $0.idField == idField ? $0.version?.digest : nil }
+        if let written = written.content(ifStill: await FileIO.stamp(of: path), idField: idField) {
+            if let held, heldDigest == written.digest { return held.items }
+            return written.items
+        }
+        let bytes = try await read()
+        if let held, heldDigest == ContentDigest.of(bytes) { return held.items }
+        if let items = CompactItemScanner.items(in: bytes, idField: idField), let collection = try? ItemCollection(items: items) {
+            return collection
+        }
+        do {
+            return try ItemCollection(values: try parse(bytes), idField: idField)
+        } catch let error as ItemCollectionError {
+            throw SourceError(.invalidData, "\(path): \(error)")
+        }
     }
 
     /// The file's text for `collection`: an array with one item per line.
