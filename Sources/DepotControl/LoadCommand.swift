@@ -19,6 +19,9 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("fastestAvailable, upToDateWithFallback or returnMultipleTimes.", valueName: "strategy"))
     var strategy: String?
 
+    @Flag(help: "Have the state printed with --json carry the items, not only their count.")
+    var items = false
+
     /// Checked against the protocol's document, which lists the strategies.
     func validate() throws {
         try ParamsCheck.check(LoadRequest.method, strategy.map { ["strategy": .string($0)] })
@@ -31,7 +34,7 @@ struct LoadCommand: AsyncParsableCommand {
                     throw ValidationError("--strategy \(name) is not one of \(LoadStrategy.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 return strategy
-            })
+            }, items: items)
         let state = try await RemoteCall(options: options).run(request).json
         Output.line(options.json ? state.jsonText : "loaded · " + StateFormatter.statusLine(state))
         // The source failed and the cached list stands in: said on stderr, and by the exit status, so a script

@@ -17,8 +17,11 @@ struct RemoveCommand: AsyncParsableCommand {
     @Flag(help: "Show the collection without the item at once, before the source confirms.")
     var optimistic = false
 
+    @Flag(help: "Have the state printed with --json carry the items, not only their count.")
+    var items = false
+
     func run() async throws {
-        let state = try await RemoteCall(options: options).run(RemoveRequest(id: id, optimistic: optimistic)).json
+        let state = try await RemoteCall(options: options).run(RemoveRequest(id: id, optimistic: optimistic, items: items)).json
         Output.line(options.json ? state.jsonText : "removed \(id) · " + StateFormatter.statusLine(state))
     }
 }

@@ -13,7 +13,8 @@ public enum StateFormatter {
         let status = state[StateMember.status]?.stringValue ?? "unknown"
         var parts = [status]
         if status == StateStatus.success.rawValue {
-            let count = state[StateMember.items]?.arrayValue?.count ?? 0
+            // An answer to load or remove gives the count without the items.
+            let count = state[StateMember.items]?.arrayValue?.count ?? state[StateMember.count]?.numberValue.flatMap { Int($0.literal) } ?? 0
             parts.append(count == 1 ? "1 item" : "\(count) items")
             if let origin = state[StateMember.origin]?.stringValue {
                 var provenance = origin

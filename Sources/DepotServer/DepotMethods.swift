@@ -28,9 +28,13 @@ enum DepotMethods {
         }
 
         /// The answer to a mutation, once it has run: the state it published, or its error with the state it left
-        /// as `data`. Nothing waits in a task: the mutation calls back when it finishes, and a connection that
-        /// closes first withdraws the call.
-        @Sendable func answer(_ mutation: Mutation<MutationResult>, _ note: MutationNote) -> RPCReply {
+        /// as `data`, each with its items only when the call asked for them (`withItems`), else with their count —
+        /// a few hundred bytes whatever the collection. Nothing waits in a task: the mutation calls back when it
+        /// finishes, and a connection that closes first withdraws the call.
+        @Sendable func answer(_ mutation: Mutation<MutationResult>, _ note: MutationNote, withItems: Bool) -> RPCReply {
+            @Sendable func encoded(_ state: PublishedState) -> ByteBuffer {
+                withItems ? fanout.encoded(state) : StateEncoder.encode(state, epoch: fanout.epoch, form: .countOnly)
+            }
             // The outcome is logged whether or not the client is still there to be answered.
             mutation.whenFinished { result in
                 switch result {
@@ -43,9 +47,9 @@ enum DepotMethods {
                     let waiter = mutation.whenFinished { result in
                         switch result {
                         case .success(let published):
-                            completion(.success(.encoded(fanout.encoded(published))))
+                            completion(.success(.encoded(encoded(published))))
                         case .failure(let error):
-                            completion(.failure(.mutationFailed(error, encodedState: fanout.encoded(error.state))))
+                            completion(.failure(.mutationFailed(error, encodedState: encoded(error.state))))
                         }
                     }
                     // Not kept alive by the wait: a finished mutation holds its whole state, which goes once no one needs it.
@@ -148,15 +152,16 @@ enum DepotMethods {
             method(LoadRequest.self) { request, connection throws(RPCError) in
                 let strategy = request.strategy.map(RetrievalStrategy.init) ?? .defaultForLoad
                 let note = connection.noteMutation(LoadRequest.method, strategy == .defaultForLoad ? "" : strategy.rawValue)
-                return answer(repository.load(strategy: strategy, by: connection.requester), note)
+                return answer(repository.load(strategy: strategy, by: connection.requester), note, withItems: request.items)
             },
             method(RemoveRequest.self) { request, connection throws(RPCError) in
                 let note = connection.noteMutation(RemoveRequest.method, request.optimistic ? "\(request.id) (optimistic)" : request.id)
-                return answer(repository.remove(id: request.id, optimistic: request.optimistic, by: connection.requester), note)
+                return answer(
+                    repository.remove(id: request.id, optimistic: request.optimistic, by: connection.requester), note, withItems: request.items)
             },
             method(WipeRequest.self) { _, connection throws(RPCError) in
                 let note = connection.noteMutation(WipeRequest.method)
-                return answer(repository.wipe(by: connection.requester), note)
+                return answer(repository.wipe(by: connection.requester), note, withItems: false)
             },
             method(SubscribeRequest.self) { request, connection throws(RPCError) in
                 let start = try connection.subscribe(request)

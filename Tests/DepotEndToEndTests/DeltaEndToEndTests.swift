@@ -194,7 +194,7 @@ struct DeltaEndToEndTests {
                 try await daemon.connect(), SubscribeRequest(mode: .delta, since: ResumePoint(epoch: current.epoch, seq: current.seq)),
                 initial: progress.mirror)
             #expect(caughtUp.subscribed.resumed)
-            let next = try await control.call(RemoveRequest(id: "12"))
+            let next = try await control.call(RemoveRequest(id: "12", items: true))
             let afterNext = try await caughtUp.mirror(atSeq: next.seq)
             #expect(afterNext.problem == nil)
             #expect(afterNext.changes.first?.seq == current.seq + 1)
@@ -212,7 +212,7 @@ struct DeltaEndToEndTests {
             let control = try await daemon.connect()
             var current = try await control.call(LoadRequest())
             for id in 1...5 {
-                current = try await control.call(RemoveRequest(id: "\(id)"))
+                current = try await control.call(RemoveRequest(id: "\(id)", items: true))
             }
             let since =
                 switch `case` {
@@ -247,7 +247,7 @@ struct DeltaEndToEndTests {
             let reader = try await MirroringSubscriber(try await daemon.connect())
             var current = try await control.call(StateRequest())
             for id in 1...24 {
-                current = try await control.call(RemoveRequest(id: "\(id)", optimistic: id.isMultiple(of: 2)))
+                current = try await control.call(RemoveRequest(id: "\(id)", optimistic: id.isMultiple(of: 2), items: true))
                 let progress = try await reader.mirror(atSeq: current.seq)
                 #expect(progress.problem == nil)
                 #expect(progress.mirror.items == current.items, "the reading subscriber is not held back (removal \(id))")

@@ -110,7 +110,12 @@ struct DepotctlTests {
             #expect(wiped.standardOutput.hasPrefix("wiped · idle · seq "))
             let loaded = try await daemon.depotctl(["load", "--json"])
             #expect(loaded.status == 0)
-            #expect(try JSONParser.parse(loaded.standardOutput)["items"]?.arrayValue?.count == 151)
+            #expect(try JSONParser.parse(loaded.standardOutput)["count"] == 151, "the answer gives the count")
+            #expect(try JSONParser.parse(loaded.standardOutput)["items"] == nil, "and not the items")
+            let withItems = try await daemon.depotctl(["load", "--json", "--items"])
+            #expect(try JSONParser.parse(withItems.standardOutput)["items"]?.arrayValue?.count == 151, "unless asked")
+            let line = try await daemon.depotctl(["load"])
+            #expect(line.standardOutput.hasPrefix("loaded · success · 151 items · "), "the line counts them either way")
         }
     }
 

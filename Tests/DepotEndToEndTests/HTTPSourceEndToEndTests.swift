@@ -30,10 +30,10 @@ struct HTTPSourceEndToEndTests {
                 directory: directory
             ) { daemon in
                 let connection = try await daemon.connect()
-                let loaded = try await connection.call("load")
+                let loaded = try await connection.call("load", params: ["items": true])
                 #expect(loaded["status"] == "success")
                 #expect(loaded["items"]?.arrayValue?.compactMap { $0["id"] } == ["a/b c", 2])
-                let again = try await connection.call("load")
+                let again = try await connection.call("load", params: ["items": true])
                 #expect(again["items"] == loaded["items"])
 
                 do {

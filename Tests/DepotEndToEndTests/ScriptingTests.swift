@@ -94,7 +94,7 @@ struct ScriptingTests {
             let loaded = try await control.call(LoadRequest())
             _ = try await printed(atSeq: loaded.seq, of: loaded.epoch, lines: 1)
             _ = try await control.call(RemoveRequest(id: "7", optimistic: true))
-            let removed = try await control.call(RemoveRequest(id: "9"))
+            let removed = try await control.call(RemoveRequest(id: "9", items: true))
             let copy = try await printed(atSeq: removed.seq, of: removed.epoch, lines: 2)
             #expect(copy["items"]?.arrayValue == removed.items, "the mirror holds the daemon's items")
             #expect(mirror.standardError.value.contains("· delta"), "removals came as deltas")
@@ -102,7 +102,7 @@ struct ScriptingTests {
             // A restart: another epoch, so the mirror reconnects and starts again from the current state.
             try await daemon.kill()
             daemon = try await Daemon.start(["--source", source], directory: directory)
-            let reloaded = try await daemon.connect().call(LoadRequest())
+            let reloaded = try await daemon.connect().call(LoadRequest(items: true))
             let again = try await printed(atSeq: reloaded.seq, of: reloaded.epoch, lines: 3)
             #expect(again["epoch"]?.stringValue == reloaded.epoch)
             #expect(again["items"]?.arrayValue == reloaded.items)

@@ -242,7 +242,7 @@ struct OpenRPCDocumentTests {
         #expect(remove.validateParams(["optimistic": true]).map(\.description) == [#"missing required param "id""#])
         #expect(
             remove.validateParams(["id": "25", "optimisitc": true]).map(\.description) == [
-                "/optimisitc: is not a param of remove (it takes id, optimistic)"
+                "/optimisitc: is not a param of remove (it takes id, optimistic, items)"
             ])
         #expect(
             remove.validateParams(["id": "25", "optimistic": "yes"]).map(\.description) == [#"/optimistic: must be a boolean, found string "yes""#])

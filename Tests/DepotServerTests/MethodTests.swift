@@ -104,8 +104,12 @@ struct MethodTests {
         let bench = MethodBench()
         let answer = await bench.answerLater(#"{"jsonrpc":"2.0","id":"l","method":"load","params":{"strategy":"fastestAvailable"}}"#)
         #expect(answer?["result"]?[StateMember.seq] == 2)
-        #expect(answer?["result"]?[StateMember.items]?.arrayValue?.count == 3)
-        #expect(bench.session.notes == ["load fastestAvailable"])
+        #expect(answer?["result"]?[StateMember.count] == 3, "the answer counts the items")
+        #expect(answer?["result"]?[StateMember.items] == nil, "and does not carry them")
+        let withItems = await bench.answerLater(#"{"jsonrpc":"2.0","id":"m","method":"load","params":{"strategy":"fastestAvailable","items":true}}"#)
+        #expect(withItems?["result"]?[StateMember.items]?.arrayValue?.count == 3, "unless asked")
+        #expect(withItems?["result"]?[StateMember.count] == nil)
+        #expect(bench.session.notes == ["load fastestAvailable", "load fastestAvailable"])
     }
 
     @Test("a refused removal answers removeFailed with the rolled-back state as data")
@@ -115,7 +119,8 @@ struct MethodTests {
         bench.source.failNextDelete()
         let answer = await bench.answerLater(#"{"jsonrpc":"2.0","id":2,"method":"remove","params":{"id":2,"optimistic":true}}"#)
         #expect(answer?["error"]?["code"] == .number(JSONNumber(DepotErrorCode.removeFailed)))
-        #expect(answer?["error"]?["data"]?[StateMember.items]?.arrayValue?.count == 3)
+        #expect(answer?["error"]?["data"]?[StateMember.count] == 3)
+        #expect(answer?["error"]?["data"]?[StateMember.items] == nil)
         #expect(bench.session.notes == ["load", "remove 2 (optimistic)"])
         let outcomes = await bench.session.outcomes.wait { $0.count == 2 }
         #expect(outcomes.first == "load: done, seq 2 success")

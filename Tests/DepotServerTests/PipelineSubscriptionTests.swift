@@ -107,9 +107,10 @@ struct PipelineSubscriptionTests {
                 let changes = try await subscription.collect(untilSeq: 2)
                 #expect(changes.last?.state["items"]?.arrayValue?.count == 4)
             }
-            // The repository's stream: the idle and loading states retired into the replay ring, and the success the
-            // load answers. The pipeline's: its loading and success, once each for the six subscribers.
-            #expect(server.server.fanout.encodingCount - before == 3 + 2)
+            // The repository's stream: the idle and loading states retired into the replay ring (the load's answer
+            // gives the count, which encodes no items). The pipeline's: its loading and success, once each for the six
+            // subscribers.
+            #expect(server.server.fanout.encodingCount - before == 2 + 2)
             for (connection, subscription) in zip(connections, subscriptions) {
                 #expect(try await connection.unsubscribe(subscription.id))
             }

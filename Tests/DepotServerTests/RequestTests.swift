@@ -84,7 +84,7 @@ struct RequestTests {
             #expect(remote.code == -32002)
             #expect(remote.data?["seq"] == 5)
             #expect(remote.data?["status"] == "success")
-            #expect(remote.data?["items"]?.arrayValue?.count == 3, "the data is the state with the item back")
+            #expect(remote.data?["count"] == 3, "the data is the state with the item back")
         }
     }
 
@@ -107,7 +107,7 @@ struct RequestTests {
             _ = try await connection.call("load")
             let removed = try await connection.call("remove", params: ["id": "3", "optimistic": true])
             #expect(removed["seq"] == 4)
-            #expect(removed["items"]?.arrayValue?.count == 2)
+            #expect(removed["count"] == 2)
             let idle: JSONValue = ["seq": 5, "epoch": .string(server.repository.epoch), "status": "idle"]
             #expect(try await connection.call("wipe") == idle)
             #expect(try await connection.call("state") == idle)

@@ -23,7 +23,7 @@ struct SystemdIntegrationTests {
             #expect(state.status == 0, "\(state.standardError)")
             #expect(try JSONParser.parse(state.standardOutput)["seq"]?.numberValue != nil)
             let loaded = try await sandbox.depotctl(["load", "--json"])
-            #expect(try JSONParser.parse(loaded.standardOutput)["items"]?.arrayValue?.count == 151)
+            #expect(try JSONParser.parse(loaded.standardOutput)["count"] == 151)
             let service = try await sandbox.show("depotd.service", ["ActiveState", "SubState", "Type"])
             #expect(service["ActiveState"] == "active")
             #expect(service["SubState"] == "running")
@@ -58,14 +58,14 @@ struct SystemdIntegrationTests {
             for (name, count) in [("books", 2), ("films", 3)] {
                 let loaded = try await sandbox.run(["\(SystemdSandbox.staging)/bin/depotctl", "-n", name, "load", "--json"])
                 #expect(loaded.status == 0, "\(name): \(loaded.standardError)")
-                #expect(try JSONParser.parse(loaded.standardOutput)["items"]?.arrayValue?.count == count, "\(name): \(loaded.standardOutput)")
+                #expect(try JSONParser.parse(loaded.standardOutput)["count"] == .number(JSONNumber(count)), "\(name): \(loaded.standardOutput)")
                 let active = try await sandbox.show("depotd@\(name).service", ["ActiveState"])
                 #expect(active["ActiveState"] == "active")
             }
             // ...while the default repository runs too (its state directory and theirs side by side).
             let plain = try await sandbox.depotctl(["load", "--json"])
             #expect(plain.status == 0, "\(plain.standardError)")
-            #expect(try JSONParser.parse(plain.standardOutput)["items"]?.arrayValue?.count == 151)
+            #expect(try JSONParser.parse(plain.standardOutput)["count"] == 151)
             #expect(try await sandbox.show("depotd@books.service", ["ActiveState"])["ActiveState"] == "active")
             let states = try await sandbox.shell("ls /var/lib/")
             #expect(states.contains("depot-books") && states.contains("depot-films"), "\(states)")
