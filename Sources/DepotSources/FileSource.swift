@@ -6,8 +6,8 @@ import DepotPlatform
 ///
 /// Every listing carries a digest of the file's bytes as its version (`ContentDigest`): asked whether the items
 /// changed since that version, the source reads the file and answers "unchanged" when its bytes are the same,
-/// without parsing them — so a refresh that finds the file as it was, depotd's own rewrite included, costs a read
-/// and a hash and publishes nothing.
+/// without parsing them — so a refresh that finds the file as it was costs a read and a hash and publishes nothing,
+/// and one that finds it as this source last wrote it (the refresh its own rewrite sets off) costs a stat.
 ///
 /// `deleteItem` rewrites the file without the item, atomically (temporary file, fsync, rename), one item
 /// per line, and hands the repository the list it wrote with the digest of what it wrote. It writes from the
@@ -36,6 +36,11 @@ public struct FileSource: Source {
     /// (`CompactItemScanner`: as this source writes it), else parsed into values for the repository to check;
     /// `.unchanged` when the bytes are those `version` was read from.
     public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
+        // The file as this source last wrote it, and `version` that content's: unchanged, without a read (the
+        // refresh its own rewrite sets off costs a stat, not a read and a hash of the whole file).
+        if let version, let written = written.content(ifStill: await FileIO.stamp(of: path), idField: idField), written.digest == version.digest {
+            return .unchanged
+        }
         let bytes = try await read()
         let digest = ContentDigest.of(bytes)
         if let version, version.digest == digest {
@@ -97,14 +102,20 @@ public struct FileSource: Source {
         }
     }
 
-    /// The file's text for `collection`: an array with one item per line.
+    /// The file's text for `collection`: an array with one item per line, the items' held bytes copied into one
+    /// buffer sized in advance.
     static func fileBytes(of collection: ItemCollection) -> [UInt8] {
-        var bytes: [UInt8] = Array("[\n".utf8)
-        for (index, item) in collection.items.enumerated() {
-            bytes += item.json
-            bytes += Array((index == collection.count - 1 ? "\n" : ",\n").utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(collection.jsonByteCount + 2 * collection.count + 4)
+        bytes.append(contentsOf: "[\n".utf8)
+        var first = true
+        for item in collection.items {
+            if !first { bytes.append(contentsOf: ",\n".utf8) }
+            first = false
+            bytes.append(contentsOf: item.json)
         }
-        bytes += Array("]\n".utf8)
+        if !first { bytes.append(UInt8(ascii: "\n")) }
+        bytes.append(contentsOf: "]\n".utf8)
         return bytes
     }
 

@@ -30,8 +30,43 @@ struct FileSourceWrittenListTests {
         try await source.deleteItem(id: "a")
         let stamp = try #require(FileStamp.of(path))
 
-        // Garbage of the same size written in place, and the modification time put back: the stamp is unchanged,
-        // so the source must not read the file (it would fail to parse it).
+        // The stamp is unchanged, so the source must not read the file (it would fail to parse it).
+        try Self.overwriteKeepingStamp(path, stamp)
+
+        let deletion = try await source.deleteItem(id: "b")
+        guard case .remaining(let remaining, _) = deletion else {
+            Issue.record("expected the remaining list, got \(deletion)")
+            return
+        }
+        #expect(remaining.items.map(\.id) == ["c", "d"])
+    }
+
+    @Test("asked whether the file changed since its own rewrite, while the file has that rewrite's stamp: unchanged, without a read")
+    func unchangedSinceItsRewrite() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.write("items.json", Self.items)
+        let source = FileSource(path: path)
+        guard case .remaining(_, let version) = try await source.deleteItem(id: "a") else {
+            Issue.record("expected the remaining list")
+            return
+        }
+        let stamp = try #require(FileStamp.of(path))
+        try Self.overwriteKeepingStamp(path, stamp)
+        #expect(try await source.fetchItems(ifChangedSince: version) == .unchanged)
+
+        // Edited for real: read, and seen.
+        _ = directory.write("items.json", #"[{"id":"x"}]"#)
+        guard case .collection(let items, _, _) = try await source.fetchItems(ifChangedSince: version) else {
+            Issue.record("expected the edited list")
+            return
+        }
+        #expect(items.items.map(\.id) == ["x"])
+    }
+
+    /// Garbage of the same size written over `path` in place, and the modification time put back: the stamp is
+    /// unchanged, so a source that reads the file would fail to parse it.
+    static func overwriteKeepingStamp(_ path: String, _ stamp: FileStamp) throws {
         let size = Int(stamp.size)
         let fd = open(path, O_WRONLY)
         try #require(fd >= 0)
@@ -43,13 +78,6 @@ struct FileSourceWrittenListTests {
         _ = futimens(fd, &times)
         close(fd)
         try #require(FileStamp.of(path) == stamp)
-
-        let deletion = try await source.deleteItem(id: "b")
-        guard case .remaining(let remaining, _) = deletion else {
-            Issue.record("expected the remaining list, got \(deletion)")
-            return
-        }
-        #expect(remaining.items.map(\.id) == ["c", "d"])
     }
 
     @Test("a file edited since the source's rewrite is read again")
