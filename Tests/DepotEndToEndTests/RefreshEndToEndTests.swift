@@ -134,6 +134,8 @@ struct RefreshEndToEndTests {
                 for (earlier, later) in zip(failed, failed.dropFirst()).prefix(2) {
                     #expect(earlier.duration(to: later) >= .seconds(2), "Retry-After: 2 was honoured")
                 }
+                // The line that the failures ended may be written just after the state went out: wait for it.
+                try await daemon.process.waitForError(containing: "answers again after")
                 let log = daemon.process.standardError.value
                 #expect(log.components(separatedBy: "marked stale").count == 2, "one journal line when the failures start")
                 #expect(log.components(separatedBy: "answers again after").count == 2, "one when they end")
