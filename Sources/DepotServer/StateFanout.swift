@@ -77,10 +77,15 @@ final class StateFanout: StateObserver {
         let idField = idField()
         let limits = limits.current
         let (replayStates, replayBytes) = (limits.replayStates, limits.replayBytes)
-        let frame = published.withLock { published in
-            let frame = StateFrame(
-                state, epoch: epoch, delta: Self.delta(to: state, from: published.lastSuccess, idField: idField),
-                precedingSuccess: published.lastSuccess?.seq, onEncode: { [weak self] in self?.countEncoding() })
+        // The delta is worked out before the lock, which event loops take for `current`, `encoded` and `resumption`:
+        // a new list that was not made from the last (a file edited, an HTTP refresh) costs a pass over both. Only
+        // this method, which the repository calls one state at a time, writes `lastSuccess`, so it is still the
+        // last success when the frame is installed.
+        let last = published.withLock { $0.lastSuccess }
+        let frame = StateFrame(
+            state, epoch: epoch, delta: Self.delta(to: state, from: last, idField: idField), precedingSuccess: last?.seq,
+            onEncode: { [weak self] in self?.countEncoding() })
+        published.withLock { published in
             if let retired = published.current {
                 published.ring.append(ReplayRing.Entry(retiring: retired), limit: replayStates, byteLimit: replayBytes)
             }
@@ -88,7 +93,6 @@ final class StateFanout: StateObserver {
             if let items = state.state.items {
                 published.lastSuccess = (state.seq, items, idField)
             }
-            return frame
         }
         // Every loop gets every state, even one with no subscribers now: a connection subscribing there reads
         // `current` and then receives whatever is posted after, so nothing is lost between the two.
