@@ -110,8 +110,7 @@ enum DepotMethods {
                         switch result {
                         case .success(let (outcome, value)):
                             note.finished(outcome)
-                            fanout.namedPipelineChanged(name)
-                            completion(.success(.value(value)))
+                            fanout.namedPipelineChanged(name) { completion(.success(.value(value))) }
                         case .failure(let error):
                             note.finished("failed: \(error)")
                             completion(.failure(.pipelineLibrary(error)))

@@ -144,6 +144,8 @@ public final class DepotServer: Service {
         // Starts the shutdown if the listener closed on its own, or joins the one under way; returns once every
         // listener and connection is closed.
         await listeners.shutDown()
+        // No shared pipeline evaluates after this: nothing is posted to loops that are going away.
+        await fanout.stopPipelines()
         SocketFile.remove(path, ifStill: listeners.current.identity)
         logger.info("stopped listening on \(path)")
     }

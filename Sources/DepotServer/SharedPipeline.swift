@@ -2,15 +2,20 @@ import DepotCore
 import DepotPipeline
 import DepotPlatform
 import DepotWire
+import Dispatch
 import NIOCore
 
 /// One pipeline running for all the subscriptions that use it (equal pipelines share one): each published
 /// state is evaluated once, and what comes out is posted, as `StateFrame`s encoded at most once each, to every
 /// event loop's subscriber group, tagged with the shared pipeline's number so that only its subscriptions take it.
 ///
-/// States come in seq order from the fan-out; a timing operator's timer lets states out later, from an event loop.
-/// Both run under the shared pipeline's lock, which is also held while posting, so frames leave in the order the
-/// pipeline gives them. Deltas are computed on the pipeline's output: from the last success it let out.
+/// The evaluation runs on the shared pipeline's own serial queue, never on an event loop: the fan-out hands each
+/// state over in seq order (`receive`, O(1)), and a timing operator's timer, which fires on an event loop, hands
+/// its turn over the same way. A pipeline's items through its filter, select and sort cost time in proportion to
+/// the collection. What the loops read — the current frame, the frames let out for a resume, the subscriber count —
+/// is kept apart, under a lock held only to read or replace it; the frames are posted under that lock too, so they
+/// leave in the order the pipeline gives them, and a subscription that reads the current frame then receives
+/// every frame posted after it. Deltas are computed on the pipeline's output: from the last success it let out.
 final class SharedPipeline: Sendable {
     /// Tags the shared pipeline's frames; 0 is the repository's own states.
     let number: Int
@@ -21,22 +26,34 @@ final class SharedPipeline: Sendable {
     /// The replay ring's bounds, read at every state.
     private let limits: LiveLimits
     private let onEncode: @Sendable () -> Void
+    /// Where the pipeline is evaluated, one state or timer turn at a time, in order.
+    private let queue: DispatchQueue
 
-    private struct Running {
+    /// What the evaluation holds: touched only on `queue` (and in `init`), so its lock is never contended.
+    private struct Evaluation {
         var run: PipelineRun
         var idField: String
         /// The last state the repository published, which a changed pipeline starts from.
         var lastPublished: PublishedState
+        var lastReceivedSeq = -1
+        /// How many times the pipeline was changed (see `Output.generation`).
+        var generation = 0
+        /// The last success the pipeline let out, the base of the next one's delta.
+        var lastSuccess: (seq: Int, items: ItemCollection, idField: String)?
+        var timer: Scheduled<Void>?
+        /// Set by `stop` and `end`: no state is evaluated and no timer armed after.
+        var stopped = false
+    }
+
+    /// What the event loops read, and what the evaluation replaces when it lets a frame out.
+    private struct Output {
+        var pipeline: Pipeline
         /// How many times the pipeline was changed; a subscription takes a frame of a newer generation whatever
         /// its seq, and tells its client `pipelineChanged`.
         var generation = 0
         /// The current state as the pipeline shapes it: what a subscription that starts now is sent first; nil
         /// when `statuses` holds it back.
         var current: StateFrame?
-        var lastReceivedSeq = -1
-        /// The last success the pipeline let out, the base of the next one's delta.
-        var lastSuccess: (seq: Int, items: ItemCollection, idField: String)?
-        var timer: Scheduled<Void>?
         var subscribers = 0
         /// The last frame let out, and those before it, for subscriptions that resume.
         var lastEmitted: StateFrame?
@@ -55,9 +72,11 @@ final class SharedPipeline: Sendable {
         }
     }
 
-    private let running: Locked<Running>
+    private let evaluation: Locked<Evaluation>
+    private let output: Locked<Output>
 
-    /// A shared pipeline whose first state is `published` (the repository's current one).
+    /// A shared pipeline whose first state is `published` (the repository's current one), shaped here, at once: the
+    /// subscription that creates it starts from it.
     init(
         number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
         groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()), onEncode: @escaping @Sendable () -> Void
@@ -68,11 +87,13 @@ final class SharedPipeline: Sendable {
         self.groups = groups
         self.limits = limits
         self.onEncode = onEncode
-        var state = Running(
-            run: PipelineRun(pipeline, idField: idField), idField: idField, lastPublished: published, startSeq: published.seq)
+        queue = DispatchQueue(label: "depot.pipeline.\(number)")
+        var state = Evaluation(run: PipelineRun(pipeline, idField: idField), idField: idField, lastPublished: published)
         state.lastReceivedSeq = published.seq
-        running = Locked(state)
-        running.withLock { start(from: published, &$0) }
+        evaluation = Locked(state)
+        output = Locked(Output(pipeline: pipeline, startSeq: published.seq))
+        let current = evaluation.withLock { start(from: published, &$0) }
+        output.withLock { Self.installStart(current, &$0) }
     }
 
     /// The event loop this pipeline's timers run on: pipelines take the loops in turn by their number, so one loop
@@ -83,138 +104,192 @@ final class SharedPipeline: Sendable {
 
     /// The pipeline running now.
     var pipeline: Pipeline {
-        running.withLock { $0.run.pipeline }
+        output.withLock { $0.pipeline }
     }
 
-    /// Starts the run over `published`: the current state through the pipeline, for subscriptions starting now.
-    /// The stages that remember (removeDuplicates, throttle) count it as sent: every subscription starts with it.
-    private func start(from published: PublishedState, _ running: inout Running) {
-        let shaped = running.run.shape(published)
-        _ = running.run.receive(published, at: .now)
-        running.lastSuccess = nil
-        running.current = shaped.map { makeFrame($0, &running) }
-        running.startingPoints.removeAll()
-        running.rememberStartingPoint(running.current)
+    /// Starts the run over `published`: the current state through the pipeline, for subscriptions starting now,
+    /// which the caller installs as `Output.current` (`installStart`). The stages that remember (removeDuplicates,
+    /// throttle) count it as sent: every subscription starts with it.
+    private func start(from published: PublishedState, _ evaluation: inout Evaluation) -> StateFrame? {
+        let shaped = evaluation.run.shape(published)
+        _ = evaluation.run.receive(published, at: .now)
+        evaluation.lastSuccess = nil
+        return shaped.map { makeFrame($0, &evaluation) }
+    }
+
+    private static func installStart(_ current: StateFrame?, _ output: inout Output) {
+        output.current = current
+        output.startingPoints.removeAll()
+        output.rememberStartingPoint(current)
     }
 
     /// The named pipeline this shared pipeline runs was changed: from now on it runs `pipeline`, and every subscription
-    /// is sent the current state through it at once, marked `pipelineChanged`, in full.
-    func replace(with pipeline: Pipeline) {
-        running.withLock { running in
-            running.timer?.cancel()
-            running.timer = nil
-            running.run = PipelineRun(pipeline, idField: running.idField)
-            running.generation += 1
-            running.ring = ReplayRing()
-            running.lastEmitted = nil
-            running.startSeq = running.lastPublished.seq
-            start(from: running.lastPublished, &running)
-            if let current = running.current { emit(current, &running) }
-            armTimer(&running)
+    /// is sent the current state through it at once, marked `pipelineChanged`, in full. `applied` is called once the
+    /// change is in place (after the states handed over before it), from the pipeline's queue.
+    func replace(with pipeline: Pipeline, applied: @escaping @Sendable () -> Void = {}) {
+        queue.async { [self] in
+            evaluation.withLock { evaluation in
+                guard !evaluation.stopped else { return }
+                evaluation.timer?.cancel()
+                evaluation.timer = nil
+                evaluation.run = PipelineRun(pipeline, idField: evaluation.idField)
+                evaluation.generation += 1
+                let (generation, startSeq) = (evaluation.generation, evaluation.lastPublished.seq)
+                let current = start(from: evaluation.lastPublished, &evaluation)
+                // One step for the loops: the new generation, its current frame, and that frame let out.
+                output.withLock { output in
+                    output.pipeline = pipeline
+                    output.generation = generation
+                    output.ring = ReplayRing()
+                    output.lastEmitted = nil
+                    output.startSeq = startSeq
+                    Self.installStart(current, &output)
+                    if let current { emit(current, &output) }
+                }
+                armTimer(&evaluation)
+            }
+            applied()
         }
     }
 
-    /// The named pipeline this shared pipeline runs was deleted: every subscription of it ends, told `reason`.
-    func end(reason: String) {
-        running.withLock { running in
-            running.timer?.cancel()
-            running.timer = nil
+    /// The named pipeline this shared pipeline runs was deleted: every subscription of it ends, told `reason`, after
+    /// the states handed over before. `applied` is called then, from the pipeline's queue.
+    func end(reason: String, applied: @escaping @Sendable () -> Void = {}) {
+        queue.async { [self] in
+            halt()
             for group in groups {
                 group.endPipeline(number, reason: reason)
             }
+            applied()
         }
     }
 
     /// The current state through the pipeline, for a subscription that starts now; nil when it holds it back.
     var current: StateFrame? {
-        running.withLock { $0.current }
+        output.withLock { $0.current }
     }
 
     /// The subscriptions counted in.
     var subscriberCount: Int {
-        running.withLock { $0.subscribers }
+        output.withLock { $0.subscribers }
     }
 
     /// Counts a subscription in; the fan-out's registry holds its lock around this and `leave`.
     func join() {
-        running.withLock { $0.subscribers += 1 }
+        output.withLock { $0.subscribers += 1 }
     }
 
     /// Counts a subscription out; true when none is left (the registry then stops the shared pipeline, after a while).
     func leave() -> Bool {
-        running.withLock { running in
-            running.subscribers -= 1
-            return running.subscribers <= 0
+        output.withLock { output in
+            output.subscribers -= 1
+            return output.subscribers <= 0
         }
     }
 
-    /// The registry dropped the shared pipeline: its timer stops.
+    /// The registry dropped the shared pipeline: its timer stops, and it evaluates nothing more.
     func stop() {
-        running.withLock { running in
-            running.timer?.cancel()
-            running.timer = nil
+        queue.async { [self] in halt() }
+    }
+
+    /// Stops, and returns once the queue has run everything handed to it before.
+    func stopAndSettle() async {
+        await withCheckedContinuation { (settled: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                halt()
+                settled.resume()
+            }
         }
     }
 
-    /// A state the repository published (in seq order; one seen already is ignored).
+    private func halt() {
+        evaluation.withLock { evaluation in
+            evaluation.stopped = true
+            evaluation.timer?.cancel()
+            evaluation.timer = nil
+        }
+    }
+
+    /// A state the repository published (in seq order; one seen already is ignored): evaluated on the pipeline's
+    /// queue.
     func receive(_ published: PublishedState, idField: String) {
-        running.withLock { running in
-            guard published.seq > running.lastReceivedSeq else { return }
-            running.lastReceivedSeq = published.seq
-            running.lastPublished = published
-            if idField != running.idField {
+        queue.async { [self] in evaluate(published, idField: idField) }
+    }
+
+    private func evaluate(_ published: PublishedState, idField: String) {
+        evaluation.withLock { evaluation in
+            guard !evaluation.stopped, published.seq > evaluation.lastReceivedSeq else { return }
+            evaluation.lastReceivedSeq = published.seq
+            evaluation.lastPublished = published
+            if idField != evaluation.idField {
                 // The id field changed (a reload): select keeps the new one; the stages start over.
-                running.run = PipelineRun(running.run.pipeline, idField: idField)
-                running.idField = idField
-                running.lastSuccess = nil
+                evaluation.run = PipelineRun(evaluation.run.pipeline, idField: idField)
+                evaluation.idField = idField
+                evaluation.lastSuccess = nil
             }
+            var frames: [StateFrame] = []
             var currentFrame: StateFrame?
-            for state in running.run.receive(published, at: .now) {
-                let frame = makeFrame(state, &running)
+            for state in evaluation.run.receive(published, at: .now) {
+                let frame = makeFrame(state, &evaluation)
                 // Let out at once, it is the current state as the pipeline shapes it.
                 if state.seq == published.seq { currentFrame = frame }
-                emit(frame, &running)
+                frames.append(frame)
             }
-            if let currentFrame {
-                running.current = currentFrame
-            } else {
-                running.current = running.run.shape(published).map {
-                    StateFrame($0, epoch: epoch, pipelineNumber: number, generation: running.generation, onEncode: onEncode)
+            let generation = evaluation.generation
+            let heldBack =
+                currentFrame == nil
+                ? evaluation.run.shape(published).map {
+                    StateFrame($0, epoch: epoch, pipelineNumber: number, generation: generation, onEncode: onEncode)
+                } : nil
+            output.withLock { output in
+                for frame in frames {
+                    emit(frame, &output)
                 }
-                running.rememberStartingPoint(running.current)
+                if let currentFrame {
+                    output.current = currentFrame
+                } else {
+                    output.current = heldBack
+                    output.rememberStartingPoint(heldBack)
+                }
             }
-            armTimer(&running)
+            armTimer(&evaluation)
         }
     }
 
-    /// The timer: lets out what is due, and arms for the next.
+    /// The timer's turn, on the pipeline's queue: lets out what is due, and arms for the next.
     private func timerFired() {
-        running.withLock { running in
-            running.timer = nil
-            for state in running.run.advance(to: .now) {
-                emit(makeFrame(state, &running), &running)
+        evaluation.withLock { evaluation in
+            guard !evaluation.stopped else { return }
+            evaluation.timer = nil
+            let frames = evaluation.run.advance(to: .now).map { makeFrame($0, &evaluation) }
+            output.withLock { output in
+                for frame in frames {
+                    emit(frame, &output)
+                }
             }
-            armTimer(&running)
+            armTimer(&evaluation)
         }
     }
 
-    private func armTimer(_ running: inout Running) {
-        running.timer?.cancel()
-        running.timer = nil
-        guard let deadline = running.run.deadline, let loop = timerLoop else { return }
+    private func armTimer(_ evaluation: inout Evaluation) {
+        evaluation.timer?.cancel()
+        evaluation.timer = nil
+        guard !evaluation.stopped, let deadline = evaluation.run.deadline, let loop = timerLoop else { return }
         let wait = max(.zero, ContinuousClock.now.duration(to: deadline))
-        running.timer = loop.scheduleTask(in: TimeAmount(wait)) { [weak self] in
-            self?.timerFired()
+        // The timer fires on a loop, which hands the turn to the queue: what is let out may cost a pass over the items.
+        evaluation.timer = loop.scheduleTask(in: TimeAmount(wait)) { [weak self] in
+            guard let self else { return }
+            self.queue.async { self.timerFired() }
         }
     }
 
     /// The frame for a state the pipeline let out, with its delta from the last success it let out.
-    private func makeFrame(_ state: PublishedState, _ running: inout Running) -> StateFrame {
+    private func makeFrame(_ state: PublishedState, _ evaluation: inout Evaluation) -> StateFrame {
         let frame = StateFrame(
-            state, epoch: epoch, delta: StateFanout.delta(to: state, from: running.lastSuccess, idField: running.idField),
-            precedingSuccess: running.lastSuccess?.seq, pipelineNumber: number, generation: running.generation, onEncode: onEncode)
+            state, epoch: epoch, delta: StateFanout.delta(to: state, from: evaluation.lastSuccess, idField: evaluation.idField),
+            precedingSuccess: evaluation.lastSuccess?.seq, pipelineNumber: number, generation: evaluation.generation, onEncode: onEncode)
         if let items = state.state.items {
-            running.lastSuccess = (state.seq, items, running.idField)
+            evaluation.lastSuccess = (state.seq, items, evaluation.idField)
         }
         return frame
     }
@@ -225,29 +300,29 @@ final class SharedPipeline: Sendable {
     /// version may have shaped too), one the shared pipeline no longer holds, or output dropped from the ring since.
     func resumption(after since: Int) -> (replay: ArraySlice<ReplayRing.Entry>, last: StateFrame?, heldSuccess: Int?, generation: Int)? {
         let isNamed = key.hasPrefix(StateFanout.namedKeyPrefix)
-        return running.withLock { running in
-            guard since >= running.startSeq, since > running.startSeq || (!isNamed && running.generation == 0) else { return nil }
+        return output.withLock { output in
+            guard since >= output.startSeq, since > output.startSeq || (!isNamed && output.generation == 0) else { return nil }
             let held: Int??
-            if let last = running.lastEmitted, last.seq == since {
+            if let last = output.lastEmitted, last.seq == since {
                 held = .some(last.heldSuccess)
-            } else if let point = running.startingPoints.last(where: { $0.seq == since }) {
+            } else if let point = output.startingPoints.last(where: { $0.seq == since }) {
                 held = .some(point.heldSuccess)
             } else {
-                held = running.ring.sparseEntry(since).map(\.heldSuccess)
+                held = output.ring.sparseEntry(since).map(\.heldSuccess)
             }
-            guard let heldSuccess = held, let replay = running.ring.sparseEntries(after: since) else { return nil }
-            let last = running.lastEmitted.flatMap { $0.seq > since ? $0 : nil }
-            return (replay, last, heldSuccess, running.generation)
+            guard let heldSuccess = held, let replay = output.ring.sparseEntries(after: since) else { return nil }
+            let last = output.lastEmitted.flatMap { $0.seq > since ? $0 : nil }
+            return (replay, last, heldSuccess, output.generation)
         }
     }
 
     /// Lets `frame` out: the frame let out before it goes to the ring.
-    private func emit(_ frame: StateFrame, _ running: inout Running) {
-        if let retired = running.lastEmitted {
+    private func emit(_ frame: StateFrame, _ output: inout Output) {
+        if let retired = output.lastEmitted {
             let limits = limits.current
-            running.ring.append(ReplayRing.Entry(retiring: retired), limit: limits.replayStates, byteLimit: limits.replayBytes)
+            output.ring.append(ReplayRing.Entry(retiring: retired), limit: limits.replayStates, byteLimit: limits.replayBytes)
         }
-        running.lastEmitted = frame
+        output.lastEmitted = frame
         post(frame)
     }
 

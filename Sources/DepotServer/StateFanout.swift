@@ -163,19 +163,34 @@ final class StateFanout: StateObserver {
         }
     }
 
+    /// Stops every shared pipeline and returns once none is evaluating: at shutdown, once the connections closed.
+    func stopPipelines() async {
+        let running = pipelines.withLock { pipelines in
+            defer { pipelines.removeAll() }
+            return Array(pipelines.values)
+        }
+        for shared in running {
+            await shared.stopAndSettle()
+        }
+    }
+
     /// The named pipeline `name` may have changed in the library: its subscriptions switch to what it is now, or
-    /// end when it is gone.
-    func namedPipelineChanged(_ name: String) {
-        pipelines.withLock { pipelines in
+    /// end when it is gone. `applied` is called once they have (the shared pipeline evaluates on its own queue), or
+    /// at once when nothing runs it: a client answered then finds the change in place.
+    func namedPipelineChanged(_ name: String, applied: @escaping @Sendable () -> Void = {}) {
+        let changed = pipelines.withLock { pipelines -> Bool in
             let key = Self.key(named: name)
-            guard let shared = pipelines[key] else { return }
+            guard let shared = pipelines[key] else { return false }
             if let entry = library.entry(name) {
-                if entry.named.pipeline != shared.pipeline { shared.replace(with: entry.named.pipeline) }
+                guard entry.named.pipeline != shared.pipeline else { return false }
+                shared.replace(with: entry.named.pipeline, applied: applied)
             } else {
                 pipelines[key] = nil
-                shared.end(reason: "the pipeline \"\(name)\" was deleted")
+                shared.end(reason: "the pipeline \"\(name)\" was deleted", applied: applied)
             }
+            return true
         }
+        if !changed { applied() }
     }
 
     /// Ends, on every connection, the subscriptions of peers `mayRead` no longer lets read, telling them `reason`.
