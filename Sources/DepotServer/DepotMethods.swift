@@ -70,9 +70,9 @@ enum DepotMethods {
             }
         }
 
-        /// The answer `work` gives for `state` or `get` through a pipeline over `state`: at once for a small collection;
-        /// on NIO's blocking pool for a large one, whose items through a pipeline take time in proportion to them —
-        /// never on an event loop.
+        /// The answer `work` gives for `state` or `get` through a pipeline over `state`, or for `state`'s snapshot not
+        /// yet encoded: at once for a small collection; on NIO's blocking pool for a large one, whose items through a
+        /// pipeline, or joined into one answer, take time in proportion to them — never on an event loop.
         @Sendable func shaping(
             _ state: PublishedState, _ work: @escaping @Sendable () -> Result<ResultBody, RPCError>
         ) throws(RPCError) -> RPCReply {
@@ -130,7 +130,12 @@ enum DepotMethods {
 
         return RPCDispatcher(methods: [
             method(StateRequest.self) { request, _ throws(RPCError) in
-                guard let pipeline = try pipeline(request.pipeline) else { return .result(.encoded(fanout.current.snapshot)) }
+                guard let pipeline = try pipeline(request.pipeline) else {
+                    // The first reader of a large state's snapshot encodes it: on the blocking pool, as shaping does.
+                    let frame = fanout.current
+                    if frame.isSnapshotEncoded { return .result(.encoded(frame.snapshot)) }
+                    return try shaping(frame.published) { .success(.encoded(frame.snapshot)) }
+                }
                 let current = fanout.current.published
                 return try shaping(current) {
                     let shaped = PipelineRun.shapeItems(of: current, through: pipeline, idField: repository.idField)

@@ -66,6 +66,11 @@ final class StateFrame: Sendable {
         encoded(\.snapshot, form: .snapshot)
     }
 
+    /// Whether the snapshot is encoded already: reading it then costs nothing.
+    var isSnapshotEncoded: Bool {
+        encodings.withLock { $0.snapshot != nil }
+    }
+
     /// The State a delta-mode subscription is sent without a delta: with `count` and the items, when a success.
     var countedItems: ByteBuffer {
         isSuccess ? encoded(\.countedItems, form: .countedItems) : snapshot

@@ -159,6 +159,18 @@ struct MethodTests {
         #expect(answers[2]?["error"]?["message"] == "no item with id \"1\" passes the pipeline")
     }
 
+    @Test(
+        "state without a pipeline: a large state's snapshot is encoded off the event loop by its first reader, and read at once after",
+        arguments: [DepotMethods.shapingInlineLimit, DepotMethods.shapingInlineLimit + 1])
+    func firstSnapshot(count: Int) async throws {
+        let bench = MethodBench(source: TestSource(count: count))
+        _ = await bench.answerLater(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
+        let state = #"{"jsonrpc":"2.0","id":2,"method":"state"}"#
+        let first = count > DepotMethods.shapingInlineLimit ? await bench.answerLater(state) : bench.answerNow(state)
+        #expect(first?["result"]?[StateMember.items]?.arrayValue?.count == count)
+        #expect(bench.answerNow(state) == first, "encoded once, then answered at once")
+    }
+
     @Test("subscribe and unsubscribe go to the session; its limit is the answer's error")
     func subscriptions() {
         let bench = MethodBench()
