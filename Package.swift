@@ -74,8 +74,6 @@ let package = Package(
                 "DepotPlatform", "DepotJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
-                // The items' index by id, shared between consecutive states (see ItemCollection).
-                .product(name: "HashTreeCollections", package: "swift-collections"),
                 // The repository runs its mutations as a service of its owner's tree.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -1,19 +1,18 @@
 public import DepotJSON
-import HashTreeCollections
 import Synchronization
 
 /// The items of a successful load, in the source's order, found by id or by position.
 /// Ids are unique: building a collection checks them and fails with the index or id at fault.
 ///
 /// Consecutive collections share structure: the items are held in a persistent tree (`KeyedTree`, each item with
-/// an order key) and the ids' keys in a persistent hash trie (swift-collections' `TreeDictionary`), so removing,
+/// an order key) and the ids' keys in another, by hash (`IDIndex`), so removing,
 /// replacing or inserting an item costs O(log N) and copies neither the list nor the index; a state and the
 /// replay ring's older states hold one list between them. A collection made by a change to another remembers the
 /// change (`delta(from:)`), so what it costs a fan-out is the change, not the collection.
 public struct ItemCollection: Sendable {
     private let tree: KeyedTree<Item>
     /// Each item's order key in `tree`, by id.
-    private let keys: TreeDictionary<String, UInt64>
+    private let keys: IDIndex
     /// The bytes of the items' JSON, summed: about the size of their encoding, known without a pass over them.
     public let jsonByteCount: Int
     /// Whether the ids ascend byte by byte along the list (a listing sorted by id): an insertion then finds its
@@ -25,7 +24,7 @@ public struct ItemCollection: Sendable {
     public var items: ItemList { ItemList(tree) }
 
     fileprivate var treeForEdit: KeyedTree<Item> { tree }
-    fileprivate var keysForEdit: TreeDictionary<String, UInt64> { keys }
+    fileprivate var keysForEdit: IDIndex { keys }
     fileprivate var sortedForEdit: Bool { isSortedByID }
 
     /// The spacing of the keys a collection is built with, at most 2³² (room for 32 insertions between two items
@@ -36,11 +35,11 @@ public struct ItemCollection: Sendable {
 
     /// An empty collection.
     public init() {
-        self.init(tree: KeyedTree(), keys: [:], jsonByteCount: 0, isSortedByID: true, derivation: nil)
+        self.init(tree: KeyedTree(), keys: IDIndex(), jsonByteCount: 0, isSortedByID: true, derivation: nil)
     }
 
     private init(
-        tree: KeyedTree<Item>, keys: TreeDictionary<String, UInt64>, jsonByteCount: Int, isSortedByID: Bool,
+        tree: KeyedTree<Item>, keys: IDIndex, jsonByteCount: Int, isSortedByID: Bool,
         derivation: Lineage.Derivation?
     ) {
         self.tree = tree
@@ -68,16 +67,21 @@ public struct ItemCollection: Sendable {
     /// without parsing their JSON again. Fails with the first repeated id.
     public init(items: [Item]) throws(ItemCollectionError) {
         let spacing = Self.spacing(for: items.count)
-        var keys: TreeDictionary<String, UInt64> = [:]
         var jsonByteCount = 0
         var isSortedByID = true
+        var ids: [String] = []
+        ids.reserveCapacity(items.count)
         // By index rather than `enumerated()`, which copies (retains and releases) every item.
         for index in items.indices {
-            if let firstKey = keys.updateValue(UInt64(index + 1) * spacing, forKey: items[index].id) {
-                throw ItemCollectionError(.duplicateID(id: items[index].id, index: index, firstIndex: Int(firstKey / spacing) - 1))
-            }
+            ids.append(items[index].id)
             jsonByteCount += items[index].json.count
             if isSortedByID, index > 0, !Self.idPrecedes(items[index - 1].id, items[index].id) { isSortedByID = false }
+        }
+        let keys: IDIndex
+        do {
+            keys = try IDIndex(ids: ids, keys: { UInt64($0 + 1) * spacing })
+        } catch {
+            throw ItemCollectionError(.duplicateID(id: error.id, index: error.index, firstIndex: error.firstIndex))
         }
         self.init(
             tree: KeyedTree(items, spacing: spacing), keys: keys, jsonByteCount: jsonByteCount, isSortedByID: isSortedByID,
@@ -98,16 +102,14 @@ public struct ItemCollection: Sendable {
     }
 
     public func item(id: String) -> Item? {
-        keys[id].flatMap { tree.find($0)?.element }
+        keys[id].flatMap { tree.element($0) }
     }
 
     /// The collection without the item `id`; the same collection when it has no such item. O(log N).
     public func removing(id: String) -> ItemCollection {
-        guard let key = keys[id], let removed = tree.find(key)?.element else { return self }
-        var keys = keys
-        keys.removeValue(forKey: id)
+        guard let key = keys[id], let removed = tree.element(key) else { return self }
         return ItemCollection(
-            tree: tree.removing(key), keys: keys, jsonByteCount: jsonByteCount - removed.json.count, isSortedByID: isSortedByID,
+            tree: tree.removing(key), keys: keys.removing(id), jsonByteCount: jsonByteCount - removed.json.count, isSortedByID: isSortedByID,
             derivation: Lineage.Derivation(base: lineage.token, delta: ItemDelta(removed: [id])))
     }
 
@@ -200,12 +202,11 @@ public struct ItemCollection: Sendable {
     }
 
     /// The list with fresh keys, spaced evenly: for an insertion between two items whose keys are adjacent.
-    fileprivate static func laidOut(_ tree: KeyedTree<Item>) -> (tree: KeyedTree<Item>, keys: TreeDictionary<String, UInt64>) {
+    fileprivate static func laidOut(_ tree: KeyedTree<Item>) -> (tree: KeyedTree<Item>, keys: IDIndex) {
         let spacing = spacing(for: tree.count)
         let items = Array(tree)
-        var keys: TreeDictionary<String, UInt64> = [:]
-        for index in items.indices {
-            keys[items[index].id] = UInt64(index + 1) * spacing
+        guard let keys = try? IDIndex(ids: items.map(\.id), keys: { UInt64($0 + 1) * spacing }) else {
+            preconditionFailure("a collection's ids repeat")
         }
         return (KeyedTree(items, spacing: spacing), keys)
     }
@@ -278,7 +279,7 @@ private final class Lineage: Sendable {
 /// Changes from a source applied to a collection one at a time, with what the delta needs to know of them.
 private struct CollectionEdit {
     private(set) var tree: KeyedTree<Item>
-    private(set) var keys: TreeDictionary<String, UInt64>
+    private(set) var keys: IDIndex
     private(set) var jsonByteCount: Int
     private let sorted: Bool
     private var changedIDs: [String] = []
@@ -292,15 +293,16 @@ private struct CollectionEdit {
     var isEmpty: Bool { !removedAny && changedIDs.isEmpty && addedIDs.isEmpty }
 
     mutating func remove(_ id: String) {
-        guard let key = keys.removeValue(forKey: id), let found = tree.find(key) else { return }
-        jsonByteCount -= found.element.json.count
+        guard let key = keys[id], let removed = tree.element(key) else { return }
+        keys = keys.removing(id)
+        jsonByteCount -= removed.json.count
         tree = tree.removing(key)
         removedAny = true
     }
 
     /// Puts `item` in place of the held item with its id; the same bytes are no change.
     mutating func replace(_ item: Item) {
-        guard let key = keys[item.id], let held = tree.find(key)?.element, held.json != item.json else { return }
+        guard let key = keys[item.id], let held = tree.element(key), held.json != item.json else { return }
         jsonByteCount += item.json.count - held.json.count
         tree = tree.replacing(key, with: item)
         changedIDs.append(item.id)
@@ -315,7 +317,7 @@ private struct CollectionEdit {
         }
         guard let newKey else { preconditionFailure("no room for a key in a list laid out afresh") }
         tree = tree.inserting(item, key: newKey)
-        keys[item.id] = newKey
+        keys = keys.setting(item.id, to: newKey)
         jsonByteCount += item.json.count
         addedIDs.append(item.id)
     }

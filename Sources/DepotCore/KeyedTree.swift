@@ -65,23 +65,28 @@ struct KeyedTree<Element: Sendable>: Sendable {
 
     /// The elements in this order, keyed `spacing`, 2 × `spacing`, … (`spacing` > 0, small enough for the count).
     init(_ elements: some Collection<Element>, spacing: Key) {
+        self.init(elements, keys: { Key($0 + 1) * spacing })
+    }
+
+    /// The elements in this order, the one at offset `i` keyed `keys(i)`; the keys must ascend.
+    init(_ elements: some Collection<Element>, keys: (Int) -> Key) {
         guard !elements.isEmpty else {
             self.init()
             return
         }
         var level: [Node] = []
         level.reserveCapacity(elements.count / Self.buildEntries + 1)
-        var key: Key = 0
+        var offset = 0
         var start = elements.startIndex
         for size in Self.nodeSizes(elements.count) {
             let end = elements.index(start, offsetBy: size)
-            var keys: [Key] = []
-            keys.reserveCapacity(size)
+            var nodeKeys: [Key] = []
+            nodeKeys.reserveCapacity(size)
             for _ in 0..<size {
-                key += spacing
-                keys.append(key)
+                nodeKeys.append(keys(offset))
+                offset += 1
             }
-            level.append(Node(keys: keys, elements: Array(elements[start..<end])))
+            level.append(Node(keys: nodeKeys, elements: Array(elements[start..<end])))
             start = end
         }
         while level.count > 1 {
@@ -122,6 +127,20 @@ struct KeyedTree<Element: Sendable>: Sendable {
                     child += 1
                 }
                 node = children[child]
+            }
+        }
+    }
+
+    /// The element of `key`; nil when no element has it. Cheaper than `find`, which counts the position too.
+    func element(_ key: Key) -> Element? {
+        guard var node = root, key <= node.lastKey else { return nil }
+        while true {
+            switch node.entries {
+            case .leaf(let keys, let elements):
+                let index = Self.firstIndex(in: keys, notBelow: key)
+                return index < keys.count && keys[index] == key ? elements[index] : nil
+            case .branch(let children, _, let lastKeys):
+                node = children[Self.firstIndex(in: lastKeys, notBelow: key)]
             }
         }
     }

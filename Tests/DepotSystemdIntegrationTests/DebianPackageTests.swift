@@ -60,7 +60,7 @@ struct DebianPackageTests {
             // A call through socket activation, with depotctl finding the socket itself (as root: /run/depot).
             let loaded = try await sandbox.run(["/usr/bin/depotctl", "load", "--json"])
             #expect(loaded.status == 0, "\(loaded.standardError)")
-            #expect(try JSONParser.parse(loaded.standardOutput)["items"]?.arrayValue?.count == 151)
+            #expect(try JSONParser.parse(loaded.standardOutput)["count"] == 151)
             #expect(try await sandbox.show("depotd.service", ["ActiveState"])["ActiveState"] == "active")
             let removed = try await sandbox.run(["/usr/bin/depotctl", "remove", "25"])
             #expect(removed.status == 0, "\(removed.standardError)")
@@ -78,7 +78,7 @@ struct DebianPackageTests {
             let after = try await sandbox.show("depotd.service", ["MainPID", "ActiveState"])
             #expect(after["ActiveState"] == "active" && after["MainPID"] != before, "\(String(describing: before)) → \(after)")
             let reloaded = try await sandbox.run(["/usr/bin/depotctl", "load", "--json"])
-            #expect(try JSONParser.parse(reloaded.standardOutput)["items"]?.arrayValue?.count == 150, "the removal survived the restart")
+            #expect(try JSONParser.parse(reloaded.standardOutput)["count"] == 150, "the removal survived the restart")
 
             // A second repository from the template, to see removal stop it too.
             try await sandbox.write("/srv/books.json", Array(#"[{"id":"b1"}]"#.utf8))
