@@ -41,6 +41,10 @@ public struct BenchmarkPlan: Sendable {
     /// Issue 14: item counts, each with the subscriber counts an optimistic removal is measured at, in delta mode,
     /// with no pipeline and with the subscribers spread over `BenchPipelines.filterSelect`.
     public var pipelineFanout: [(items: Int, subscribers: [Int])]
+    /// Issue 28: item counts, each with its rounds, of an optimistic removal's cost as N grows, at `scalingSubscribers`
+    /// delta-mode subscribers (more rounds where a round is short, so its CPU is measured over at least a second).
+    public var scaling: [(items: Int, rounds: Int)]
+    public var scalingSubscribers: Int
 
     /// The issue's scenarios: N ∈ {100, 1000} at K ∈ {1, 64, 1024}, N = 10,000 at K ∈ {1, 64}; C ∈ {1, 16, 64}.
     public static let full = BenchmarkPlan(
@@ -72,7 +76,9 @@ public struct BenchmarkPlan: Sendable {
         stalledLargeRemovals: 100,
         resumeItems: 100_000,
         resumeRemovals: 100,
-        pipelineFanout: [(10_000, [256]), (100_000, [256])]
+        pipelineFanout: [(10_000, [256]), (100_000, [256])],
+        scaling: [(1000, 400), (10_000, 200), (100_000, 40), (1_000_000, 10)],
+        scalingSubscribers: 64
     )
 
     /// A few seconds, even with debug binaries: proves every scenario runs, measures nothing worth keeping.
@@ -105,7 +111,9 @@ public struct BenchmarkPlan: Sendable {
         stalledLargeRemovals: 3,
         resumeItems: 1000,
         resumeRemovals: 5,
-        pipelineFanout: [(100, [4])]
+        pipelineFanout: [(100, [4])],
+        scaling: [(100, 3), (1000, 3)],
+        scalingSubscribers: 2
     )
 
     func rounds(items: Int, subscribers: Int) -> Int {

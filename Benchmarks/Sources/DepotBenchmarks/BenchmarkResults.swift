@@ -12,13 +12,16 @@ public struct BenchmarkResults: Codable, Sendable {
     public var removalFanout: [FanoutFigures] = []
     /// Issue 14: optimistic removals in delta mode, with no pipeline and with four distinct pipelines.
     public var pipelineFanout: [FanoutFigures] = []
+    /// Issue 28: an optimistic removal's delta and CPU for N from 10³ to 10⁶, depotd and the floor.
+    public var scaling: [FanoutFigures] = []
     public var stalledLarge: [StalledLargeFigures] = []
     public var resume: [ResumeFigures] = []
     /// Systems that could not be measured, and why.
     public var notes: [String] = []
 
     enum CodingKeys: String, CodingKey {
-        case machine, quick, fanout, rpc, idleMemory, stalledSubscriber, startup, removal, removalFanout, stalledLarge, resume, pipelineFanout, notes
+        case machine, quick, fanout, rpc, idleMemory, stalledSubscriber, startup, removal, removalFanout, stalledLarge, resume, pipelineFanout,
+            scaling, notes
     }
 
     /// Reads results of any earlier version: members added since are empty when absent.
@@ -34,6 +37,7 @@ public struct BenchmarkResults: Codable, Sendable {
         removal = try container.decodeIfPresent([RemovalFigures].self, forKey: .removal) ?? []
         removalFanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .removalFanout) ?? []
         pipelineFanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .pipelineFanout) ?? []
+        scaling = try container.decodeIfPresent([FanoutFigures].self, forKey: .scaling) ?? []
         stalledLarge = try container.decodeIfPresent([StalledLargeFigures].self, forKey: .stalledLarge) ?? []
         resume = try container.decodeIfPresent([ResumeFigures].self, forKey: .resume) ?? []
         notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
@@ -58,6 +62,8 @@ public struct FanoutFigures: Codable, Sendable {
     public var bytesPerSecond: Double
     /// The mean size of one delivered message.
     public var messageBytes: Int
+    /// The system's CPU time (user and system, from /proc) over its counted rounds, per round; nil where not taken.
+    public var cpuMillisecondsPerRound: Double?
 }
 
 /// One system answering `method` to `clients` clients in a closed loop.

@@ -17,7 +17,7 @@ public struct BenchmarkRun {
     /// The scenarios: fan-out, RPC, memory and start-up (issue 6), the cost of a removal (issue 12), and
     /// subscriptions that scale (issue 13: delta mode, stalled subscribers of a large collection, resume).
     public enum Scenario: String, CaseIterable, Sendable {
-        case fanout, rpc, memory, startup, removal, subscriptions, pipelines
+        case fanout, rpc, memory, startup, removal, subscriptions, pipelines, scaling
     }
 
     private let started = MonotonicClock.now()
@@ -72,6 +72,9 @@ public struct BenchmarkRun {
         if scenarios.contains(.pipelines) {
             try runPipelines(pool: pool, into: &results)
         }
+        if scenarios.contains(.scaling) {
+            try runScaling(pool: pool, into: &results)
+        }
         progress("done")
         return results
     }
@@ -122,6 +125,27 @@ public struct BenchmarkRun {
         results.resume.append(
             try ResumeScenario(items: plan.resumeItems, removals: plan.resumeRemovals)
                 .run(binary: depotdBinary, directory: try subdirectory("resume"), collection: collection))
+    }
+
+    // MARK: Scenario 8 (issue 28)
+
+    /// An optimistic removal at N from 10³ to 10⁶ items of 200 bytes, K delta-mode subscribers: depotd (a file
+    /// source with the on-disk cache) and the floor writing the same delta notification, interleaved, with depotd's
+    /// CPU per removal (the optimistic state, the file rewritten, the cache's row, the confirmed state).
+    func runScaling(pool: ReaderPool, into results: inout BenchmarkResults) throws {
+        let largest = plan.scaling.map(\.items).max() ?? 0
+        let collection = BenchCollection(count: largest, itemBytes: BenchCollection.smallItemBytes)
+        let delta = try DepotdUnderTest(
+            binary: depotdBinary, directory: try subdirectory("scaling"), collection: collection, mode: "delta", trigger: .optimisticRemoval)
+        let floor = try FloorUnderTest(binary: benchBinary, directory: try subdirectory("scaling-floor"), name: "floor (delta size)") { seq, items in
+            BenchCollection.deltaNotificationBytes(seq: seq, count: items - 1, id: 1)
+        }
+        defer { ([delta, floor] as [any SystemUnderTest]).forEach { $0.process.stop() } }
+        for (items, rounds) in plan.scaling {
+            progress("scaling: optimistic removal, N=\(items), K=\(plan.scalingSubscribers): depotd delta and the floor, \(rounds) rounds")
+            let scenario = FanoutScenario(items: items, subscribers: plan.scalingSubscribers, rounds: rounds, warmUpRounds: plan.warmUpRounds)
+            results.scaling += try scenario.run(on: [delta, floor], pool: pool)
+        }
     }
 
     // MARK: Scenario 7 (issue 14)

@@ -33,6 +33,7 @@ public struct BenchmarksReport {
         out += removal
         out += subscriptions
         out += pipelines
+        out += scaling
         if let history, !history.isEmpty {
             out += history.hasSuffix("\n") ? history : history + "\n"
         }
@@ -107,6 +108,7 @@ public struct BenchmarksReport {
         }
         rows += subscriptionTargets
         rows += pipelineTargets
+        rows += scalingTargets
         for figure in results.startup where figure.system == "depotd" && figure.items >= 100_000 {
             let origin = figure.fromCache == true ? "from the cache" : "from the file"
             let raw = figure.rawReadMilliseconds.map { " (raw read of the same bytes: \(ms($0)))" } ?? ""
@@ -453,28 +455,28 @@ public struct BenchmarksReport {
         results.rpc.first { $0.system == system && $0.method == method && $0.items == items && $0.clients == clients }
     }
 
-    private func row(_ target: String, _ measured: String, _ met: Bool) -> String {
+    func row(_ target: String, _ measured: String, _ met: Bool) -> String {
         "| \(target) | \(measured) | \(met ? "**met**" : "**not met**") |\n"
     }
 
-    private func ratio(_ value: Double, _ reference: Double?) -> String {
+    func ratio(_ value: Double, _ reference: Double?) -> String {
         guard let reference, reference > 0 else { return "—" }
         return String(format: "%.2f×", value / reference)
     }
 
-    private func us(_ microseconds: Double) -> String {
+    func us(_ microseconds: Double) -> String {
         microseconds >= 10_000 ? String(format: "%.1f ms", microseconds / 1000) : String(format: "%.0f µs", microseconds)
     }
 
-    private func ms(_ milliseconds: Double) -> String {
+    func ms(_ milliseconds: Double) -> String {
         String(format: "%.1f ms", milliseconds)
     }
 
-    private func rate(_ perSecond: Double) -> String {
+    func rate(_ perSecond: Double) -> String {
         perSecond >= 10_000 ? String(format: "%.0fk", perSecond / 1000) : String(format: "%.0f", perSecond)
     }
 
-    private func bytes(_ count: Int) -> String {
+    func bytes(_ count: Int) -> String {
         count >= 1_048_576
             ? String(format: "%.1f MiB", Double(count) / 1_048_576)
             : count >= 1024 ? String(format: "%.0f KiB", Double(count) / 1024) : "\(count) B"

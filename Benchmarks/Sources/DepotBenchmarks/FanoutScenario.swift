@@ -42,6 +42,8 @@ public struct FanoutScenario: Sendable {
         var latencies: [UInt64] = []
         var busyNanoseconds: UInt64 = 0
         var deliveredBytes = 0
+        /// The system's CPU time over its counted rounds, from just before each trigger to its answer.
+        var cpuMilliseconds = 0.0
     }
 
     /// Prepares `system`'s collection and connects its K subscribers, returning once all are subscribed.
@@ -70,10 +72,12 @@ public struct FanoutScenario: Sendable {
         let (measured, settled) = try system.prepareRound(items: items, tracker: tracker, subscribers: subscribers)
         _ = tracker.takeArrivals()
         tracker.arm(seq: settled, count: subscribers)
+        let cpuBefore = counted ? try ProcessCPU.milliseconds(of: system.process.pid) : 0
         let start = MonotonicClock.now()
         try system.trigger()
         try tracker.wait(timeout: 120, what: "seq \(settled) from \(system.name) at \(subscribers) subscribers")
         try system.finishRound()
+        if counted { measurement.cpuMilliseconds += try ProcessCPU.milliseconds(of: system.process.pid) - cpuBefore }
         let arrivals = tracker.takeArrivals().filter { $0.seq == measured }
         guard arrivals.count == subscribers, Set(arrivals.map(\.subscriber)).count == subscribers else {
             throw BenchError(
@@ -100,7 +104,8 @@ public struct FanoutScenario: Sendable {
             latency: LatencySummary(nanoseconds: measurement.latencies),
             deliveriesPerSecond: Double(measurement.latencies.count) / seconds,
             bytesPerSecond: Double(measurement.deliveredBytes) / seconds,
-            messageBytes: measurement.deliveredBytes / max(1, measurement.latencies.count)
+            messageBytes: measurement.deliveredBytes / max(1, measurement.latencies.count),
+            cpuMillisecondsPerRound: measurement.cpuMilliseconds / Double(max(1, rounds))
         )
     }
 }

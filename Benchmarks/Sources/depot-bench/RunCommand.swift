@@ -59,7 +59,7 @@ struct RunCommand: ParsableCommand {
             scenarios.split(separator: ",").map { name in
                 guard let scenario = BenchmarkRun.Scenario(rawValue: String(name)) else {
                     throw ValidationError(
-                        "no scenario \"\(name)\"; the scenarios are fanout, rpc, memory, startup, removal, subscriptions and pipelines")
+                        "no scenario \"\(name)\"; the scenarios are fanout, rpc, memory, startup, removal, subscriptions, pipelines and scaling")
                 }
                 return scenario
             })
@@ -105,6 +105,9 @@ struct RunCommand: ParsableCommand {
         let report = BenchmarksReport(results: results, history: historyText, command: quick ? "scripts/bench --quick" : "scripts/bench")
         let reportURL = outputURL.appendingPathComponent("BENCHMARKS.md")
         try Data(report.markdown.utf8).write(to: reportURL)
+        if let plot = ScalingPlot(results.scaling) {
+            try Data(plot.svg.utf8).write(to: outputURL.appendingPathComponent(ScalingPlot.path))
+        }
         FileHandle.standardError.write(Data("wrote \(reportURL.path) and \(resultsURL.path)\n".utf8))
     }
 }
