@@ -27,8 +27,8 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("no-redis"), help: "Run without Redis (its columns stay empty).")
     var noRedis = false
 
-    @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup, removal, subscriptions, pipelines. Default: all.")
-    var scenarios = "fanout,rpc,memory,startup,removal,subscriptions,pipelines"
+    @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup, removal, subscriptions, pipelines, scaling. Default: all.")
+    var scenarios = "fanout,rpc,memory,startup,removal,subscriptions,pipelines,scaling"
 
     @Option(
         help: ArgumentHelp(
