@@ -26,6 +26,9 @@ struct ReportCommand: ParsableCommand {
         let report = BenchmarksReport(results: results, history: history, command: results.quick ? "scripts/bench --quick" : "scripts/bench")
         let reportURL = outputURL.appendingPathComponent("BENCHMARKS.md")
         try Data(report.markdown.utf8).write(to: reportURL)
+        if let plot = ScalingPlot(results.scaling) {
+            try Data(plot.svg.utf8).write(to: outputURL.appendingPathComponent(ScalingPlot.path))
+        }
         FileHandle.standardError.write(Data("wrote \(reportURL.path)\n".utf8))
     }
 }
