@@ -10,22 +10,19 @@ import Synchronization
 /// replay ring's older states hold one list between them. A collection made by a change to another remembers the
 /// change (`delta(from:)`), so what it costs a fan-out is the change, not the collection.
 public struct ItemCollection: Sendable {
-    private let tree: KeyedTree<Item>
+    // File-private, not private: `CollectionEdit` starts from them.
+    fileprivate let tree: KeyedTree<Item>
     /// Each item's order key in `tree`, by id.
-    private let keys: IDIndex
+    fileprivate let keys: IDIndex
     /// The bytes of the items' JSON, summed: about the size of their encoding, known without a pass over them.
     public let jsonByteCount: Int
     /// Whether the ids ascend byte by byte along the list (a listing sorted by id): an insertion then finds its
     /// place by bisection instead of a scan.
-    private let isSortedByID: Bool
+    fileprivate let isSortedByID: Bool
     private let lineage: Lineage
 
     /// The items, in order.
     public var items: ItemList { ItemList(tree) }
-
-    fileprivate var treeForEdit: KeyedTree<Item> { tree }
-    fileprivate var keysForEdit: IDIndex { keys }
-    fileprivate var sortedForEdit: Bool { isSortedByID }
 
     /// The spacing of the keys a collection is built with, at most 2³² (room for 32 insertions between two items
     /// before the keys are laid out again), less for a collection so large that the keys would overflow.
@@ -149,11 +146,8 @@ public struct ItemCollection: Sendable {
         }
         guard !edit.isEmpty else { return self }
         removals.sort { $0.position < $1.position }
+        // One row deleted is a delta of one removed id, which `removedID(from:)` recognises as `removing(id:)`'s.
         let delta = edit.delta(removed: removals.map(\.id))
-        if delta.changed.isEmpty, delta.added.isEmpty, delta.removed.count == 1 {
-            // One row deleted: a removal, as `removing(id:)` makes it.
-            return removing(id: delta.removed[0])
-        }
         return ItemCollection(
             tree: edit.tree, keys: edit.keys, jsonByteCount: edit.jsonByteCount, isSortedByID: isSortedByID,
             derivation: Lineage.Derivation(base: lineage.token, delta: delta))
@@ -287,7 +281,7 @@ private struct CollectionEdit {
     private var removedAny = false
 
     init(_ collection: ItemCollection) {
-        (tree, keys, jsonByteCount, sorted) = (collection.treeForEdit, collection.keysForEdit, collection.jsonByteCount, collection.sortedForEdit)
+        (tree, keys, jsonByteCount, sorted) = (collection.tree, collection.keys, collection.jsonByteCount, collection.isSortedByID)
     }
 
     var isEmpty: Bool { !removedAny && changedIDs.isEmpty && addedIDs.isEmpty }

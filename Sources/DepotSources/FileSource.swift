@@ -47,7 +47,7 @@ public struct FileSource: Source {
             return .unchanged
         }
         let newVersion = SourceVersion(digest: digest)
-        if let items = CompactItemScanner.items(in: bytes, idField: idField), let collection = try? ItemCollection(items: items) {
+        if let collection = scannedCollection(bytes) {
             return .collection(collection, idField: idField, version: newVersion)
         }
         return .items(try parse(bytes), version: newVersion)
@@ -92,14 +92,19 @@ public struct FileSource: Source {
         }
         let bytes = try await read()
         if let held, heldDigest == ContentDigest.of(bytes) { return held.items }
-        if let items = CompactItemScanner.items(in: bytes, idField: idField), let collection = try? ItemCollection(items: items) {
-            return collection
-        }
+        if let collection = scannedCollection(bytes) { return collection }
         do {
             return try ItemCollection(values: try parse(bytes), idField: idField)
         } catch let error as ItemCollectionError {
             throw SourceError(.invalidData, "\(path): \(error)")
         }
+    }
+
+    /// The collection in `bytes` when they are compact ASCII (as this source writes them), checked straight from the
+    /// bytes by `CompactItemScanner` without parsing them into values; nil otherwise, or when an id repeats (the full
+    /// parse then says where).
+    private func scannedCollection(_ bytes: [UInt8]) -> ItemCollection? {
+        CompactItemScanner.items(in: bytes, idField: idField).flatMap { try? ItemCollection(items: $0) }
     }
 
     /// The file's text for `collection`: an array with one item per line, the items' held bytes copied into one
