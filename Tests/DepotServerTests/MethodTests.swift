@@ -82,6 +82,13 @@ struct MethodBench {
         }
         return bytes.flatMap { parseJSON($0.dropLast(), sourceLocation: sourceLocation) }
     }
+
+    /// The line of a read over `count` items: answered now up to `DepotMethods.shapingInlineLimit`, later (off the
+    /// event loop) above it; either way the wrong one is an issue.
+    func answerRead(_ line: String, over count: Int, sourceLocation: SourceLocation = #_sourceLocation) async -> JSONValue? {
+        count > DepotMethods.shapingInlineLimit
+            ? await answerLater(line, sourceLocation: sourceLocation) : answerNow(line, sourceLocation: sourceLocation)
+    }
 }
 
 @Suite("Methods through the session seam: no socket, no event loop", .timeLimit(.minutes(1)))
@@ -147,12 +154,9 @@ struct MethodTests {
         let newest = #"[{"op":"sort","by":"/id","order":"desc"},{"op":"limit","count":1}]"#
         let get = #"{"jsonrpc":"2.0","id":3,"method":"get","params":{"id":"\#(count)","pipeline":\#(newest)}}"#
         let missing = #"{"jsonrpc":"2.0","id":4,"method":"get","params":{"id":"1","pipeline":\#(newest)}}"#
-        let answers: [JSONValue?]
-        if count > DepotMethods.shapingInlineLimit {
-            answers = [await bench.answerLater(state), await bench.answerLater(get), await bench.answerLater(missing)]
-        } else {
-            answers = [bench.answerNow(state), bench.answerNow(get), bench.answerNow(missing)]
-        }
+        let answers = [
+            await bench.answerRead(state, over: count), await bench.answerRead(get, over: count), await bench.answerRead(missing, over: count),
+        ]
         let ids = answers[0]?["result"]?[StateMember.items]?.arrayValue?.compactMap { $0["id"] }
         #expect(ids == [.number(JSONNumber(count)), .number(JSONNumber(count - 1))], "the two highest ids, from \(count) items")
         #expect(answers[1]?["result"]?["id"] == .number(JSONNumber(count)))
@@ -166,7 +170,7 @@ struct MethodTests {
         let bench = MethodBench(source: TestSource(count: count))
         _ = await bench.answerLater(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
         let state = #"{"jsonrpc":"2.0","id":2,"method":"state"}"#
-        let first = count > DepotMethods.shapingInlineLimit ? await bench.answerLater(state) : bench.answerNow(state)
+        let first = await bench.answerRead(state, over: count)
         #expect(first?["result"]?[StateMember.items]?.arrayValue?.count == count)
         #expect(bench.answerNow(state) == first, "encoded once, then answered at once")
     }

@@ -37,10 +37,8 @@ struct FileSourceDigestTests {
         defer { directory.remove() }
         let path = directory.write("items.json", #"[{"id": 1}, {"id": 2}, {"id": 3}]"#)
         let source = FileSource(path: path)
-        guard case .remaining(let remaining, let version?) = try await source.deleteItem(id: "2") else {
-            Issue.record("a removal gives the list it wrote with its version")
-            return
-        }
+        let (remaining, written) = try remainingList(try await source.deleteItem(id: "2"))
+        let version = try #require(written, "a removal gives the list it wrote with its version")
         #expect(remaining.items.map(\.id) == ["1", "3"])
         #expect(version.digest == ContentDigest.of(try Files.readAll(path)))
         #expect(try await source.fetchItems(ifChangedSince: version) == .unchanged)

@@ -30,10 +30,7 @@ struct FileSourceHeldItemsTests {
         let source = FileSource(path: path)
         var held = try await Self.load(source)
         for id in ["b", "a"] {
-            guard case .remaining(let remaining, let version) = try await source.deleteItem(id: id, held: held) else {
-                Issue.record("expected the remaining list")
-                return
-            }
+            let (remaining, version) = try remainingList(try await source.deleteItem(id: id, held: held))
             #expect(remaining.removedID(from: held.items) == id, "made from the held items, not from a parse")
             #expect(try await Self.load(source).items == remaining, "the file holds that list")
             held = HeldItems(items: remaining, version: version, idField: held.idField)
@@ -48,10 +45,7 @@ struct FileSourceHeldItemsTests {
         let source = FileSource(path: path)
         let held = try await Self.load(source)
         _ = directory.write("items.json", #"[{"id":"x"},{"id":"b"},{"id":"y"}]"#)
-        guard case .remaining(let remaining, _) = try await source.deleteItem(id: "b", held: held) else {
-            Issue.record("expected the remaining list")
-            return
-        }
+        let remaining = try remainingList(try await source.deleteItem(id: "b", held: held)).items
         #expect(remaining.items.map(\.id) == ["x", "y"], "the edit is kept")
         #expect(remaining.removedID(from: held.items) == nil)
     }
@@ -65,10 +59,7 @@ struct FileSourceHeldItemsTests {
         let loaded = try await Self.load(source)
         let byNumber = try ItemCollection(items: [Item(id: "1", json: Array(#"{"id":"a","n":1}"#.utf8))])
         let held = HeldItems(items: byNumber, version: loaded.version, idField: "n")
-        guard case .remaining(let remaining, _) = try await source.deleteItem(id: "a", held: held) else {
-            Issue.record("expected the remaining list")
-            return
-        }
+        let remaining = try remainingList(try await source.deleteItem(id: "a", held: held)).items
         #expect(remaining.items.map(\.id) == ["b"])
     }
 }

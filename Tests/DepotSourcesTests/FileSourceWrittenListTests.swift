@@ -33,11 +33,7 @@ struct FileSourceWrittenListTests {
         // The stamp is unchanged, so the source must not read the file (it would fail to parse it).
         try Self.overwriteKeepingStamp(path, stamp)
 
-        let deletion = try await source.deleteItem(id: "b")
-        guard case .remaining(let remaining, _) = deletion else {
-            Issue.record("expected the remaining list, got \(deletion)")
-            return
-        }
+        let remaining = try remainingList(try await source.deleteItem(id: "b")).items
         #expect(remaining.items.map(\.id) == ["c", "d"])
     }
 
@@ -47,10 +43,7 @@ struct FileSourceWrittenListTests {
         defer { directory.remove() }
         let path = directory.write("items.json", Self.items)
         let source = FileSource(path: path)
-        guard case .remaining(_, let version) = try await source.deleteItem(id: "a") else {
-            Issue.record("expected the remaining list")
-            return
-        }
+        let version = try remainingList(try await source.deleteItem(id: "a")).version
         let stamp = try #require(FileStamp.of(path))
         try Self.overwriteKeepingStamp(path, stamp)
         #expect(try await source.fetchItems(ifChangedSince: version) == .unchanged)
@@ -89,11 +82,7 @@ struct FileSourceWrittenListTests {
         try await source.deleteItem(id: "a")
         _ = directory.write("items.json", #"[{"id":"x"},{"id":"b"},{"id":"y"}]"#)
 
-        let deletion = try await source.deleteItem(id: "b")
-        guard case .remaining(let remaining, _) = deletion else {
-            Issue.record("expected the remaining list, got \(deletion)")
-            return
-        }
+        let remaining = try remainingList(try await source.deleteItem(id: "b")).items
         #expect(remaining.items.map(\.id) == ["x", "y"], "the edit is seen")
         await #expect(throws: SourceError.self) { try await source.deleteItem(id: "c") }
     }
