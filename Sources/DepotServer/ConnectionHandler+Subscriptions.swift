@@ -151,6 +151,12 @@ extension ConnectionHandler {
         drainQueues()
     }
 
+    /// The modes in which this connection's subscriptions would encode the items of one of `states` if it were
+    /// delivered now; the subscriber group has those encoded off the loop first.
+    func modesEncodingItems(of states: [StateFrame]) -> Set<SubscriptionMode> {
+        subscriptions.modesEncodingItems(of: states)
+    }
+
     /// Called by the subscriber group, on this loop, with published states in seq order (some may have been
     /// delivered before, and are ignored); writes what the socket takes, in one flush.
     func deliver(_ states: [StateFrame]) {

@@ -25,7 +25,7 @@ final class SharedPipeline: Sendable {
     private let groups: [SubscriberGroup]
     /// The replay ring's bounds, read at every state.
     private let limits: LiveLimits
-    private let onEncode: @Sendable () -> Void
+    private let onEncode: @Sendable (_ items: Int) -> Void
     /// Where the pipeline is evaluated, one state or timer turn at a time, in order.
     private let queue: DispatchQueue
 
@@ -79,7 +79,7 @@ final class SharedPipeline: Sendable {
     /// subscription that creates it starts from it.
     init(
         number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
-        groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()), onEncode: @escaping @Sendable () -> Void
+        groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()), onEncode: @escaping @Sendable (_ items: Int) -> Void
     ) {
         self.number = number
         self.key = key
@@ -217,6 +217,8 @@ final class SharedPipeline: Sendable {
     }
 
     private func evaluate(_ published: PublishedState, idField: String) {
+        // A pass over the items never runs on an event loop or under the fan-out's lock: only here.
+        dispatchPrecondition(condition: .onQueue(queue))
         evaluation.withLock { evaluation in
             guard !evaluation.stopped, published.seq > evaluation.lastReceivedSeq else { return }
             evaluation.lastReceivedSeq = published.seq
@@ -258,6 +260,7 @@ final class SharedPipeline: Sendable {
 
     /// The timer's turn, on the pipeline's queue: lets out what is due, and arms for the next.
     private func timerFired() {
+        dispatchPrecondition(condition: .onQueue(queue))
         evaluation.withLock { evaluation in
             guard !evaluation.stopped else { return }
             evaluation.timer = nil

@@ -5,6 +5,7 @@ import DepotRPC
 import DepotWire
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Receives every state the repository publishes, makes it a `StateFrame` (its delta from the previous success
@@ -34,6 +35,8 @@ final class StateFanout: StateObserver {
     private let onSubscribersChanged: @Sendable (Int) -> Void
     /// How many times a state was encoded in a form that holds its items (or in full when it has none).
     private let encodings = Atomic<Int>(0)
+    private let largeEncodings = Atomic<Int>(0)
+    private let largeEncodingsOnEventLoops = Atomic<Int>(0)
     /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
     /// while one is created, so a new shared pipeline starts from the current state and misses none after it.
     private let pipelines = Locked<[String: SharedPipeline]>([:])
@@ -84,7 +87,7 @@ final class StateFanout: StateObserver {
         let last = published.withLock { $0.lastSuccess }
         let frame = StateFrame(
             state, epoch: epoch, delta: Self.delta(to: state, from: last, idField: idField), precedingSuccess: last?.seq,
-            onEncode: { [weak self] in self?.countEncoding() })
+            onEncode: { [weak self] in self?.countEncoding(items: $0) })
         published.withLock { published in
             if let retired = published.current {
                 published.ring.append(ReplayRing.Entry(retiring: retired), limit: replayStates, byteLimit: replayBytes)
@@ -130,7 +133,7 @@ final class StateFanout: StateObserver {
                 ?? SharedPipeline(
                     number: nextPipelineNumber.wrappingAdd(1, ordering: .relaxed).oldValue, key: key, pipeline: pipeline,
                     published: current.published, idField: idField(), epoch: epoch, groups: groups, limits: limits,
-                    onEncode: { [weak self] in self?.countEncoding() })
+                    onEncode: { [weak self] in self?.countEncoding(items: $0) })
             pipelines[key] = shared
             shared.join()
             return shared
@@ -245,7 +248,7 @@ final class StateFanout: StateObserver {
             return published.ring.entry(state.seq)?.snapshot
         }
         if let known { return known }
-        countEncoding()
+        countEncoding(items: state.state.items?.count ?? 0)
         return StateEncoder.encode(state, epoch: epoch)
     }
 
@@ -270,8 +273,20 @@ final class StateFanout: StateObserver {
         published.withLock { ($0.ring.count, $0.ring.bytes) }
     }
 
-    private func countEncoding() {
+    private func countEncoding(items: Int) {
         encodings.add(1, ordering: .relaxed)
+        guard items > StateFrame.inlineEncodingLimit else { return }
+        largeEncodings.add(1, ordering: .relaxed)
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            largeEncodingsOnEventLoops.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// How many times a state of more than `StateFrame.inlineEncodingLimit` items was encoded in a form that holds
+    /// them, and how many of those encodings ran on an event loop: none, as long as the subscriber groups and the
+    /// methods see to it (for tests).
+    var largeEncodingCounts: (all: Int, onEventLoops: Int) {
+        (largeEncodings.load(ordering: .relaxed), largeEncodingsOnEventLoops.load(ordering: .relaxed))
     }
 
     /// The number of states encoded so far.

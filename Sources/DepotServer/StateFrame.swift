@@ -2,6 +2,7 @@ import DepotCore
 import DepotPlatform
 import DepotWire
 import NIOCore
+import NIOPosix
 
 /// One published state and every wire form subscribers may need of it, each encoded at most once, when first
 /// needed, and shared by all who send it: the snapshot (`state`, `get`'s neighbours, snapshot-mode subscriptions,
@@ -30,15 +31,18 @@ final class StateFrame: Sendable {
         var countedItems: ByteBuffer?
         var countOnly: ByteBuffer?
         var delta: ByteBuffer?
+        /// Called once the encoding under way on the blocking pool is done; nil when none is.
+        var waitingForEncoding: [@Sendable () -> Void]?
     }
 
     private let encodings = Locked(Encodings())
-    private let onEncode: @Sendable () -> Void
+    private let onEncode: @Sendable (_ items: Int) -> Void
 
-    /// - Parameter onEncode: called whenever a form that holds the items is encoded (for counting encodings).
+    /// - Parameter onEncode: called with the number of items whenever a form that holds them is encoded (for counting
+    ///   encodings).
     init(
         _ published: PublishedState, epoch: String, delta: (base: Int, delta: ItemDelta, idField: String)? = nil,
-        precedingSuccess: Int? = nil, pipelineNumber: Int = 0, generation: Int = 0, onEncode: @escaping @Sendable () -> Void = {}
+        precedingSuccess: Int? = nil, pipelineNumber: Int = 0, generation: Int = 0, onEncode: @escaping @Sendable (_ items: Int) -> Void = { _ in }
     ) {
         self.pipelineNumber = pipelineNumber
         self.generation = generation
@@ -89,10 +93,54 @@ final class StateFrame: Sendable {
         }
     }
 
+    /// Items a success may hold for its full forms to be encoded on the thread that first asks for them; a larger
+    /// one is encoded on the blocking pool before an event loop hands it to a subscription that needs it in full.
+    static let inlineEncodingLimit = DepotMethods.shapingInlineLimit
+
+    /// Whether queueing this state for a subscription in `mode` would encode its items on the calling thread: a
+    /// success of more than `inlineEncodingLimit` items whose snapshot (snapshot mode), or whose items with `count`
+    /// (delta mode, when it has no delta), is not encoded yet.
+    func wouldEncodeItems(for mode: SubscriptionMode) -> Bool {
+        guard isSuccess, (published.state.items?.count ?? 0) > Self.inlineEncodingLimit else { return false }
+        return encodings.withLock { encodings in
+            switch mode {
+            case .snapshot: encodings.snapshot == nil
+            case .delta: delta == nil && encodings.countedItems == nil
+            }
+        }
+    }
+
+    /// Encodes, on NIO's blocking pool, the full forms subscriptions in `modes` need (as `wouldEncodeItems(for:)`
+    /// tells), then calls `ready` there. One encoding at a time: a caller that asks while one is under way waits
+    /// for it, and asks again if it needed another form. The encoding runs outside the lock, which event loops take.
+    func encodeItems(for modes: Set<SubscriptionMode>, then ready: @escaping @Sendable () -> Void) {
+        let isFirst = encodings.withLock { encodings in
+            defer { encodings.waitingForEncoding = (encodings.waitingForEncoding ?? []) + [ready] }
+            return encodings.waitingForEncoding == nil
+        }
+        guard isFirst else { return }
+        NIOThreadPool.singleton.submit { _ in
+            for mode in modes where self.wouldEncodeItems(for: mode) {
+                let form: WritableKeyPath<Encodings, ByteBuffer?> = mode == .snapshot ? \.snapshot : \.countedItems
+                let bytes = StateEncoder.encode(self.published, epoch: self.epoch, form: mode == .snapshot ? .snapshot : .countedItems)
+                self.encodings.withLock { encodings in
+                    guard encodings[keyPath: form] == nil else { return }
+                    self.onEncode(self.published.state.items?.count ?? 0)
+                    encodings[keyPath: form] = bytes
+                }
+            }
+            let waiting = self.encodings.withLock { encodings in
+                defer { encodings.waitingForEncoding = nil }
+                return encodings.waitingForEncoding ?? []
+            }
+            for ready in waiting { ready() }
+        }
+    }
+
     private func encoded(_ form: WritableKeyPath<Encodings, ByteBuffer?>, form kind: StateEncoder.Form) -> ByteBuffer {
         encodings.withLock { encodings in
             if let bytes = encodings[keyPath: form] { return bytes }
-            onEncode()
+            onEncode(published.state.items?.count ?? 0)
             let bytes = StateEncoder.encode(published, epoch: epoch, form: kind)
             encodings[keyPath: form] = bytes
             return bytes

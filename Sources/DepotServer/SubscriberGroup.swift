@@ -1,6 +1,7 @@
 import DepotPlatform
 import DepotWire
 import NIOCore
+import Synchronization
 
 /// The connections with active subscriptions that live on one event loop, and the states published for them
 /// that the loop has not yet handed out.
@@ -73,10 +74,12 @@ final class SubscriberGroup: Sendable {
         }
     }
 
-    /// Runs on `eventLoop`: hands every posted state to every connection, until the mailbox stays empty.
-    private func deliverPosted() {
-        var states = takePosted(endingDeliveryIfEmpty: true)
+    /// Runs on `eventLoop`: hands every posted state to every connection, until the mailbox stays empty. `taken` are
+    /// states taken from the mailbox before, whose items were being encoded.
+    private func deliverPosted(_ taken: [StateFrame]? = nil) {
+        var states = taken ?? takePosted(endingDeliveryIfEmpty: true)
         while !states.isEmpty {
+            if encodeItemsOffLoop(states) { return }
             // States posted during this pass reach the connections not yet served in it at once, and the
             // ones already served in the next pass.
             var postedDuringPass: [StateFrame] = []
@@ -84,7 +87,7 @@ final class SubscriberGroup: Sendable {
             // for a large state to be encoded, and must not hold up those that need only a delta.
             let all = connections.value.values
             for connection in all.filter({ !$0.wantsSnapshots }) + all.filter(\.wantsSnapshots) {
-                let newer = takePosted(endingDeliveryIfEmpty: false)
+                let newer = takePosted(endingDeliveryIfEmpty: false, unlessItemsToEncode: true)
                 states += newer
                 postedDuringPass += newer
                 connection.deliver(states)
@@ -93,10 +96,45 @@ final class SubscriberGroup: Sendable {
         }
     }
 
+    /// When a connection would encode the items of one of `states` on the loop (a large success its snapshot-mode
+    /// subscriptions need in full, or its delta-mode ones without a delta), hands `states` to the connections that
+    /// need no such form now, has the forms encoded on the blocking pool, once for all loops, and then delivers
+    /// `states` to every connection from the loop again; returns true then. Delivery stays scheduled meanwhile, so
+    /// states posted later wait behind these and every connection still receives them in seq order.
+    private func encodeItemsOffLoop(_ states: [StateFrame]) -> Bool {
+        let all = Array(connections.value.values)
+        var modes = Set<SubscriptionMode>()
+        var waiting = Set<ObjectIdentifier>()
+        for connection in all {
+            let needed = connection.modesEncodingItems(of: states)
+            guard !needed.isEmpty else { continue }
+            modes.formUnion(needed)
+            waiting.insert(ObjectIdentifier(connection))
+        }
+        guard !modes.isEmpty else { return false }
+        for connection in all where !waiting.contains(ObjectIdentifier(connection)) {
+            connection.deliver(states)
+        }
+        let toEncode = states.filter { state in modes.contains(where: state.wouldEncodeItems) }
+        let remaining = Atomic(toEncode.count)
+        for state in toEncode {
+            state.encodeItems(for: modes) {
+                guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+                self.eventLoop.execute { self.deliverPosted(states) }
+            }
+        }
+        return true
+    }
+
     /// Empties the mailbox. When it is already empty and `endingDeliveryIfEmpty`, the delivery task ends: the
     /// next post schedules a new one.
-    private func takePosted(endingDeliveryIfEmpty: Bool) -> [StateFrame] {
+    /// `unlessItemsToEncode`: takes nothing while a posted state's items may still have to be encoded in full; the
+    /// next pass sees to that first.
+    private func takePosted(endingDeliveryIfEmpty: Bool, unlessItemsToEncode: Bool = false) -> [StateFrame] {
         mailbox.withLock { mailbox in
+            if unlessItemsToEncode, mailbox.states.contains(where: { state in SubscriptionMode.allCases.contains(where: state.wouldEncodeItems) }) {
+                return []
+            }
             if mailbox.states.isEmpty {
                 if endingDeliveryIfEmpty { mailbox.isDeliveryScheduled = false }
                 return []

@@ -28,6 +28,17 @@ struct SubscriptionSet {
         subscriptions.contains { $0.mode == .snapshot }
     }
 
+    /// The modes of the subscriptions for which queueing one of `states` would encode its items on this thread
+    /// (`StateFrame.wouldEncodeItems(for:)`); empty when none would.
+    func modesEncodingItems(of states: some Collection<StateFrame>) -> Set<SubscriptionMode> {
+        var modes = Set<SubscriptionMode>()
+        for subscription in subscriptions where subscription.endReason == nil && !modes.contains(subscription.mode) {
+            let encodes = states.contains { $0.pipelineNumber == subscription.pipelineNumber && $0.wouldEncodeItems(for: subscription.mode) }
+            if encodes { modes.insert(subscription.mode) }
+        }
+        return modes
+    }
+
     /// Whether a started subscription has something to write: states waiting, or its end.
     var hasOutput: Bool {
         subscriptions.contains { $0.isActive && ($0.hasQueuedStates || $0.endReason != nil) }

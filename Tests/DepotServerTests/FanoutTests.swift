@@ -179,4 +179,35 @@ struct EncodingTests {
             #expect(server.server.fanout.encodingCount - before == 2, "loading and success, each encoded once")
         }
     }
+
+    @Test("a large state's items are encoded once, off the event loops, for its snapshot- and delta-mode subscribers")
+    func largeStatesEncodedOffLoops() async throws {
+        try await withServer(source: TestSource(count: 5_000)) { server in
+            var subscribers: [LineConnection] = []
+            for index in 0..<12 {
+                let connection = try await server.connectLines()
+                let mode = index.isMultiple(of: 2) ? "snapshot" : "delta"
+                try await connection.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"\#(mode)"}}"#)
+                subscribers.append(connection)
+            }
+            // Each subscriber has the idle state before the count starts.
+            let control = try await server.connect()
+            let idle = try await control.call("state")["seq"]?.numberValue?.intValue ?? -1
+            for connection in subscribers {
+                _ = try await NotificationLine.collect(connection.lines, untilSeq: idle)
+            }
+            let before = server.server.fanout.largeEncodingCounts.all
+            _ = try await control.call("load")
+            // The load's success has no delta: snapshot mode needs its snapshot, delta mode its items with `count`.
+            // The removal's has one: only snapshot mode needs it in full.
+            _ = try await control.call("remove", params: ["id": "2"])
+            for connection in subscribers {
+                let seen = try await NotificationLine.collect(connection.lines, untilSeq: idle + 3)
+                #expect(seen.seqs.last == idle + 3)
+            }
+            let large = server.server.fanout.largeEncodingCounts
+            #expect(large.all - before == 3, "the load's two full forms and the removal's snapshot, each once")
+            #expect(large.onEventLoops == 0)
+        }
+    }
 }
