@@ -45,6 +45,9 @@ public struct BenchmarkPlan: Sendable {
     /// delta-mode subscribers (more rounds where a round is short, so its CPU is measured over at least a second).
     public var scaling: [(items: Int, rounds: Int)]
     public var scalingSubscribers: Int
+    /// Issue 28's stress test: `clients` readers calling `get` over `items` items, idle and then while the
+    /// collection changes `changesPerSecond` times a second, each phase `seconds` long after `warmUp`.
+    public var readsUnderChanges: ReadsUnderChangesScenario
 
     /// The issue's scenarios: N ∈ {100, 1000} at K ∈ {1, 64, 1024}, N = 10,000 at K ∈ {1, 64}; C ∈ {1, 16, 64}.
     public static let full = BenchmarkPlan(
@@ -78,7 +81,8 @@ public struct BenchmarkPlan: Sendable {
         resumeRemovals: 100,
         pipelineFanout: [(10_000, [256]), (100_000, [256])],
         scaling: [(1000, 400), (10_000, 200), (100_000, 40), (1_000_000, 10)],
-        scalingSubscribers: 64
+        scalingSubscribers: 64,
+        readsUnderChanges: ReadsUnderChangesScenario(items: 100_000, clients: 64, changesPerSecond: 10, warmUp: 1, seconds: 10)
     )
 
     /// A few seconds, even with debug binaries: proves every scenario runs, measures nothing worth keeping.
@@ -113,7 +117,8 @@ public struct BenchmarkPlan: Sendable {
         resumeRemovals: 5,
         pipelineFanout: [(100, [4])],
         scaling: [(100, 3), (1000, 3)],
-        scalingSubscribers: 2
+        scalingSubscribers: 2,
+        readsUnderChanges: ReadsUnderChangesScenario(items: 1000, clients: 2, changesPerSecond: 10, warmUp: 0.05, seconds: 0.5)
     )
 
     func rounds(items: Int, subscribers: Int) -> Int {

@@ -14,6 +14,8 @@ public struct BenchmarkResults: Codable, Sendable {
     public var pipelineFanout: [FanoutFigures] = []
     /// Issue 28: an optimistic removal's delta and CPU for N from 10³ to 10⁶, depotd and the floor.
     public var scaling: [FanoutFigures] = []
+    /// Issue 28: `get` idle and while the collection changes.
+    public var readsUnderChanges: [ReadsUnderChangesFigures] = []
     public var stalledLarge: [StalledLargeFigures] = []
     public var resume: [ResumeFigures] = []
     /// Systems that could not be measured, and why.
@@ -21,7 +23,7 @@ public struct BenchmarkResults: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case machine, quick, fanout, rpc, idleMemory, stalledSubscriber, startup, removal, removalFanout, stalledLarge, resume, pipelineFanout,
-            scaling, notes
+            scaling, readsUnderChanges, notes
     }
 
     /// Reads results of any earlier version: members added since are empty when absent.
@@ -38,6 +40,7 @@ public struct BenchmarkResults: Codable, Sendable {
         removalFanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .removalFanout) ?? []
         pipelineFanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .pipelineFanout) ?? []
         scaling = try container.decodeIfPresent([FanoutFigures].self, forKey: .scaling) ?? []
+        readsUnderChanges = try container.decodeIfPresent([ReadsUnderChangesFigures].self, forKey: .readsUnderChanges) ?? []
         stalledLarge = try container.decodeIfPresent([StalledLargeFigures].self, forKey: .stalledLarge) ?? []
         resume = try container.decodeIfPresent([ResumeFigures].self, forKey: .resume) ?? []
         notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
@@ -110,6 +113,19 @@ public struct StalledSubscriberFigures: Codable, Sendable {
 
 /// One optimistic removal on a file source of `items` items with the on-disk cache, over `removals` removals:
 /// the time to the confirmed state, and the median bytes depotd read and wrote on disk for one.
+/// `get` from `clients` closed-loop readers over `items` items for `seconds`, idle and while the collection changed
+/// `changesPerSecond` times a second (`changesMade` removals were answered in `changeSeconds`).
+public struct ReadsUnderChangesFigures: Codable, Sendable {
+    public var items: Int
+    public var clients: Int
+    public var seconds: Double
+    public var changesPerSecond: Double
+    public var changesMade: Int
+    public var changeSeconds: Double
+    public var idle: LatencySummary
+    public var changing: LatencySummary
+}
+
 public struct RemovalFigures: Codable, Sendable {
     public var items: Int
     public var removals: Int

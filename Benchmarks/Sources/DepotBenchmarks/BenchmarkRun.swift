@@ -131,9 +131,10 @@ public struct BenchmarkRun {
 
     /// An optimistic removal at N from 10³ to 10⁶ items of 200 bytes, K delta-mode subscribers: depotd (a file
     /// source with the on-disk cache) and the floor writing the same delta notification, interleaved, with depotd's
-    /// CPU per removal (the optimistic state, the file rewritten, the cache's row, the confirmed state).
+    /// CPU per removal (the optimistic state, the file rewritten, the cache's row, the confirmed state). Then the
+    /// stress test: readers calling `get`, idle and while the collection changes.
     func runScaling(pool: ReaderPool, into results: inout BenchmarkResults) throws {
-        let largest = plan.scaling.map(\.items).max() ?? 0
+        let largest = max(plan.scaling.map(\.items).max() ?? 0, plan.readsUnderChanges.items)
         let collection = BenchCollection(count: largest, itemBytes: BenchCollection.smallItemBytes)
         let delta = try DepotdUnderTest(
             binary: depotdBinary, directory: try subdirectory("scaling"), collection: collection, mode: "delta", trigger: .optimisticRemoval)
@@ -146,6 +147,12 @@ public struct BenchmarkRun {
             let scenario = FanoutScenario(items: items, subscribers: plan.scalingSubscribers, rounds: rounds, warmUpRounds: plan.warmUpRounds)
             results.scaling += try scenario.run(on: [delta, floor], pool: pool)
         }
+        let stress = plan.readsUnderChanges
+        progress(
+            "scaling: \(stress.clients) clients calling get over \(stress.items) items, idle and then while they change \(Int(stress.changesPerSecond)) times a second, \(stress.seconds) s each"
+        )
+        results.readsUnderChanges.append(
+            try stress.run(binary: depotdBinary, directory: try subdirectory("reads-under-changes"), collection: collection, pool: pool))
     }
 
     // MARK: Scenario 7 (issue 14)

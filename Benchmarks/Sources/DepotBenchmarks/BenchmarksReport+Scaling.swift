@@ -31,7 +31,39 @@ extension BenchmarksReport {
                 rows.append(row("N=1,000,000: depotd's CPU per change ≤ 2 ms", ms(cpu), cpu <= 2))
             }
         }
+        for stress in results.readsUnderChanges {
+            rows.append(
+                row(
+                    "N=\(stress.items) changing \(Int(stress.changesPerSecond))×/s: \(stress.clients) clients' `get` p99 ≤ 1.5× idle",
+                    "\(us(stress.changing.p99)) vs \(us(stress.idle.p99)) (\(ratio(stress.changing.p99, stress.idle.p99)))",
+                    stress.changing.p99 <= 1.5 * stress.idle.p99))
+        }
         return rows
+    }
+
+    /// `value` / `reference` as "1.23×".
+    private func ratio(_ value: Double, _ reference: Double) -> String {
+        reference > 0 ? String(format: "%.2f×", value / reference) : "—"
+    }
+
+    var readsUnderChangesTable: String {
+        guard !results.readsUnderChanges.isEmpty else { return "" }
+        var out = """
+            **Reads while the collection changes** (the stress test). C clients call `get` of one item, each sending the \
+            next call when its answer is whole: first with the collection idle, then while another connection makes an \
+            optimistic removal every 1/rate s (the next at once when one took longer), on the same daemon (a file \
+            source, no cache), for the seconds shown after a warm-up. The removals made say whether depotd kept up.
+
+            | N | C | Rate | Seconds | `get` p50 idle | p50 changing | p99 idle | p99 changing | p99 ratio | Removals made |
+            |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+
+            """
+        for stress in results.readsUnderChanges {
+            out += "| \(stress.items) | \(stress.clients) | \(Int(stress.changesPerSecond))/s | \(stress.seconds) | "
+            out += "\(us(stress.idle.p50)) | \(us(stress.changing.p50)) | \(us(stress.idle.p99)) | \(us(stress.changing.p99)) | "
+            out += "\(ratio(stress.changing.p99, stress.idle.p99)) | \(stress.changesMade) in \(String(format: "%.1f", stress.changeSeconds)) s |\n"
+        }
+        return out + "\n"
     }
 
     var scaling: String {
@@ -55,6 +87,6 @@ extension BenchmarksReport {
             out += "| \(figure.items) | \(figure.subscribers) | \(figure.system) | \(figure.rounds) | \(us(figure.latency.p50)) | "
             out += "\(us(figure.latency.p99)) | \(us(figure.latency.max)) | \(cpu) |\n"
         }
-        return out + "\n![An optimistic removal's CPU and delta p99 against N, log-log](\(ScalingPlot.path))\n\n"
+        return out + "\n![An optimistic removal's CPU and delta p99 against N, log-log](\(ScalingPlot.path))\n\n" + readsUnderChangesTable
     }
 }

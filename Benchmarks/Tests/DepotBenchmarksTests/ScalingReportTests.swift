@@ -63,4 +63,24 @@ struct ScalingReportTests {
         #expect(rows[3].contains("≤ 2 ms") && rows[3].contains("**met**"))
         #expect(report.scalingTargets.isEmpty && report.scaling.isEmpty, "no figures, no section")
     }
+
+    @Test("the stress test: a row of its own in the section, and its target met only when the p99 while changing is at most 1.5× idle")
+    func readsUnderChanges() {
+        func stress(idleP99: Double, changingP99: Double) -> ReadsUnderChangesFigures {
+            var idle = LatencySummary(nanoseconds: [1])
+            idle.p99 = idleP99
+            var changing = idle
+            changing.p99 = changingP99
+            return ReadsUnderChangesFigures(
+                items: 100_000, clients: 64, seconds: 10, changesPerSecond: 10, changesMade: 100, changeSeconds: 9.9, idle: idle,
+                changing: changing)
+        }
+        var report = BenchmarksReport(results: BenchmarkResults(machine: .current(redisBinary: nil), quick: false), history: nil, command: "test")
+        report.results.scaling = Self.figures
+        report.results.readsUnderChanges = [stress(idleP99: 2000, changingP99: 2900)]
+        #expect(report.scalingTargets.last?.contains("1.45×") == true && report.scalingTargets.last?.contains("**met**") == true)
+        #expect(report.scaling.contains("| 100000 | 64 | 10/s | 10.0 |") && report.scaling.contains("100 in 9.9 s"))
+        report.results.readsUnderChanges = [stress(idleP99: 2000, changingP99: 3100)]
+        #expect(report.scalingTargets.last?.contains("**not met**") == true, "1.55× is over the target")
+    }
 }
