@@ -151,10 +151,10 @@ extension ConnectionHandler {
         drainQueues()
     }
 
-    /// The modes in which this connection's subscriptions would encode the items of one of `states` if it were
-    /// delivered now; the subscriber group has those encoded off the loop first.
-    func modesEncodingItems(of states: [StateFrame]) -> Set<SubscriptionMode> {
-        subscriptions.modesEncodingItems(of: states)
+    /// The full forms this connection's subscriptions would encode on the loop if `states` were delivered now,
+    /// each state with a mode that needs it; the subscriber group has those encoded off the loop first.
+    func itemEncodings(of states: [StateFrame]) -> [(state: StateFrame, mode: SubscriptionMode)] {
+        subscriptions.itemEncodings(of: states)
     }
 
     /// Called by the subscriber group, on this loop, with published states in seq order (some may have been

@@ -103,22 +103,25 @@ final class SubscriberGroup: Sendable {
     /// states posted later wait behind these and every connection still receives them in seq order.
     private func encodeItemsOffLoop(_ states: [StateFrame]) -> Bool {
         let all = Array(connections.value.values)
-        var modes = Set<SubscriptionMode>()
+        var needed: [ObjectIdentifier: (state: StateFrame, modes: Set<SubscriptionMode>)] = [:]
         var waiting = Set<ObjectIdentifier>()
         for connection in all {
-            let needed = connection.modesEncodingItems(of: states)
-            guard !needed.isEmpty else { continue }
-            modes.formUnion(needed)
+            let encodings = connection.itemEncodings(of: states)
+            guard !encodings.isEmpty else { continue }
             waiting.insert(ObjectIdentifier(connection))
+            for (state, mode) in encodings {
+                needed[ObjectIdentifier(state), default: (state, [])].modes.insert(mode)
+            }
         }
-        guard !modes.isEmpty else { return false }
+        // Another loop's group may have had them encoded since the connections were asked: nothing to wait for then.
+        let toEncode = needed.values.filter { entry in entry.modes.contains(where: entry.state.wouldEncodeItems) }
+        guard !toEncode.isEmpty else { return false }
         for connection in all where !waiting.contains(ObjectIdentifier(connection)) {
             connection.deliver(states)
         }
-        let toEncode = states.filter { state in modes.contains(where: state.wouldEncodeItems) }
         let remaining = Atomic(toEncode.count)
-        for state in toEncode {
-            state.encodeItems(for: modes) {
+        for entry in toEncode {
+            entry.state.encodeItems(for: entry.modes) {
                 guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
                 self.eventLoop.execute { self.deliverPosted(states) }
             }

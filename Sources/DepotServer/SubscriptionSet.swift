@@ -28,15 +28,16 @@ struct SubscriptionSet {
         subscriptions.contains { $0.mode == .snapshot }
     }
 
-    /// The modes of the subscriptions for which queueing one of `states` would encode its items on this thread
-    /// (`StateFrame.wouldEncodeItems(for:)`); empty when none would.
-    func modesEncodingItems(of states: some Collection<StateFrame>) -> Set<SubscriptionMode> {
-        var modes = Set<SubscriptionMode>()
-        for subscription in subscriptions where subscription.endReason == nil && !modes.contains(subscription.mode) {
-            let encodes = states.contains { $0.pipelineNumber == subscription.pipelineNumber && $0.wouldEncodeItems(for: subscription.mode) }
-            if encodes { modes.insert(subscription.mode) }
+    /// The full forms that queueing `states` would encode on this thread (`StateFrame.wouldEncodeItems(for:)`): each
+    /// such state with the mode of a subscription that would; empty when none would.
+    func itemEncodings(of states: some Collection<StateFrame>) -> [(state: StateFrame, mode: SubscriptionMode)] {
+        var encodings: [(state: StateFrame, mode: SubscriptionMode)] = []
+        for subscription in subscriptions where subscription.endReason == nil {
+            for state in states where state.pipelineNumber == subscription.pipelineNumber && state.wouldEncodeItems(for: subscription.mode) {
+                encodings.append((state, subscription.mode))
+            }
         }
-        return modes
+        return encodings
     }
 
     /// Whether a started subscription has something to write: states waiting, or its end.

@@ -180,16 +180,21 @@ struct EncodingTests {
         }
     }
 
+    /// `count` connections, each subscribed in the mode `mode` gives for its index.
+    static func subscribers(_ count: Int, on server: RunningServer, mode: (Int) -> String) async throws -> [LineConnection] {
+        var subscribers: [LineConnection] = []
+        for index in 0..<count {
+            let connection = try await server.connectLines()
+            try await connection.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"\#(mode(index))"}}"#)
+            subscribers.append(connection)
+        }
+        return subscribers
+    }
+
     @Test("a large state's items are encoded once, off the event loops, for its snapshot- and delta-mode subscribers")
     func largeStatesEncodedOffLoops() async throws {
         try await withServer(source: TestSource(count: 5_000)) { server in
-            var subscribers: [LineConnection] = []
-            for index in 0..<12 {
-                let connection = try await server.connectLines()
-                let mode = index.isMultiple(of: 2) ? "snapshot" : "delta"
-                try await connection.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"\#(mode)"}}"#)
-                subscribers.append(connection)
-            }
+            let subscribers = try await Self.subscribers(12, on: server) { $0.isMultiple(of: 2) ? "snapshot" : "delta" }
             // Each subscriber has the idle state before the count starts.
             let control = try await server.connect()
             let idle = try await control.call("state")["seq"]?.numberValue?.intValue ?? -1
@@ -208,6 +213,28 @@ struct EncodingTests {
             let large = server.server.fanout.largeEncodingCounts
             #expect(large.all - before == 3, "the load's two full forms and the removal's snapshot, each once")
             #expect(large.onEventLoops == 0)
+        }
+    }
+
+    @Test("while large states follow each other fast, every subscriber on every loop receives each of them, in order")
+    func largeStatesInQuickSuccession() async throws {
+        try await withServer(source: TestSource(count: 2_000)) { server in
+            let subscribers = try await Self.subscribers(16, on: server) { $0 % 4 == 0 ? "delta" : "snapshot" }
+            let control = try await server.connect()
+            _ = try await control.call("load")
+            var last = 0
+            for id in 1...40 {
+                // Each optimistic removal publishes two states of about 2,000 items, one right after the other.
+                last = try await control.call("remove", params: ["id": .string(String(id)), "optimistic": true])["seq"]?.numberValue?.intValue ?? 0
+            }
+            let final = last
+            for connection in subscribers {
+                let seen = try await withTimeout(.seconds(60), "every state up to \(final)") {
+                    try await NotificationLine.collect(connection.lines, untilSeq: final)
+                }
+                #expect(seen.seqs == seen.seqs.sorted() && Set(seen.seqs).count == seen.seqs.count, "in order, none twice")
+            }
+            #expect(server.server.fanout.largeEncodingCounts.onEventLoops == 0)
         }
     }
 }
