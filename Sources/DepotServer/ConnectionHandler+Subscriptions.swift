@@ -151,10 +151,12 @@ extension ConnectionHandler {
         drainQueues()
     }
 
-    /// The full forms this connection's subscriptions would encode on the loop if `states` were delivered now,
-    /// each state with a mode that needs it; the subscriber group has those encoded off the loop first.
-    func itemEncodings(of states: [StateFrame]) -> [(state: StateFrame, mode: SubscriptionMode)] {
-        subscriptions.itemEncodings(of: states)
+    /// The full forms this connection's subscriptions would encode on the loop if `states` were delivered now; the
+    /// subscriber group has those encoded off the loop first.
+    func fullFormsToEncode(of states: [StateFrame]) -> [(state: StateFrame, form: StateFrame.FullForm)] {
+        let limits = limits.current
+        return subscriptions.fullFormsToEncode(
+            of: states.suffix(limits.subscriberQueueLimit), limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
     }
 
     /// Called by the subscriber group, on this loop, with published states in seq order (some may have been
@@ -165,8 +167,18 @@ extension ConnectionHandler {
         let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
         // Older states than the newest `queueLimit` would only be dropped from a full queue. Subscriptions whose
         // answer is not written yet queue them too, so they miss nothing between their start and the answer.
-        subscriptions.enqueue(states.suffix(queueLimit), limit: queueLimit, byteLimit: byteLimit)
-        drainQueues()
+        let states = states.suffix(queueLimit)
+        guard wantsSnapshots, states.count > 1, states.contains(where: \.isSuccess) else {
+            subscriptions.enqueue(states, limit: queueLimit, byteLimit: byteLimit)
+            return drainQueues()
+        }
+        // Snapshots handed over together (a large state's waited for its encoding) are queued one at a time, written
+        // as the socket takes them: two of them at once could pass a snapshot-mode queue's byte bound, and the first
+        // be dropped as though the reader had lagged.
+        for state in states {
+            subscriptions.enqueue(CollectionOfOne(state), limit: queueLimit, byteLimit: byteLimit)
+            drainQueues()
+        }
     }
 
     private func leaveSubscriberGroupIfIdle() {

@@ -26,7 +26,7 @@ final class StateFrame: Sendable {
     /// The shared pipeline's generation: one higher after each change of the named pipeline it runs.
     let generation: Int
 
-    private struct Encodings {
+    struct Encodings {
         var snapshot: ByteBuffer?
         var countedItems: ByteBuffer?
         var countOnly: ByteBuffer?
@@ -97,36 +97,51 @@ final class StateFrame: Sendable {
     /// one is encoded on the blocking pool before an event loop hands it to a subscription that needs it in full.
     static let inlineEncodingLimit = DepotMethods.shapingInlineLimit
 
-    /// Whether queueing this state for a subscription in `mode` would encode its items on the calling thread: a
-    /// success of more than `inlineEncodingLimit` items whose snapshot (snapshot mode), or whose items with `count`
-    /// (delta mode, when it has no delta), is not encoded yet.
-    func wouldEncodeItems(for mode: SubscriptionMode) -> Bool {
-        guard isSuccess, (published.state.items?.count ?? 0) > Self.inlineEncodingLimit else { return false }
-        return encodings.withLock { encodings in
-            switch mode {
-            case .snapshot: encodings.snapshot == nil
-            case .delta: delta == nil && encodings.countedItems == nil
+    /// A form that holds a success's items.
+    enum FullForm: Hashable, Sendable {
+        /// The State as `state` answers it (`snapshot`).
+        case snapshot
+        /// The State with `count` and the items (`countedItems`).
+        case countedItems
+
+        var keyPath: WritableKeyPath<Encodings, ByteBuffer?> {
+            switch self {
+            case .snapshot: \.snapshot
+            case .countedItems: \.countedItems
+            }
+        }
+
+        var encoderForm: StateEncoder.Form {
+            switch self {
+            case .snapshot: .snapshot
+            case .countedItems: .countedItems
             }
         }
     }
 
-    /// Encodes, on NIO's blocking pool, the full forms subscriptions in `modes` need (as `wouldEncodeItems(for:)`
-    /// tells), then calls `ready` there. One encoding at a time: a caller that asks while one is under way waits
-    /// for it, and asks again if it needed another form. The encoding runs outside the lock, which event loops take.
-    func encodeItems(for modes: Set<SubscriptionMode>, then ready: @escaping @Sendable () -> Void) {
+    /// Whether handing out `form` now would encode it on the calling thread: this is a success of more than
+    /// `inlineEncodingLimit` items, and that form of it is not encoded yet.
+    func wouldEncode(_ form: FullForm) -> Bool {
+        guard isSuccess, (published.state.items?.count ?? 0) > Self.inlineEncodingLimit else { return false }
+        return encodings.withLock { $0[keyPath: form.keyPath] == nil }
+    }
+
+    /// Encodes `forms` on NIO's blocking pool (those not encoded yet), then calls `ready` there. One encoding at a
+    /// time: a caller that asks while one is under way waits for it, and asks again if it needed another form. The
+    /// encoding runs outside the lock, which event loops take.
+    func encode(_ forms: Set<FullForm>, then ready: @escaping @Sendable () -> Void) {
         let isFirst = encodings.withLock { encodings in
             defer { encodings.waitingForEncoding = (encodings.waitingForEncoding ?? []) + [ready] }
             return encodings.waitingForEncoding == nil
         }
         guard isFirst else { return }
         NIOThreadPool.singleton.submit { _ in
-            for mode in modes where self.wouldEncodeItems(for: mode) {
-                let form: WritableKeyPath<Encodings, ByteBuffer?> = mode == .snapshot ? \.snapshot : \.countedItems
-                let bytes = StateEncoder.encode(self.published, epoch: self.epoch, form: mode == .snapshot ? .snapshot : .countedItems)
+            for form in forms where self.wouldEncode(form) {
+                let bytes = StateEncoder.encode(self.published, epoch: self.epoch, form: form.encoderForm)
                 self.encodings.withLock { encodings in
-                    guard encodings[keyPath: form] == nil else { return }
+                    guard encodings[keyPath: form.keyPath] == nil else { return }
                     self.onEncode(self.published.state.items?.count ?? 0)
-                    encodings[keyPath: form] = bytes
+                    encodings[keyPath: form.keyPath] = bytes
                 }
             }
             let waiting = self.encodings.withLock { encodings in

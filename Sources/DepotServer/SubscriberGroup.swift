@@ -97,31 +97,31 @@ final class SubscriberGroup: Sendable {
     }
 
     /// When a connection would encode the items of one of `states` on the loop (a large success its snapshot-mode
-    /// subscriptions need in full, or its delta-mode ones without a delta), hands `states` to the connections that
+    /// subscriptions need in full, or its delta-mode ones cannot send as a delta), hands `states` to the connections that
     /// need no such form now, has the forms encoded on the blocking pool, once for all loops, and then delivers
     /// `states` to every connection from the loop again; returns true then. Delivery stays scheduled meanwhile, so
     /// states posted later wait behind these and every connection still receives them in seq order.
     private func encodeItemsOffLoop(_ states: [StateFrame]) -> Bool {
         let all = Array(connections.value.values)
-        var needed: [ObjectIdentifier: (state: StateFrame, modes: Set<SubscriptionMode>)] = [:]
+        var needed: [ObjectIdentifier: (state: StateFrame, forms: Set<StateFrame.FullForm>)] = [:]
         var waiting = Set<ObjectIdentifier>()
         for connection in all {
-            let encodings = connection.itemEncodings(of: states)
+            let encodings = connection.fullFormsToEncode(of: states)
             guard !encodings.isEmpty else { continue }
             waiting.insert(ObjectIdentifier(connection))
-            for (state, mode) in encodings {
-                needed[ObjectIdentifier(state), default: (state, [])].modes.insert(mode)
+            for (state, form) in encodings {
+                needed[ObjectIdentifier(state), default: (state, [])].forms.insert(form)
             }
         }
         // Another loop's group may have had them encoded since the connections were asked: nothing to wait for then.
-        let toEncode = needed.values.filter { entry in entry.modes.contains(where: entry.state.wouldEncodeItems) }
+        let toEncode = needed.values.filter { entry in entry.forms.contains(where: entry.state.wouldEncode) }
         guard !toEncode.isEmpty else { return false }
         for connection in all where !waiting.contains(ObjectIdentifier(connection)) {
             connection.deliver(states)
         }
         let remaining = Atomic(toEncode.count)
         for entry in toEncode {
-            entry.state.encodeItems(for: entry.modes) {
+            entry.state.encode(entry.forms) {
                 guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
                 self.eventLoop.execute { self.deliverPosted(states) }
             }
@@ -135,7 +135,7 @@ final class SubscriberGroup: Sendable {
     /// next pass sees to that first.
     private func takePosted(endingDeliveryIfEmpty: Bool, unlessItemsToEncode: Bool = false) -> [StateFrame] {
         mailbox.withLock { mailbox in
-            if unlessItemsToEncode, mailbox.states.contains(where: { state in SubscriptionMode.allCases.contains(where: state.wouldEncodeItems) }) {
+            if unlessItemsToEncode, mailbox.states.contains(where: { $0.wouldEncode(.snapshot) || $0.wouldEncode(.countedItems) }) {
                 return []
             }
             if mailbox.states.isEmpty {

@@ -189,6 +189,33 @@ struct Subscription {
         }
     }
 
+    /// The full forms queueing `states` (in seq order) would take: in snapshot mode each state's snapshot; in delta
+    /// mode the items with `count` of a success it cannot send as a delta — one with no delta from the success the
+    /// client will hold, one after a pipeline change, or one that finds the queue at a bound (coalescing then sends
+    /// it from the success the client holds). Only what `StateFrame.wouldEncode` says is still to encode matters.
+    func fullForms(of states: some Collection<StateFrame>, limit: Int, byteLimit: Int) -> [(state: StateFrame, form: StateFrame.FullForm)] {
+        guard endReason == nil else { return [] }
+        var forms: [(state: StateFrame, form: StateFrame.FullForm)] = []
+        var held = queuedSuccess
+        var lastSeq = lastQueuedSeq
+        let atBound = queue.count >= limit || queuedBytes >= byteLimit
+        for state in states where state.pipelineNumber == pipelineNumber && (state.seq > lastSeq || state.generation > generation) {
+            lastSeq = state.seq
+            switch mode {
+            case .snapshot:
+                forms.append((state, .snapshot))
+            case .delta:
+                guard state.isSuccess else { continue }
+                let base = state.delta?.base
+                if state.generation > generation || base == nil || base != held || (atBound && base != writtenSuccess) {
+                    forms.append((state, .countedItems))
+                }
+                held = state.seq
+            }
+        }
+        return forms
+    }
+
     /// Cuts a snapshot-mode queue to its newest state, which is all the client needs to be current: for a connection
     /// whose user holds more memory than it may. Delta mode's queue is left as it is: already coalesced within its
     /// bounds, and coalescing again could mean sending the items in full instead of small deltas. Returns whether

@@ -28,16 +28,10 @@ struct SubscriptionSet {
         subscriptions.contains { $0.mode == .snapshot }
     }
 
-    /// The full forms that queueing `states` would encode on this thread (`StateFrame.wouldEncodeItems(for:)`): each
-    /// such state with the mode of a subscription that would; empty when none would.
-    func itemEncodings(of states: some Collection<StateFrame>) -> [(state: StateFrame, mode: SubscriptionMode)] {
-        var encodings: [(state: StateFrame, mode: SubscriptionMode)] = []
-        for subscription in subscriptions where subscription.endReason == nil {
-            for state in states where state.pipelineNumber == subscription.pipelineNumber && state.wouldEncodeItems(for: subscription.mode) {
-                encodings.append((state, subscription.mode))
-            }
-        }
-        return encodings
+    /// The full forms that queueing `states` would encode on this thread (`Subscription.fullForms`, less those
+    /// encoded already); empty when none would.
+    func fullFormsToEncode(of states: some Collection<StateFrame>, limit: Int, byteLimit: Int) -> [(state: StateFrame, form: StateFrame.FullForm)] {
+        subscriptions.flatMap { $0.fullForms(of: states, limit: limit, byteLimit: byteLimit) }.filter { $0.state.wouldEncode($0.form) }
     }
 
     /// Whether a started subscription has something to write: states waiting, or its end.
