@@ -15,11 +15,6 @@ enum FileIO {
         try await offload { () throws(SystemError) in try Files.readAll(path) }
     }
 
-    /// Replaces the file's content atomically; returns the stamp of what was written.
-    static func replace(_ path: String, with bytes: [UInt8]) async throws(SystemError) -> FileStamp? {
-        try await offload { () throws(SystemError) in try Files.replaceAtomically(path, with: bytes) }
-    }
-
     static func stamp(of path: String) async -> FileStamp? {
         let stamp = try? await offload { () throws(SystemError) -> FileStamp? in FileStamp.of(path) }
         return stamp ?? nil

@@ -71,12 +71,19 @@ public struct FileSource: Source {
             throw SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(mode)); make it writable to allow removals")
         }
         let remaining = collection.removing(id: id)
-        let bytes = Self.fileBytes(of: remaining)
-        let digest = ContentDigest.of(bytes)
-        do {
-            written.remember(remaining, digest: digest, stamp: try await FileIO.replace(path, with: bytes), idField: idField)
-        } catch {
-            written.remember(remaining, digest: digest, stamp: nil, idField: idField)
+        // The file's bytes, their digest and the write cost in proportion to the file: on the background writer's
+        // thread, which yields the CPU to the event loops.
+        let path = path
+        let (digest, written) = await BackgroundWriter.shared.run { () -> (String, Result<FileStamp?, SystemError>) in
+            let bytes = Self.fileBytes(of: remaining)
+            let digest = ContentDigest.of(bytes)
+            return (digest, Result { () throws(SystemError) in try Files.replaceAtomically(path, with: bytes) })
+        }
+        switch written {
+        case .success(let stamp):
+            self.written.remember(remaining, digest: digest, stamp: stamp, idField: idField)
+        case .failure(let error):
+            self.written.remember(remaining, digest: digest, stamp: nil, idField: idField)
             throw SourceError(.unavailable, error.description)
         }
         return .remaining(remaining, version: SourceVersion(digest: digest))

@@ -32,11 +32,14 @@ extension BenchmarksReport {
             }
         }
         for stress in results.readsUnderChanges {
+            // Met only at the rate asked (within 10%): reads stay fast trivially when the changes fall behind.
+            let rate = stress.changeSeconds > 0 ? Double(stress.changesMade) / stress.changeSeconds : 0
             rows.append(
                 row(
                     "N=\(stress.items) changing \(Int(stress.changesPerSecond))×/s: \(stress.clients) clients' `get` p99 ≤ 1.5× idle",
-                    "\(us(stress.changing.p99)) vs \(us(stress.idle.p99)) (\(ratio(stress.changing.p99, stress.idle.p99)))",
-                    stress.changing.p99 <= 1.5 * stress.idle.p99))
+                    "\(us(stress.changing.p99)) vs \(us(stress.idle.p99)) (\(ratio(stress.changing.p99, stress.idle.p99))), "
+                        + String(format: "%.1f changes/s", rate),
+                    stress.changing.p99 <= 1.5 * stress.idle.p99 && rate >= 0.9 * stress.changesPerSecond))
         }
         return rows
     }

@@ -82,5 +82,9 @@ struct ScalingReportTests {
         #expect(report.scaling.contains("| 100000 | 64 | 10/s | 10.0 |") && report.scaling.contains("100 in 9.9 s"))
         report.results.readsUnderChanges = [stress(idleP99: 2000, changingP99: 3100)]
         #expect(report.scalingTargets.last?.contains("**not met**") == true, "1.55× is over the target")
+        var slow = stress(idleP99: 2000, changingP99: 2100)
+        slow.changesMade = 25
+        report.results.readsUnderChanges = [slow]
+        #expect(report.scalingTargets.last?.contains("**not met**") == true, "2.5 changes/s is not the 10/s asked")
     }
 }
