@@ -67,7 +67,7 @@ final class StateFrame: Sendable {
 
     /// The State as `state` answers it.
     var snapshot: ByteBuffer {
-        encoded(\.snapshot, form: .snapshot)
+        encoded(.snapshot)
     }
 
     /// Whether the snapshot is encoded already: reading it then costs nothing.
@@ -77,7 +77,7 @@ final class StateFrame: Sendable {
 
     /// The State a delta-mode subscription is sent without a delta: with `count` and the items, when a success.
     var countedItems: ByteBuffer {
-        isSuccess ? encoded(\.countedItems, form: .countedItems) : snapshot
+        isSuccess ? encoded(.countedItems) : snapshot
     }
 
     /// The State and its delta, for a delta-mode subscription whose last success is `delta.base`; nil without a delta.
@@ -152,12 +152,13 @@ final class StateFrame: Sendable {
         }
     }
 
-    private func encoded(_ form: WritableKeyPath<Encodings, ByteBuffer?>, form kind: StateEncoder.Form) -> ByteBuffer {
+    /// `form`, encoded under the lock by the first caller that needs it (a small state's, or one no loop waits on).
+    private func encoded(_ form: FullForm) -> ByteBuffer {
         encodings.withLock { encodings in
-            if let bytes = encodings[keyPath: form] { return bytes }
+            if let bytes = encodings[keyPath: form.keyPath] { return bytes }
             onEncode(published.state.items?.count ?? 0)
-            let bytes = StateEncoder.encode(published, epoch: epoch, form: kind)
-            encodings[keyPath: form] = bytes
+            let bytes = StateEncoder.encode(published, epoch: epoch, form: form.encoderForm)
+            encodings[keyPath: form.keyPath] = bytes
             return bytes
         }
     }
