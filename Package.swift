@@ -193,6 +193,7 @@ let package = Package(
                 "DepotWire",
                 "DepotJSON",
                 "DepotPipeline",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -25,7 +25,7 @@ final class SharedPipeline: Sendable {
     private let groups: [SubscriberGroup]
     /// The replay ring's bounds, read at every state.
     private let limits: LiveLimits
-    private let onEncode: @Sendable (_ items: Int) -> Void
+    private let onEncode: @Sendable (StateFrame.EncodingEvent) -> Void
     /// Where the pipeline is evaluated, one state or timer turn at a time, in order.
     private let queue: DispatchQueue
 
@@ -79,7 +79,8 @@ final class SharedPipeline: Sendable {
     /// subscription that creates it starts from it.
     init(
         number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
-        groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()), onEncode: @escaping @Sendable (_ items: Int) -> Void
+        groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()),
+        onEncode: @escaping @Sendable (StateFrame.EncodingEvent) -> Void
     ) {
         self.number = number
         self.key = key

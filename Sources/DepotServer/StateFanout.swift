@@ -37,6 +37,8 @@ final class StateFanout: StateObserver {
     private let encodings = Atomic<Int>(0)
     private let largeEncodings = Atomic<Int>(0)
     private let largeEncodingsOnEventLoops = Atomic<Int>(0)
+    /// Open in the daemon; tests close it to hold the encodings of large states back.
+    let offLoopEncodingGate = EncodingGate()
     /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
     /// while one is created, so a new shared pipeline starts from the current state and misses none after it.
     private let pipelines = Locked<[String: SharedPipeline]>([:])
@@ -87,7 +89,7 @@ final class StateFanout: StateObserver {
         let last = published.withLock { $0.lastSuccess }
         let frame = StateFrame(
             state, epoch: epoch, delta: Self.delta(to: state, from: last, idField: idField), precedingSuccess: last?.seq,
-            onEncode: { [weak self] in self?.countEncoding(items: $0) })
+            onEncode: { [weak self] in self?.observe($0) })
         published.withLock { published in
             if let retired = published.current {
                 published.ring.append(ReplayRing.Entry(retiring: retired), limit: replayStates, byteLimit: replayBytes)
@@ -133,7 +135,7 @@ final class StateFanout: StateObserver {
                 ?? SharedPipeline(
                     number: nextPipelineNumber.wrappingAdd(1, ordering: .relaxed).oldValue, key: key, pipeline: pipeline,
                     published: current.published, idField: idField(), epoch: epoch, groups: groups, limits: limits,
-                    onEncode: { [weak self] in self?.countEncoding(items: $0) })
+                    onEncode: { [weak self] in self?.observe($0) })
             pipelines[key] = shared
             shared.join()
             return shared
@@ -271,6 +273,13 @@ final class StateFanout: StateObserver {
     /// The replay ring's size now: states and bytes.
     var replayRingSize: (states: Int, bytes: Int) {
         published.withLock { ($0.ring.count, $0.ring.bytes) }
+    }
+
+    private func observe(_ event: StateFrame.EncodingEvent) {
+        switch event {
+        case .encoded(let items): countEncoding(items: items)
+        case .startingOffLoop: offLoopEncodingGate.passThrough()
+        }
     }
 
     private func countEncoding(items: Int) {

@@ -11,11 +11,27 @@ import Synchronization
 /// through the connections is handed, together with the earlier ones, to every connection it has not reached
 /// yet: those write both in one go (one syscall, one wake-up of the reader) instead of one after the other
 /// — `load` publishes `loading` and, soon after, `success`. Every connection still receives every state, in
-/// seq order; a connection ignores a state it already has. The connections are touched only on `eventLoop`.
+/// seq order; a connection ignores a state it already has. A connection that would have to encode a large state's
+/// items on the loop waits instead, with the states after it, while the blocking pool encodes them; the others
+/// go on receiving states meanwhile. The connections are touched only on `eventLoop`.
 final class SubscriberGroup: Sendable {
     let eventLoop: any EventLoop
     private let connections: NIOLoopBoundBox<[ObjectIdentifier: ConnectionHandler]>
     private let mailbox = Locked(Mailbox())
+    /// Connections waiting for a large state's full form to be encoded, with the states they are to get then.
+    private let waiting: NIOLoopBoundBox<[ObjectIdentifier: [StateFrame]]>
+    /// The full forms this group has asked the blocking pool for and not yet heard back about.
+    private let requested: NIOLoopBoundBox<Set<Requested>>
+
+    private struct Requested: Hashable {
+        let state: ObjectIdentifier
+        let form: StateFrame.FullForm
+
+        init(state: StateFrame, form: StateFrame.FullForm) {
+            self.state = ObjectIdentifier(state)
+            self.form = form
+        }
+    }
 
     private struct Mailbox {
         var states: [StateFrame] = []
@@ -26,6 +42,8 @@ final class SubscriberGroup: Sendable {
     init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
         self.connections = .makeBoxSendingValue([:], eventLoop: eventLoop)
+        self.waiting = .makeBoxSendingValue([:], eventLoop: eventLoop)
+        self.requested = .makeBoxSendingValue([], eventLoop: eventLoop)
     }
 
     func add(_ connection: ConnectionHandler) {
@@ -34,6 +52,7 @@ final class SubscriberGroup: Sendable {
 
     func remove(_ connection: ConnectionHandler) {
         connections.value[ObjectIdentifier(connection)] = nil
+        waiting.value[ObjectIdentifier(connection)] = nil
     }
 
     /// Queues `state` for this loop's connections; called in seq order, from any thread.
@@ -74,70 +93,106 @@ final class SubscriberGroup: Sendable {
         }
     }
 
-    /// Runs on `eventLoop`: hands every posted state to every connection, until the mailbox stays empty. `taken` are
-    /// states taken from the mailbox before, whose items were being encoded.
-    private func deliverPosted(_ taken: [StateFrame]? = nil) {
-        var states = taken ?? takePosted(endingDeliveryIfEmpty: true)
+    /// Runs on `eventLoop`: hands every posted state to every connection, until the mailbox stays empty.
+    private func deliverPosted() {
+        var states = takePosted(endingDeliveryIfEmpty: true)
         while !states.isEmpty {
-            if encodeItemsOffLoop(states) { return }
             // States posted during this pass reach the connections not yet served in it at once, and the
             // ones already served in the next pass.
             var postedDuringPass: [StateFrame] = []
-            // Connections whose subscriptions are all in delta mode first: a snapshot-mode one may have to wait
-            // for a large state to be encoded, and must not hold up those that need only a delta.
+            var toEncode = EncodingsNeeded()
+            // Connections whose subscriptions are all in delta mode first: they need no large state's snapshot.
             let all = connections.value.values
             for connection in all.filter({ !$0.wantsSnapshots }) + all.filter(\.wantsSnapshots) {
-                let newer = takePosted(endingDeliveryIfEmpty: false, unlessItemsToEncode: true)
+                let newer = takePosted(endingDeliveryIfEmpty: false)
                 states += newer
                 postedDuringPass += newer
-                connection.deliver(states)
+                hand(states, to: connection, encodings: &toEncode)
             }
+            encodeOffLoop(toEncode)
             states = postedDuringPass.isEmpty ? takePosted(endingDeliveryIfEmpty: true) : postedDuringPass
         }
     }
 
-    /// When a connection would encode the items of one of `states` on the loop (a large success its snapshot-mode
-    /// subscriptions need in full, or its delta-mode ones cannot send as a delta), hands `states` to the connections that
-    /// need no such form now, has the forms encoded on the blocking pool, once for all loops, and then delivers
-    /// `states` to every connection from the loop again; returns true then. Delivery stays scheduled meanwhile, so
-    /// states posted later wait behind these and every connection still receives them in seq order.
-    private func encodeItemsOffLoop(_ states: [StateFrame]) -> Bool {
-        let all = Array(connections.value.values)
-        var needed: [ObjectIdentifier: (state: StateFrame, forms: Set<StateFrame.FullForm>)] = [:]
-        var waiting = Set<ObjectIdentifier>()
-        for connection in all {
-            let encodings = connection.fullFormsToEncode(of: states)
-            guard !encodings.isEmpty else { continue }
-            waiting.insert(ObjectIdentifier(connection))
+    /// The full forms of large states that connections wait for, by state, gathered in one pass so that each is
+    /// asked for once however many connections need it.
+    private struct EncodingsNeeded {
+        var byState: [ObjectIdentifier: (state: StateFrame, forms: Set<StateFrame.FullForm>)] = [:]
+
+        mutating func add(_ encodings: [(state: StateFrame, form: StateFrame.FullForm)]) {
             for (state, form) in encodings {
-                needed[ObjectIdentifier(state), default: (state, [])].forms.insert(form)
+                byState[ObjectIdentifier(state), default: (state, [])].forms.insert(form)
             }
         }
-        // Another loop's group may have had them encoded since the connections were asked: nothing to wait for then.
-        let toEncode = needed.values.filter { entry in entry.forms.contains(where: entry.state.wouldEncode) }
-        guard !toEncode.isEmpty else { return false }
-        for connection in all where !waiting.contains(ObjectIdentifier(connection)) {
-            connection.deliver(states)
+    }
+
+    /// Hands `states` to `connection` now, unless it would encode a large state's full form on the loop (a
+    /// snapshot-mode subscription's snapshot, or the items of a state a delta-mode one cannot take as a delta), or it
+    /// already waits for one: then the states wait with it, in seq order, and the forms it needs join `encodings`.
+    /// The other connections are not held up by it: a delta-mode reader beside stalled snapshot-mode ones gets each
+    /// state as soon as it is published.
+    private func hand(_ states: [StateFrame], to connection: ConnectionHandler, encodings: inout EncodingsNeeded) {
+        let key = ObjectIdentifier(connection)
+        if let held = waiting.value[key] {
+            waiting.value[key] = held + states.filter { state in !held.contains { $0 === state } }
+            return
         }
-        let remaining = Atomic(toEncode.count)
-        for entry in toEncode {
-            entry.state.encode(entry.forms) {
-                guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-                self.eventLoop.execute { self.deliverPosted(states) }
+        let needed = connection.fullFormsToEncode(of: states)
+        guard !needed.isEmpty else { return connection.deliver(states) }
+        waiting.value[key] = states
+        encodings.add(needed)
+    }
+
+    /// Has `encodings` made on NIO's blocking pool (once for all loops: `StateFrame.encode`), those this group has
+    /// not asked for already; when each is done, the connections waiting get their states from the loop.
+    private func encodeOffLoop(_ encodings: EncodingsNeeded) {
+        for (state, forms) in encodings.byState.values {
+            let asked = forms.filter { !requested.value.contains(Requested(state: state, form: $0)) }
+            guard !asked.isEmpty else { continue }
+            for form in asked { requested.value.insert(Requested(state: state, form: form)) }
+            state.encode(asked) {
+                self.eventLoop.execute {
+                    for form in asked { self.requested.value.remove(Requested(state: state, form: form)) }
+                    self.handWaiting()
+                }
             }
         }
-        return true
+    }
+
+    /// Runs on `eventLoop` when an encoding is done: every waiting connection gets its states up to the first that
+    /// still needs a form encoded (so it holds on to no more encoded states than its queue would), and asks for
+    /// what it still needs.
+    private func handWaiting() {
+        var toEncode = EncodingsNeeded()
+        for (key, held) in waiting.value {
+            guard let connection = connections.value[key] else {
+                waiting.value[key] = nil
+                continue
+            }
+            var states = held[...]
+            var needed = connection.fullFormsToEncode(of: Array(states))
+            while !needed.isEmpty, let first = states.firstIndex(where: { state in needed.contains { $0.state === state } }),
+                first > states.startIndex
+            {
+                connection.deliver(Array(states[..<first]))
+                states = states[first...]
+                needed = connection.fullFormsToEncode(of: Array(states))
+            }
+            if needed.isEmpty {
+                waiting.value[key] = nil
+                connection.deliver(Array(states))
+            } else {
+                waiting.value[key] = Array(states)
+                toEncode.add(needed)
+            }
+        }
+        encodeOffLoop(toEncode)
     }
 
     /// Empties the mailbox. When it is already empty and `endingDeliveryIfEmpty`, the delivery task ends: the
     /// next post schedules a new one.
-    /// `unlessItemsToEncode`: takes nothing while a posted state's items may still have to be encoded in full; the
-    /// next pass sees to that first.
-    private func takePosted(endingDeliveryIfEmpty: Bool, unlessItemsToEncode: Bool = false) -> [StateFrame] {
+    private func takePosted(endingDeliveryIfEmpty: Bool) -> [StateFrame] {
         mailbox.withLock { mailbox in
-            if unlessItemsToEncode, mailbox.states.contains(where: { $0.wouldEncode(.snapshot) || $0.wouldEncode(.countedItems) }) {
-                return []
-            }
             if mailbox.states.isEmpty {
                 if endingDeliveryIfEmpty { mailbox.isDeliveryScheduled = false }
                 return []

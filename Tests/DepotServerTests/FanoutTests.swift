@@ -216,6 +216,43 @@ struct EncodingTests {
         }
     }
 
+    @Test("a delta-mode subscriber gets each state at once while a large one is encoded for snapshot-mode subscribers on its loop")
+    func deltaReadersNotHeldBehindEncodings() async throws {
+        try await withServer(source: TestSource(count: 5_000)) { server in
+            // Two snapshot-mode, then two delta-mode connections, again and again: the loops take connections in turn,
+            // so each loop has some of both.
+            let subscribers = try await Self.subscribers(16, on: server) { $0 % 4 < 2 ? "snapshot" : "delta" }
+            let (snapshots, deltas) = (
+                subscribers.enumerated().filter { $0.offset % 4 < 2 }.map(\.element),
+                subscribers.enumerated().filter { $0.offset % 4 >= 2 }.map(\.element)
+            )
+            let control = try await server.connect()
+            let loaded = try await control.call("load")["seq"]?.numberValue?.intValue ?? -1
+            for connection in subscribers {
+                _ = try await NotificationLine.collect(connection.lines, untilSeq: loaded)
+            }
+            let gate = server.server.fanout.offLoopEncodingGate
+            gate.close()
+            defer { gate.open() }
+            // Each removal's state goes to delta mode as a delta; snapshot mode needs its snapshot, which the gate holds.
+            let first = try await control.call("remove", params: ["id": "2"])["seq"]?.numberValue?.intValue ?? -1
+            let second = try await control.call("remove", params: ["id": "3"])["seq"]?.numberValue?.intValue ?? -1
+            for connection in deltas {
+                let seen = try await withTimeout(.seconds(20), "a delta-mode subscriber to get seq \(second) while the encoding waits") {
+                    try await NotificationLine.collect(connection.lines, untilSeq: second)
+                }
+                #expect(seen.seqs.contains(first) && seen.seqs.last == second)
+            }
+            #expect(gate.waiting > 0, "an encoding was still held back when the delta-mode subscribers had both states")
+            gate.open()
+            for connection in snapshots {
+                let seen = try await NotificationLine.collect(connection.lines, untilSeq: second)
+                #expect(seen.seqs.contains(first) && seen.seqs.last == second && seen.skipped == 0)
+            }
+            #expect(server.server.fanout.largeEncodingCounts.onEventLoops == 0)
+        }
+    }
+
     @Test("while large states follow each other fast, every subscriber on every loop receives each of them, in order")
     func largeStatesInQuickSuccession() async throws {
         try await withServer(source: TestSource(count: 2_000)) { server in
