@@ -50,6 +50,16 @@ struct MessageFramerTests {
         #expect(messages.map(\.isError) == [false, false, false, false, false, true])
     }
 
+    @Test("a head's seq is the number after the first \"seq\": wherever it stands, and nil without one")
+    func headSeq() {
+        #expect(MessageHead.seq(in: Array(#"{"seq":12,"x":{"seq":9}}"#.utf8)) == 12)
+        #expect(MessageHead.seq(in: Array(#"{"id":1,"result":{"seq":345}}"#.utf8)) == 345)
+        #expect(MessageHead.seq(in: Array(#""seq":7"#.utf8)) == 7)
+        #expect(MessageHead.seq(in: Array(#"{"se":"seq","seq":x}"#.utf8)) == nil)
+        #expect(MessageHead.seq(in: Array(#""seq"#.utf8)) == nil)
+        #expect(MessageHead.seq(in: []) == nil)
+    }
+
     @Test("a command is an array of bulk strings")
     func command() {
         #expect(RESPFramer.command("GET", "state") == Array("*2\r\n$3\r\nGET\r\n$5\r\nstate\r\n".utf8))
