@@ -1,52 +1,25 @@
 #!/usr/bin/env python3
-"""Talk to depotd with nothing but Python's standard library: print the current state,
-then every state change, one line each.
+"""Print depotd's current state, then every state change, one line each (the depot package applies the deltas).
 
-    python3 examples/depot_watch.py [SOCKET] [--count N]
+python3 examples/depot_watch.py [SOCKET] [--count N] [--follow]
 """
+
 import argparse
-import json
-import os
-import socket
-import subprocess
+
+import depot
 
 
-def default_socket():
-    """Where depotd listens: $DEPOT_SOCKET, or wherever `depotctl socket` finds it (the same rules as depotctl)."""
-    if os.environ.get("DEPOT_SOCKET"):
-        return os.environ["DEPOT_SOCKET"]
-    return subprocess.run(["depotctl", "socket"], capture_output=True, text=True, check=True).stdout.strip()
-
-
-def main():
+def main() -> None:
     parser = argparse.ArgumentParser(description="Print depotd's states as they change.")
-    parser.add_argument("socket", nargs="?", help="default: $DEPOT_SOCKET, else `depotctl socket`")
+    parser.add_argument("socket", nargs="?", help="default: as `depotctl socket` finds it")
     parser.add_argument("--count", type=int, help="stop after this many states")
+    parser.add_argument("--follow", action="store_true", help="reconnect and resume when the connection drops")
     args = parser.parse_args()
-    args.socket = args.socket or default_socket()
-
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.connect(args.socket)
-        stream = sock.makefile("rwb")
-
-        def call(method, params=None, id=1):
-            request = {"jsonrpc": "2.0", "id": id, "method": method}
-            if params is not None:
-                request["params"] = params
-            stream.write(json.dumps(request).encode() + b"\n")
-            stream.flush()
-
-        call("subscribe")
-        seen = 0
-        for line in stream:                      # one JSON-RPC message per line
-            message = json.loads(line)
-            if message.get("method") != "stateChanged":
-                continue                         # the answer to subscribe: {"subscription": "s1"}
-            state = message["params"]["state"]
-            items = f" · {len(state['items'])} items" if state["status"] == "success" else ""
-            skipped = message["params"].get("skipped")
-            print(f"seq {state['seq']} · {state['status']}{items}" + (f" · skipped {skipped}" if skipped else ""), flush=True)
-            seen += 1
+    with depot.connect(args.socket) as d:
+        for seen, state in enumerate(d.watch(follow=args.follow), start=1):
+            items = f" · {state.count} items" if state.is_success else ""
+            skipped = f" · skipped {state.skipped}" if state.skipped else ""
+            print(f"seq {state.seq} · {state.status.value}{items}{skipped}", flush=True)
             if args.count is not None and seen >= args.count:
                 return
 

@@ -74,10 +74,14 @@ struct ReadmeCommandLinesTests {
                 }
             }
         }
+        // The Python package, where `pip install ./clients/python` would put it for this user.
+        try FileManager.default.createDirectory(atPath: directory.file("python"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: RepositoryFiles.path("clients/python/src/depot"), toPath: directory.file("python/depot"))
         // The folder is nobody's (the state and an exported pipeline go there); what was linked in stays as it is.
         try await CommandResult.run("/bin/chown", ["65534:65534", directory.path], environment: [:]).expectSuccess()
         let environment = [
             "PATH": "\(directory.file("bin")):/usr/bin:/bin", "HOME": directory.path, "XDG_STATE_HOME": directory.file("state"), "LANG": "C.UTF-8",
+            "PYTHONPATH": directory.file("python"),
         ]
         /// `command` run by sh as nobody, in the user's folder.
         func shell(_ command: String) throws -> ChildProcess {

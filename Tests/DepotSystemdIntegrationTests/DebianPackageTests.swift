@@ -12,9 +12,10 @@ import Testing
     .enabled(if: DebianPackage.unavailableReason == nil || SystemdSandbox.mustRun, Comment(rawValue: DebianPackage.unavailableReason ?? ""))
 )
 struct DebianPackageTests {
-    @Test("lintian finds nothing but the overridden embedded zlib, pedantic tags included")
+    @Test("lintian finds nothing but the overridden embedded zlib, pedantic tags included, in depot and python3-depot")
     func lintian() async throws {
         let path = try DebianPackage.path()
+        let python = try DebianPackage.pythonPath()
         let lintian = try #require(
             RepositoryFiles.executable(named: "lintian"), "lintian is not installed (scripts/install-dependencies installs it)")
         // Its own temporary directory and a fixed locale: what it unpacks is nobody else's to clean, and its checks
@@ -22,7 +23,7 @@ struct DebianPackageTests {
         let scratch = TemporaryDirectory()
         defer { scratch.remove() }
         let result = try await CommandResult.run(
-            lintian, ["--pedantic", "--fail-on", "error,warning,info,pedantic", path],
+            lintian, ["--pedantic", "--fail-on", "error,warning,info,pedantic", path, python],
             environment: SystemdSandbox.hostEnvironment.merging(["TMPDIR": scratch.path, "LC_ALL": "C.UTF-8"]) { $1 },
             // lintian reads both binaries whole: 20 s on an idle machine, past a minute beside the rest of the suite.
             limit: .seconds(900))
@@ -116,8 +117,63 @@ struct DebianPackageTests {
     }
 }
 
-/// Where the package under test is: $DEPOT_PACKAGE, else what scripts/package made in .build/package.
+extension DebianPackageTests {
+    @Test(
+        "python3-depot installed beside depot: Debian's python3 imports it, and the README's status-bar script reads the packaged daemon"
+    )
+    func pythonPackage() async throws {
+        let packages = [try DebianPackage.path(), try DebianPackage.pythonPath()]
+        let script = try RepositoryFiles.text("examples/depot_statusbar.py")
+        try await withSandbox(installed: false) { sandbox in
+            for path in packages {
+                try await sandbox.write(
+                    "\(SystemdSandbox.staging)/\((path as NSString).lastPathComponent)", try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
+            }
+            try await sandbox.write("\(SystemdSandbox.staging)/depot_statusbar.py", Array(script.utf8))
+            try await sandbox.shell("rm -f /usr/sbin/policy-rc.d")
+            let names = packages.map { "./" + ($0 as NSString).lastPathComponent }.joined(separator: " ")
+            try await sandbox.shell("cd \(SystemdSandbox.staging) && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \(names)")
+
+            #expect(
+                try await sandbox.shell("/usr/bin/python3 -c 'import depot; print(depot.__file__, depot.__version__)'")
+                    == "/usr/lib/python3/dist-packages/depot/__init__.py \(DepotVersion.current)\n")
+            #expect(try await sandbox.shell("test -f /usr/lib/python3/dist-packages/depot/py.typed && echo typed") == "typed\n")
+            // The script as a user runs it: it finds /run/depot/depotd.sock itself (root), and socket activation starts
+            // depotd (its first states are idle, then loading). It runs until killed, so a small driver reads its lines up to
+            // the first after those and stops it.
+            let driver = [
+                "import subprocess, sys",
+                "script = '\(SystemdSandbox.staging)/depot_statusbar.py'",
+                "bar = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, text=True)",
+                "for line in bar.stdout:",
+                "    if not line.startswith(('idle', 'loading')):",
+                "        break",
+                "print(line, end='')",
+                "bar.kill()",
+            ].joined(separator: "\n")
+            try await sandbox.write("\(SystemdSandbox.staging)/driver.py", Array(driver.utf8))
+            let line = try await sandbox.shell("/usr/bin/python3 \(SystemdSandbox.staging)/driver.py")
+            #expect(line.hasPrefix("success · 151 items · fetched "), "\(line)")
+
+            // Byte-compiled on install; removal takes everything, the compiled files included.
+            _ = try await sandbox.shell("test -d /usr/lib/python3/dist-packages/depot/__pycache__")
+            try await sandbox.shell("DEBIAN_FRONTEND=noninteractive apt-get purge -y -q python3-depot")
+            #expect(try await sandbox.existing(["/usr/lib/python3/dist-packages/depot"]).isEmpty)
+        }
+    }
+}
+
+/// Where the packages under test are: $DEPOT_PACKAGE (python3-depot beside it), else what scripts/package made in
+/// .build/package.
 enum DebianPackage {
+    /// python3-depot, beside depot's package.
+    static func pythonPath() throws -> String {
+        let path = ((candidate as NSString).deletingLastPathComponent as NSString)
+            .appendingPathComponent("python3-depot_\(DepotVersion.current)_all.deb")
+        try #require(FileManager.default.fileExists(atPath: path), "no python3-depot at \(path): scripts/package makes it beside depot's")
+        return path
+    }
+
     static func path() throws -> String {
         let path = candidate
         try #require(FileManager.default.fileExists(atPath: path), "\(unavailableReason ?? path)")
