@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .errors import ConnectionLost, DaemonNotRunning, DepotError, SubscriptionEnded
-from .types import DeltaMismatch, Item, ItemID, Notification, PipelineArg, State, apply_delta
+from .types import DeltaMismatch, Item, ItemID, Notification, PipelineArg, State, item_id
 
 #: How long, in heartbeats, a watch waits for any message before it takes the connection for dead.
 MISSED_HEARTBEATS = 3
@@ -113,42 +113,76 @@ def notification(params: Mapping[str, Any]) -> Notification:
 
 class WatchState:
     """What a watch holds: the last State it yielded and the items of the last success, which the next delta applies
-    to. `since` is where a resumed subscription starts."""
+    to — kept by id in an ordered dict once a delta names the id field, so a delta costs its own size plus one copy of
+    the list for the State yielded, not a pass of Python code over every item. `since` is where a resumed
+    subscription starts."""
 
     def __init__(self) -> None:
         self.last: Optional[State] = None
         self.items: Optional[List[Item]] = None
         self.success_seq: Optional[int] = None
+        self._keyed: Optional[Dict[str, Item]] = None
+        self._keyed_by: Optional[str] = None
 
     @property
     def since(self) -> Optional[Tuple[str, int]]:
         return (self.last.epoch, self.last.seq) if self.last is not None else None
 
     def forget(self) -> None:
-        self.last, self.items, self.success_seq = None, None, None
+        self.last, self.items, self.success_seq, self._keyed = None, None, None, None
 
     def apply(self, note: Notification, *, resync: bool = False) -> State:
         """The whole State `note` makes of what is held. Raises DeltaMismatch when the note does not fit it."""
         state = note.state
         resync = resync or note.resync
         if note.resync or note.pipeline_changed:
-            self.items, self.success_seq = None, None
+            self.items, self.success_seq, self._keyed = None, None, None
         if state.is_success:
             if note.delta is not None:
                 if self.items is None or note.delta.get("base") != self.success_seq:
-                    raise DeltaMismatch(
-                        f"a delta based on seq {note.delta.get('base')}, but the watch holds {self.success_seq}"
-                    )
-                items = apply_delta(self.items, note.delta)
+                    base = note.delta.get("base")
+                    raise DeltaMismatch(f"a delta based on seq {base}, but the watch holds {self.success_seq}")
+                items = self._apply_delta(note.delta)
             elif state.items is not None:
-                items = state.items
+                items, self._keyed = state.items, None
             else:
                 raise DeltaMismatch("a success without items or a delta")
             if state.count is not None and state.count != len(items):
                 raise DeltaMismatch(f"the state has {state.count} items, the watch {len(items)}")
             self.items, self.success_seq = items, state.seq
-            whole = state.with_items(list(items), resync=resync, skipped=note.skipped)
+            whole = state.with_items(items, resync=resync, skipped=note.skipped)
         else:
             whole = replace(state, resync=resync, skipped=note.skipped)
         self.last = whole
         return whole
+
+    def _apply_delta(self, delta: Mapping[str, Any]) -> List[Item]:
+        id_field = str(delta["idField"])
+        if self._keyed is None or self._keyed_by != id_field:
+            self._keyed = {item_id(item, id_field): item for item in self.items or []}
+            self._keyed_by = id_field
+        keyed = self._keyed
+        for key in delta["removed"]:
+            if keyed.pop(key, None) is None:
+                self._keyed = None
+                raise DeltaMismatch("the delta removes an id the watch does not hold")
+        for item in delta["changed"]:
+            key = item_id(item, id_field)
+            if key not in keyed:
+                self._keyed = None
+                raise DeltaMismatch("the delta changes an item the watch does not hold")
+            keyed[key] = item  # in place: a dict keeps the position of a key it already has
+        added = delta["added"]
+        if added:
+            entries = list(keyed.items())
+            for addition in added:
+                if addition["index"] > len(entries):
+                    self._keyed = None
+                    raise DeltaMismatch("the delta adds past the end of the list")
+                entries.insert(addition["index"], (item_id(addition["item"], id_field), addition["item"]))
+            keyed = dict(entries)
+            if len(keyed) != len(entries):
+                self._keyed = None
+                raise DeltaMismatch("the delta adds an id the watch already holds")
+            self._keyed = keyed
+        return list(keyed.values())

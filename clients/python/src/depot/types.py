@@ -107,7 +107,11 @@ class State:
 def item_id(item: Mapping[str, Any], id_field: str) -> str:
     """An item's id as deltas name it: a string as it is, an integer as its decimal text."""
     value = item.get(id_field)
-    return value if isinstance(value, str) else json.dumps(value)
+    if isinstance(value, str):
+        return value
+    if type(value) is int:
+        return str(value)
+    return json.dumps(value)
 
 
 class DeltaMismatch(Exception):
