@@ -155,3 +155,26 @@ def test_asyncio(daemon: Daemon) -> None:
         await d2.close()
 
     asyncio.run(main())
+
+
+def test_asyncio_follow_resumes_after_a_dropped_connection(daemon: Daemon, workdir: Path) -> None:
+    relay = Relay(daemon.socket, str(workdir / "relay.sock"))
+
+    async def main() -> None:
+        async with depot.aio.connect(relay.path, timeout=30) as watching, depot.aio.connect(daemon.socket) as d:
+            watch = watching.watch(follow=True, heartbeat=1.0)
+            states = [await watch.__anext__()]
+            relay.cut()
+            for item in (4, 5):
+                await d.remove(item)
+            final = await d.state()
+            while states[-1].seq < final.seq:
+                states.append(await watch.__anext__())
+            assert seqs(states) == list(range(states[0].seq, final.seq + 1)), "nothing missed or doubled"
+            assert states[-1].items == final.items and relay.accepted == 2
+            await watch.aclose()
+
+    try:
+        asyncio.run(main())
+    finally:
+        relay.close()
