@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -141,9 +141,11 @@ def test_forbidden_for_another_user(workdir: Path) -> None:
         "try:\n    d.remove(1)\nexcept depot.Forbidden as e:\n    print(e.code, e.message)\n    sys.exit(0)\n"
         "sys.exit(1)\n"
     )
+    # The package and the interpreter where nobody can read them: a clone may sit in root's home.
+    shutil.copytree(Path(depot.__file__).parent, workdir / "python" / "depot")
     result = subprocess.run(
-        ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable, "-c", script],
-        env={**os.environ, "PYTHONPATH": str(Path(depot.__file__).parents[1])},
+        ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/python3", "-c", script],
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(workdir / "python")},
         capture_output=True,
         text=True,
         timeout=60,
