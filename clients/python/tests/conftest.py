@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional
 
 import pytest
 
@@ -181,12 +181,3 @@ class Relay:
     def close(self) -> None:
         self._listener.close()
         self.cut()
-
-
-def wait_until(predicate: Any, timeout: float = 30.0, what: str = "the condition") -> None:
-    """Polls `predicate` until it is true (for state held elsewhere, such as a daemon's file); fails after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.01)

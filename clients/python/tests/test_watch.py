@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 from typing import Callable, List
 
+import pytest
 from conftest import Daemon, Relay, write_items
 
 import depot
@@ -178,3 +179,21 @@ def test_asyncio_follow_resumes_after_a_dropped_connection(daemon: Daemon, workd
         asyncio.run(main())
     finally:
         relay.close()
+
+
+def test_mirror_keeps_the_last_success_and_reports_an_ended_subscription(daemon: Daemon) -> None:
+    """After a wipe `.items` is empty (the state is idle) and `.last_success` still has the list; a mirror that follows
+    a named pipeline which is then deleted stops with SubscriptionEnded, which `wait_for` raises."""
+    with depot.connect(daemon.socket, timeout=30) as d:
+        d.pipelines.put("first", [{"op": "limit", "count": 2}])
+        with depot.Mirror(d) as mirror, depot.Mirror(d, "first") as limited:
+            assert limited.wait_for(lambda m: len(m.items) == 2, timeout=30)
+            assert mirror.wait_for(lambda m: len(m.items) == 20, timeout=30)
+            d.wipe()
+            assert mirror.wait_for(lambda m: m.state is not None and m.state.status is depot.Status.IDLE, timeout=30)
+            assert mirror.items == [] and mirror.by_id == {}
+            assert mirror.last_success is not None and len(mirror.last_success.items or []) == 20
+            d.pipelines.delete("first")
+            with pytest.raises(depot.SubscriptionEnded):
+                limited.wait_for(lambda m: False, timeout=30)
+            assert isinstance(limited.error, depot.SubscriptionEnded)

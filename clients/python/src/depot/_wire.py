@@ -45,7 +45,12 @@ def lost(path: str, why: str = "the connection closed") -> ConnectionLost:
 def pipeline_params(pipeline: Optional[PipelineArg]) -> Dict[str, Any]:
     if pipeline is None:
         return {}
-    return {"pipeline": pipeline if isinstance(pipeline, str) else [dict(operator) for operator in pipeline]}
+    return {"pipeline": pipeline if isinstance(pipeline, str) else operators(pipeline)}
+
+
+def operators(pipeline: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+    """A pipeline's operators as JSON objects (any sequence of mappings will do)."""
+    return [dict(operator) for operator in pipeline]
 
 
 def load_params(strategy: Optional[str], items: bool) -> Dict[str, Any]:
@@ -63,7 +68,7 @@ def remove_params(id: ItemID, optimistic: bool, items: bool) -> Dict[str, Any]:
 
 
 def put_params(name: str, pipeline: Sequence[Mapping[str, Any]], description: Optional[str]) -> Dict[str, Any]:
-    params: Dict[str, Any] = {"name": name, "pipeline": [dict(operator) for operator in pipeline]}
+    params: Dict[str, Any] = {"name": name, "pipeline": operators(pipeline)}
     if description is not None:
         params["description"] = description
     return params

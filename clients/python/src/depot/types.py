@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -367,4 +367,3 @@ class Notification:
     skipped: int = 0
     resync: bool = False
     pipeline_changed: bool = False
-    extra: Dict[str, Any] = field(default_factory=dict)
