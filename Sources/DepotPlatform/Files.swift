@@ -80,6 +80,16 @@ public enum Files {
     /// content's even if another process replaces the file right after.
     @discardableResult
     public static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(SystemError) -> FileStamp? {
+        try replaceAtomically(path) { write in bytes.withUnsafeBytes { write($0) } }
+    }
+
+    /// Replaces `path` atomically, as `replaceAtomically(_:with:)` does, with the bytes `produce` hands to the
+    /// writer it is given, in as many pieces as it likes (the writer answers false once a write failed, and
+    /// `produce` then answers false too): a large file can be written from a buffer that is reused.
+    @discardableResult
+    public static func replaceAtomically(
+        _ path: String, producing produce: (_ write: (UnsafeRawBufferPointer) -> Bool) -> Bool
+    ) throws(SystemError) -> FileStamp? {
         let target = realPath(of: path) ?? path
         let directory = Directories.parent(of: target)
         var mode: mode_t = 0o644
@@ -101,7 +111,7 @@ public enum Files {
         do {
             defer { close(fd) }
             _ = fchmod(fd, mode)
-            guard writeAll(fd, bytes) else { throw failure() }
+            guard produce({ writeAll(fd, $0) }) else { throw failure() }
             guard fsync(fd) == 0 else { throw failure() }
             stamp = FileStamp.of(descriptor: fd)
         }
@@ -123,13 +133,11 @@ public enum Files {
     }
 
     /// Writes every byte; false with `errno` set when a write fails.
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { raw in
-                let rest = UnsafeRawBufferPointer(rebasing: raw[written...])
-                return write(fd, rest.baseAddress, rest.count)
-            }
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[written...])
+            let count = write(fd, rest.baseAddress, rest.count)
             if count < 0 {
                 if errno == EINTR { continue }
                 return false

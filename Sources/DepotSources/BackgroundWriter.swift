@@ -9,25 +9,35 @@ import Glibc
 /// One thread of its own, at a lower scheduling priority than the event loops (nice 10), for the work of a file
 /// source's rewrite: the file's bytes joined, their digest and the write. At 100,000 items that is some 30 ms of
 /// CPU; on a machine whose cores the readers keep busy, at the same priority it would take that time from them,
-/// while the removal that asked for it can wait. Jobs run one at a time, in order. The thread starts with the first
-/// job and stays for the life of the process, idle on a semaphore, as a dispatch queue's thread would.
+/// while the removal that asked for it can wait. Jobs run one at a time, in order, so they share one buffer
+/// (`bufferSize`) to write through: a rewrite allocates nothing in proportion to the file. The thread starts with
+/// the first job and stays for the life of the process, idle on a semaphore, as a dispatch queue's thread would.
 final class BackgroundWriter: Sendable {
     static let shared = BackgroundWriter()
 
     /// The nice value the thread runs at: the loops (0) get about ten times its share of a busy core.
     static let niceness: Int32 = 10
 
-    private let jobs = Locked<(queue: [@Sendable () -> Void], started: Bool)>(([], false))
+    /// The bytes of the buffer jobs share: large enough that a write per piece costs little, small enough to stay
+    /// in the cache.
+    static let bufferSize = 256 * 1024
+
+    private let jobs = Locked<(queue: [@Sendable (UnsafeMutableRawBufferPointer) -> Void], started: Bool)>(([], false))
     private let ready = DispatchSemaphore(value: 0)
 
     /// Runs `work` on the thread and returns what it gave.
     func run<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+        await run(usingBuffer: { _ in work() })
+    }
+
+    /// Runs `work` on the thread with the buffer jobs share, which is `work`'s alone until it returns.
+    func run<Value: Sendable>(usingBuffer work: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Value) async -> Value {
         await withCheckedContinuation { continuation in
-            submit { continuation.resume(returning: work()) }
+            submit { buffer in continuation.resume(returning: work(buffer)) }
         }
     }
 
-    private func submit(_ job: @escaping @Sendable () -> Void) {
+    private func submit(_ job: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Void) {
         let mustStart = jobs.withLock { jobs in
             jobs.queue.append(job)
             defer { jobs.started = true }
@@ -46,10 +56,12 @@ final class BackgroundWriter: Sendable {
         // Linux schedules threads, and a thread's nice value is its own: `who` 0 is the calling thread, this one only.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
         #endif
+        // Never freed: the thread lives as long as the process.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 64)
         while true {
             ready.wait()
             let job = jobs.withLock { $0.queue.removeFirst() }
-            job()
+            job(buffer)
         }
     }
 }

@@ -6,7 +6,24 @@ import Crypto
 public enum ContentDigest {
     /// `sha256:` and the digest's 64 lowercase hexadecimal digits.
     public static func of(_ bytes: [UInt8]) -> String {
-        let digest = SHA256.hash(data: bytes)
+        text(of: SHA256.hash(data: bytes))
+    }
+
+    /// The digest of bytes given in pieces, as a file is written from a buffer that is reused: equal to `of` their
+    /// concatenation.
+    struct Running {
+        private var hasher = SHA256()
+
+        mutating func add(_ bytes: UnsafeRawBufferPointer) {
+            hasher.update(bufferPointer: bytes)
+        }
+
+        func finish() -> String {
+            ContentDigest.text(of: hasher.finalize())
+        }
+    }
+
+    private static func text(of digest: SHA256.Digest) -> String {
         var text = "sha256:"
         text.reserveCapacity(7 + 64)
         for byte in digest {

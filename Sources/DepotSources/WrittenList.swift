@@ -27,4 +27,9 @@ final class WrittenList: Sendable {
     func remember(_ items: ItemCollection, digest: String, stamp: FileStamp?, idField: String) {
         written.withLock { $0 = stamp.map { ($0, idField, Written(items: items, digest: digest)) } }
     }
+
+    /// Forgets what was written: the file may hold anything now (a write failed part way).
+    func forget() {
+        written.withLock { $0 = nil }
+    }
 }

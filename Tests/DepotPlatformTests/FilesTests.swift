@@ -100,6 +100,29 @@ struct FilesTests {
         #expect(TestFiles.entries(directory.path) == ["file"])
     }
 
+    @Test("replaceAtomically from pieces writes them in order; a producer that fails leaves the old file and no temporary")
+    func replaceFromPieces() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.write("file", "old")
+        let pieces = (0..<50).map { index in Array("piece \(index);".utf8) }
+
+        try Files.replaceAtomically(path) { write in
+            pieces.allSatisfy { piece in piece.withUnsafeBytes { write($0) } }
+        }
+        #expect(TestFiles.bytes(path) == Array(pieces.joined()))
+
+        let error = try #require(throws: SystemError.self) {
+            try Files.replaceAtomically(path) { write in
+                _ = Array("half".utf8).withUnsafeBytes { write($0) }
+                return false
+            }
+        }
+        #expect(error.description.hasPrefix("cannot write \(path) (via its temporary file"))
+        #expect(TestFiles.bytes(path) == Array(pieces.joined()))
+        #expect(TestFiles.entries(directory.path) == ["file"])
+    }
+
     @Test("replaceAtomically keeps the permission bits of the file it replaces", arguments: [0o640, 0o600, 0o444, 0o755, 0o2750] as [UInt32])
     func replaceKeepsMode(mode: UInt32) throws {
         let directory = TemporaryDirectory()

@@ -56,7 +56,7 @@ struct CompactItemScannerTests {
     func ownFormat() throws {
         let collection = try ItemCollection(
             values: [["id": 1, "name": "a", "n": .number(JSONNumber(literal: "1.50")!)], ["name": "b", "id": "x"]], idField: "id")
-        let bytes = FileSource.fileBytes(of: collection)
+        let bytes = FileText.bytes(of: collection).bytes
         #expect(CompactItemScanner.items(in: bytes, idField: "id") == Array(collection.items))
     }
 
