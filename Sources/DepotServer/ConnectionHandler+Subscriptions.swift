@@ -45,6 +45,22 @@ extension ConnectionHandler {
             id: id, mode: request.mode, heartbeat: request.heartbeat.map(Self.timeAmount(seconds:)), sharedPipeline: shared)
         let current: StateFrame
         var resumed = false
+        // The state the subscription starts from, when a form of it must be encoded first: off the loop (a large
+        // success no one has needed in that form yet), handed over by the subscriber group when it is done.
+        var awaiting: (state: StateFrame, forms: [(state: StateFrame, form: StateFrame.FullForm)])?
+        func start(from state: StateFrame?, resync: Bool) {
+            if let state {
+                let forms = subscription.fullForms(
+                    of: CollectionOfOne(state), limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes
+                ).filter { $0.state.wouldEncode($0.form) }
+                if !forms.isEmpty {
+                    subscription.start(awaiting: state, resync: resync)
+                    awaiting = (state, forms)
+                    return
+                }
+            }
+            subscription.start(from: state, resync: resync)
+        }
         if let shared {
             // Through a pipeline: resumed from its output when it still knows what followed `since`, else from
             // its current state.
@@ -55,7 +71,7 @@ extension ConnectionHandler {
                     generation: resumption.generation, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
             }
             if !resumed {
-                subscription.start(from: shared.current, resync: request.since != nil)
+                start(from: shared.current, resync: request.since != nil)
             }
         } else if let since = request.since {
             let resumption = fanout.resumption(after: since)
@@ -66,13 +82,16 @@ extension ConnectionHandler {
                     limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
             }
             if !resumed {
-                subscription.start(from: current, resync: true)
+                start(from: current, resync: true)
             }
         } else {
             current = fanout.current
-            subscription.start(from: current, resync: false)
+            start(from: current, resync: false)
         }
         subscriptions.add(subscription)
+        if let awaiting {
+            fanout.group(for: context.eventLoop).awaitFirstState(awaiting.state, forms: awaiting.forms, for: self)
+        }
         logger.info(
             "subscribed",
             metadata: [

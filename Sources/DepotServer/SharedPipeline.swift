@@ -75,8 +75,10 @@ final class SharedPipeline: Sendable {
     private let evaluation: Locked<Evaluation>
     private let output: Locked<Output>
 
-    /// A shared pipeline whose first state is `published` (the repository's current one), shaped here, at once: the
-    /// subscription that creates it starts from it.
+    /// A shared pipeline whose first state is `published` (the repository's current one), shaped on the pipeline's
+    /// queue — a pass over the items, so not on the event loop of the subscription that creates it, nor under the
+    /// fan-out's registry lock. Until it is shaped, `current` is nil, and subscriptions that start then take the first
+    /// frame this pipeline posts: that state, posted to the loops once shaped (unless `statuses` holds it back).
     init(
         number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
         groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()),
@@ -93,8 +95,17 @@ final class SharedPipeline: Sendable {
         state.lastReceivedSeq = published.seq
         evaluation = Locked(state)
         output = Locked(Output(pipeline: pipeline, startSeq: published.seq))
-        let current = evaluation.withLock { start(from: published, &$0) }
-        output.withLock { Self.installStart(current, &$0) }
+        queue.async { [self] in
+            evaluation.withLock { evaluation in
+                let current = start(from: published, &evaluation)
+                // Current, and posted for the subscriptions that started before it was (a subscription that reads it
+                // as current ignores the posted frame: it holds that seq). A starting point, not let out: not in the ring.
+                output.withLock { output in
+                    Self.installStart(current, &output)
+                    if let current { post(current) }
+                }
+            }
+        }
     }
 
     /// The event loop this pipeline's timers run on: pipelines take the loops in turn by their number, so one loop
@@ -112,6 +123,8 @@ final class SharedPipeline: Sendable {
     /// which the caller installs as `Output.current` (`installStart`). The stages that remember (removeDuplicates,
     /// throttle) count it as sent: every subscription starts with it.
     private func start(from published: PublishedState, _ evaluation: inout Evaluation) -> StateFrame? {
+        // A pass over the items, as `evaluate` is: only on the pipeline's queue.
+        dispatchPrecondition(condition: .onQueue(queue))
         let shaped = evaluation.run.shape(published)
         _ = evaluation.run.receive(published, at: .now)
         evaluation.lastSuccess = nil

@@ -143,6 +143,23 @@ final class SubscriberGroup: Sendable {
         encodings.add(needed)
     }
 
+    /// A new subscription of `connection` starts from `state`, whose `forms` are not encoded yet: the connection waits
+    /// for them off the loop, as it would for a published state, and gets `state` first when they are done, then
+    /// every state handed to it meanwhile.
+    func awaitFirstState(
+        _ state: StateFrame, forms: [(state: StateFrame, form: StateFrame.FullForm)], for connection: ConnectionHandler
+    ) {
+        let key = ObjectIdentifier(connection)
+        let held = waiting.value[key] ?? []
+        // The current state is the newest its stream has: any other state held for the connection came before it.
+        if !held.contains(where: { $0 === state }) {
+            waiting.value[key] = held + [state]
+        }
+        var needed = EncodingsNeeded()
+        needed.add(forms)
+        encodeOffLoop(needed)
+    }
+
     /// Has `encodings` made on NIO's blocking pool (once for all loops: `StateFrame.encode`), those this group has
     /// not asked for already; when each is done, the connections waiting get their states from the loop.
     private func encodeOffLoop(_ encodings: EncodingsNeeded) {

@@ -121,6 +121,14 @@ struct Subscription {
         append(next(current, held: nil), seq: current.seq)
     }
 
+    /// Starts from `current` without queueing it yet: a form of it is being encoded off the loop, and the subscriber
+    /// group hands it over, as a published state, once it is — the first state queued, with what followed it.
+    mutating func start(awaiting current: StateFrame, resync: Bool) {
+        resyncPending = resync
+        generation = current.generation
+        lastQueuedSeq = current.seq - 1
+    }
+
     /// Starts after the state `since` the client holds (whose last success is `heldSuccess`): queues every state
     /// the ring holds after it, then `current`. False, with nothing queued, when the ring lacks a form this mode
     /// needs or the replay does not fit within `limit` states and `byteLimit` bytes.

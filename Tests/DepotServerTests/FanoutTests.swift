@@ -253,6 +253,49 @@ struct EncodingTests {
         }
     }
 
+    @Test(
+        "a new subscription to a large state gets it first, encoded off the event loops: snapshot and delta mode, a resync and a pipeline alike; the answer does not wait for it"
+    )
+    func firstLargeStateEncodedOffLoops() async throws {
+        try await withServer(source: TestSource(count: 5_000)) { server in
+            let control = try await server.connect()
+            let loaded = try await control.call("load")["seq"]?.numberValue?.intValue ?? -1
+            let before = server.server.fanout.largeEncodingCounts.all
+            let gate = server.server.fanout.offLoopEncodingGate
+            gate.close()
+            defer { gate.open() }
+            let subscriptions = [
+                #"{"mode":"snapshot"}"#, #"{"mode":"delta"}"#, #"{"mode":"snapshot"}"#, #"{"mode":"delta"}"#,
+                #"{"mode":"delta","since":{"epoch":"another run","seq":1}}"#,
+                #"{"mode":"snapshot","pipeline":[{"op":"sort","by":"/id","order":"desc"}]}"#,
+            ]
+            var subscribers: [LineConnection] = []
+            for params in subscriptions {
+                let connection = try await server.connectLines()
+                try await connection.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":\#(params)}"#)
+                // The answer comes while the first state's encoding is held back.
+                let answer = try await withTimeout(.seconds(20), "the answer to subscribe \(params)") {
+                    try await connection.lines.first { _ in true }
+                }
+                #expect(answer.map { String(decoding: $0, as: UTF8.self).contains(#""seq":\#(loaded)"#) } == true)
+                subscribers.append(connection)
+            }
+            #expect(gate.waiting > 0, "the first states' encoding was held back")
+            // States published meanwhile (the removal's loading and success) reach each subscriber after its first.
+            let removal = try await control.call("remove", params: ["id": "2"])["seq"]?.numberValue?.intValue ?? -1
+            gate.open()
+            for connection in subscribers {
+                let seen = try await withTimeout(.seconds(20), "the first state and the removal") {
+                    try await NotificationLine.collect(connection.lines, untilSeq: removal)
+                }
+                #expect(seen.seqs == Array(loaded...removal) && seen.skipped == 0, "\(seen), loaded \(loaded)")
+            }
+            let large = server.server.fanout.largeEncodingCounts
+            #expect(large.onEventLoops == 0)
+            #expect(large.all > before)
+        }
+    }
+
     @Test("while large states follow each other fast, every subscriber on every loop receives each of them, in order")
     func largeStatesInQuickSuccession() async throws {
         try await withServer(source: TestSource(count: 2_000)) { server in
