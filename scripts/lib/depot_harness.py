@@ -21,6 +21,13 @@ def release_depotd():
     return os.path.join(ROOT, ".build", "release", "depotd")
 
 
+def release_depot_bench():
+    """Builds depot-bench (the benchmarks' package) in release mode and returns its path."""
+    subprocess.run(["swift", "build", "-c", "release", "--package-path", "Benchmarks", "--product", "depot-bench"], cwd=ROOT,
+                   check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(ROOT, "Benchmarks", ".build", "release", "depot-bench")
+
+
 def write_items(path, count, padding=0):
     pad = "p" * padding
     with open(path, "w") as f:

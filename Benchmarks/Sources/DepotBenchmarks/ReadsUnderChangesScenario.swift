@@ -21,20 +21,27 @@ public struct ReadsUnderChangesScenario: Sendable {
         self.seconds = seconds
     }
 
+    /// Starts depotd on a file of `items` items (the benchmark's collection, ids 1…N) and measures it.
     public func run(binary: String, directory: String, collection: BenchCollection, pool: ReaderPool) throws -> ReadsUnderChangesFigures {
         let depotd = try DepotdUnderTest(binary: binary, directory: directory, collection: collection, trigger: .optimisticRemoval)
         defer { depotd.process.stop() }
         try depotd.prepare(items: items)
-        // The item read is the last one; the removals take the first ones, in order.
-        let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":\#(items)}}"#.utf8) + [0x0A]
+        return try measure(socketPath: depotd.socketPath, framing: depotd.framing, ids: BenchIDs(), pool: pool)
+    }
 
-        let idle = try readers(depotd, request: request, pool: pool)
-        let changer = Changer(socketPath: depotd.socketPath, interval: 1 / changesPerSecond, lastID: items - 1)
+    /// Measures a depotd already running and loaded with `items` items whose ids `ids` names, whatever its source (a
+    /// PostgreSQL table, in `scripts/bench-fleet --readers`): the item read is the last one; the removals take the
+    /// first ones, in order.
+    public func measure(socketPath: String, framing: Framing, ids: BenchIDs, pool: ReaderPool) throws -> ReadsUnderChangesFigures {
+        let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":\#(ids.literal(items))}}"#.utf8) + [0x0A]
+
+        let idle = try readers(socketPath, framing: framing, request: request, pool: pool)
+        let changer = Changer(socketPath: socketPath, interval: 1 / changesPerSecond, lastID: items - 1, ids: ids)
         let thread = Thread { changer.run() }
         thread.start()
         let changing: [UInt64]
         do {
-            changing = try readers(depotd, request: request, pool: pool)
+            changing = try readers(socketPath, framing: framing, request: request, pool: pool)
         } catch {
             changer.stop()
             throw error
@@ -48,11 +55,11 @@ public struct ReadsUnderChangesScenario: Sendable {
     }
 
     /// `clients` closed-loop readers for `warmUp` + `seconds`: their latencies over `seconds`.
-    private func readers(_ depotd: DepotdUnderTest, request: [UInt8], pool: ReaderPool) throws -> [UInt64] {
+    private func readers(_ socketPath: String, framing: Framing, request: [UInt8], pool: ReaderPool) throws -> [UInt64] {
         let loop = ClosedLoopClients()
         var connections: [ClientConnection] = []
         for index in 0..<clients {
-            let connection = ClientConnection(fd: try UnixSocket.connect(to: depotd.socketPath), index: index, framing: depotd.framing, sink: loop)
+            let connection = ClientConnection(fd: try UnixSocket.connect(to: socketPath), index: index, framing: framing, sink: loop)
             pool.add(connection)
             connections.append(connection)
         }
@@ -67,14 +74,16 @@ private final class Changer: Sendable {
     private let socketPath: String
     private let interval: Double
     private let lastID: Int
+    private let ids: BenchIDs
     private let stopping = Atomic(false)
     private let done = DispatchSemaphore(value: 0)
     private let outcome = Mutex<(made: Int, seconds: Double, failure: BenchError?)>((0, 0, nil))
 
-    init(socketPath: String, interval: Double, lastID: Int) {
+    init(socketPath: String, interval: Double, lastID: Int, ids: BenchIDs) {
         self.socketPath = socketPath
         self.interval = interval
         self.lastID = lastID
+        self.ids = ids
     }
 
     func run() {
@@ -87,7 +96,7 @@ private final class Changer: Sendable {
                 let due = start + UInt64(Double(id - 1) * interval * 1e9)
                 let now = MonotonicClock.now()
                 if due > now { usleep(UInt32((due - now) / 1000)) }
-                try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"remove","params":{"id":\#(id),"optimistic":true}}"#)
+                try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"remove","params":{"id":\#(ids.literal(id)),"optimistic":true}}"#)
                 let (answer, head) = try control.receive()
                 guard !answer.isError else {
                     throw BenchError("depotd answered remove \(id) with an error: \(String(decoding: head, as: UTF8.self))…")
@@ -110,5 +119,20 @@ private final class Changer: Sendable {
         stopping.store(true, ordering: .relaxed)
         done.wait()
         return outcome.withLock { $0 }
+    }
+}
+
+/// How a collection's ids are written in a request: the benchmark's own collection has the integers 1…N; another
+/// (a PostgreSQL table of `scripts/bench-fleet`) has strings, a prefix and the number.
+public struct BenchIDs: Sendable {
+    public var prefix: String?
+
+    public init(prefix: String? = nil) {
+        self.prefix = prefix
+    }
+
+    /// The JSON literal of the `number`th id.
+    func literal(_ number: Int) -> String {
+        prefix.map { #""\#($0)\#(number)""# } ?? String(number)
     }
 }
