@@ -205,10 +205,11 @@ struct EncodingTests {
             _ = try await control.call("load")
             // The load's success has no delta: snapshot mode needs its snapshot, delta mode its items with `count`.
             // The removal's has one: only snapshot mode needs it in full.
-            _ = try await control.call("remove", params: ["id": "2"])
+            // Its answer names the removal's success (after its loading): the count is read once every subscriber has it.
+            let removed = try await control.call("remove", params: ["id": "2"])["seq"]?.numberValue?.intValue ?? -1
             for connection in subscribers {
-                let seen = try await NotificationLine.collect(connection.lines, untilSeq: idle + 3)
-                #expect(seen.seqs.last == idle + 3)
+                let seen = try await NotificationLine.collect(connection.lines, untilSeq: removed)
+                #expect(seen.seqs.last == removed)
             }
             let large = server.server.fanout.largeEncodingCounts
             #expect(large.all - before == 3, "the load's two full forms and the removal's snapshot, each once")
