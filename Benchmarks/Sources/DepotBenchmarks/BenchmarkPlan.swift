@@ -45,8 +45,8 @@ public struct BenchmarkPlan: Sendable {
     /// delta-mode subscribers (more rounds where a round is short, so its CPU is measured over at least a second).
     public var scaling: [(items: Int, rounds: Int)]
     public var scalingSubscribers: Int
-    /// Issue 28's stress test: `clients` readers calling `get` over `items` items, idle and then while the
-    /// collection changes `changesPerSecond` times a second, each phase `seconds` long after `warmUp`.
+    /// Issue 28's stress test: `clients` readers calling `get` over `items` items, in windows that alternate between
+    /// the collection idle and changing `changesPerSecond` times a second, `seconds` of each after `warmUp`.
     public var readsUnderChanges: ReadsUnderChangesScenario
 
     /// The issue's scenarios: N ∈ {100, 1000} at K ∈ {1, 64, 1024}, N = 10,000 at K ∈ {1, 64}; C ∈ {1, 16, 64}.

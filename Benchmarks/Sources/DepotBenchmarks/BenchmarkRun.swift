@@ -149,7 +149,7 @@ public struct BenchmarkRun {
         }
         let stress = plan.readsUnderChanges
         progress(
-            "scaling: \(stress.clients) clients calling get over \(stress.items) items, idle and then while they change \(Int(stress.changesPerSecond)) times a second, \(stress.seconds) s each"
+            "scaling: \(stress.clients) clients calling get over \(stress.items) items, idle and changing \(Int(stress.changesPerSecond)) times a second in alternate windows, \(stress.seconds) s of each"
         )
         results.readsUnderChanges.append(
             try stress.run(binary: depotdBinary, directory: try subdirectory("reads-under-changes"), collection: collection, pool: pool))

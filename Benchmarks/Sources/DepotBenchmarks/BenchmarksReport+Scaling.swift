@@ -53,9 +53,10 @@ extension BenchmarksReport {
         guard !results.readsUnderChanges.isEmpty else { return "" }
         var out = """
             **Reads while the collection changes** (the stress test). C clients call `get` of one item, each sending the \
-            next call when its answer is whole: first with the collection idle, then while another connection makes an \
-            optimistic removal every 1/rate s (the next at once when one took longer), on the same daemon (a file \
-            source, no cache), for the seconds shown after a warm-up. The removals made say whether depotd kept up.
+            next call when its answer is whole, over the same connections in 2 s windows that alternate between the \
+            collection idle and another connection making an optimistic removal every 1/rate s (the next at once when \
+            one took longer), on the same daemon (a file source, no cache), for the seconds shown of each kind after a \
+            warm-up (the first 0.1 s of each window left out). The removals made say whether depotd kept up.
 
             | N | C | Rate | Seconds | `get` p50 idle | p50 changing | p99 idle | p99 changing | p99 ratio | Removals made |
             |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|

@@ -16,14 +16,17 @@ public final class ClosedLoopClients: MessageSink {
     }
 
     /// Runs `connections` (already in a reader pool, each with its request) for `warmUp` + `duration` seconds;
-    /// returns the latencies, in nanoseconds, of the answers completed during `duration`.
+    /// returns the latencies, in nanoseconds, of the answers completed during `duration`. Runs one after the other on
+    /// the same connections are allowed.
     public func run(_ connections: [ClientConnection], request: [UInt8], warmUp: Double, seconds duration: Double) throws -> [UInt64] {
         let start = MonotonicClock.now()
         measureFrom.store(start + UInt64(warmUp * 1e9), ordering: .relaxed)
         measureUntil.store(start + UInt64((warmUp + duration) * 1e9), ordering: .relaxed)
         active.store(connections.count, ordering: .relaxed)
+        // The same connections may run again: each run's latencies are its own (none is in flight between runs).
         for connection in connections {
             connection.request = request
+            connection.latencies.removeAll(keepingCapacity: true)
         }
         // Each connection's first request is sent here, before its reader thread can see an answer.
         for connection in connections {

@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
 
-/// Issue 28's stress test: C clients call `get` as fast as their answers come, first while the collection of N
-/// items is idle, then while it changes `changesPerSecond` times a second (an optimistic removal on its own
-/// connection, each answered before the next is sent). A reader must not wait behind the work a change costs:
-/// the diff, the file written again, the pipelines, the encodings — none of it on the event loop that answers
-/// its `get`. Both phases run on the same daemon, one after the other, so their p99s compare side by side.
+/// Issue 28's stress test: C clients call `get` as fast as their answers come, in windows of `window` seconds that
+/// alternate between the collection of N items idle and changing `changesPerSecond` times a second (an optimistic
+/// removal on its own connection, each answered before the next is sent). A reader must not wait behind the work a
+/// change costs: the diff, the file written again, the pipelines, the encodings — none of it on the event loop that
+/// answers its `get`. The windows interleave over the same connections, so whatever drifts over a run (two 10 s
+/// phases one after the other differed by up to 2.3× with nothing changing) weighs on both kinds alike.
 public struct ReadsUnderChangesScenario: Sendable {
     public var items: Int
     public var clients: Int
@@ -35,27 +36,6 @@ public struct ReadsUnderChangesScenario: Sendable {
     public func measure(socketPath: String, framing: Framing, ids: BenchIDs, pool: ReaderPool) throws -> ReadsUnderChangesFigures {
         let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":\#(ids.literal(items))}}"#.utf8) + [0x0A]
 
-        let idle = try readers(socketPath, framing: framing, request: request, pool: pool)
-        let changer = Changer(socketPath: socketPath, interval: 1 / changesPerSecond, lastID: items - 1, ids: ids)
-        let thread = Thread { changer.run() }
-        thread.start()
-        let changing: [UInt64]
-        do {
-            changing = try readers(socketPath, framing: framing, request: request, pool: pool)
-        } catch {
-            changer.stop()
-            throw error
-        }
-        let outcome = changer.stop()
-        if let failure = outcome.failure { throw failure }
-        return ReadsUnderChangesFigures(
-            items: items, clients: clients, seconds: seconds, changesPerSecond: changesPerSecond,
-            changesMade: outcome.made, changeSeconds: outcome.seconds,
-            idle: LatencySummary(nanoseconds: idle), changing: LatencySummary(nanoseconds: changing))
-    }
-
-    /// `clients` closed-loop readers for `warmUp` + `seconds`: their latencies over `seconds`.
-    private func readers(_ socketPath: String, framing: Framing, request: [UInt8], pool: ReaderPool) throws -> [UInt64] {
         let loop = ClosedLoopClients()
         var connections: [ClientConnection] = []
         for index in 0..<clients {
@@ -64,24 +44,58 @@ public struct ReadsUnderChangesScenario: Sendable {
             connections.append(connection)
         }
         defer { pool.closeAll() }
-        return try loop.run(connections, request: request, warmUp: warmUp, seconds: seconds)
+        // The readers warm up once; each window after it starts them again, and skips its first tenth of a second.
+        _ = try loop.run(connections, request: request, warmUp: warmUp, seconds: 0)
+        let window = min(Self.window, seconds)
+        let windows = max(1, Int((seconds / window).rounded()))
+        var idle: [UInt64] = []
+        var changing: [UInt64] = []
+        var (made, changeSeconds, nextID) = (0, 0.0, 1)
+        for _ in 0..<windows {
+            idle += try loop.run(connections, request: request, warmUp: Self.windowWarmUp, seconds: window)
+            let changer = Changer(socketPath: socketPath, interval: 1 / changesPerSecond, firstID: nextID, lastID: items - 1, ids: ids)
+            let thread = Thread { changer.run() }
+            thread.start()
+            do {
+                changing += try loop.run(connections, request: request, warmUp: Self.windowWarmUp, seconds: window)
+            } catch {
+                changer.stop()
+                throw error
+            }
+            let outcome = changer.stop()
+            if let failure = outcome.failure { throw failure }
+            made += outcome.made
+            changeSeconds += outcome.seconds
+            nextID += outcome.made
+        }
+        return ReadsUnderChangesFigures(
+            items: items, clients: clients, seconds: Double(windows) * window, changesPerSecond: changesPerSecond,
+            changesMade: made, changeSeconds: changeSeconds,
+            idle: LatencySummary(nanoseconds: idle), changing: LatencySummary(nanoseconds: changing))
     }
+
+    /// Seconds measured in each window (at most; less when `seconds` is shorter), and the start of each left out
+    /// (the readers starting again).
+    static let window = 2.0
+    static let windowWarmUp = 0.1
 }
 
-/// Optimistic removals of ids 1, 2, … on a schedule of one every `interval` seconds (the next one at once when one
+/// Optimistic removals of ids `firstID`, `firstID` + 1, … on a schedule of one every `interval` seconds (the next one at once when one
 /// took longer), on a thread of its own, until `stop()`.
 private final class Changer: Sendable {
     private let socketPath: String
     private let interval: Double
+    private let firstID: Int
     private let lastID: Int
     private let ids: BenchIDs
     private let stopping = Atomic(false)
     private let done = DispatchSemaphore(value: 0)
     private let outcome = Mutex<(made: Int, seconds: Double, failure: BenchError?)>((0, 0, nil))
 
-    init(socketPath: String, interval: Double, lastID: Int, ids: BenchIDs) {
+    init(socketPath: String, interval: Double, firstID: Int, lastID: Int, ids: BenchIDs) {
         self.socketPath = socketPath
         self.interval = interval
+        self.firstID = firstID
         self.lastID = lastID
         self.ids = ids
     }
@@ -91,9 +105,9 @@ private final class Changer: Sendable {
         let start = MonotonicClock.now()
         do {
             let control = try ControlConnection(path: socketPath, framing: .lines)
-            var id = 1
+            var id = firstID
             while !stopping.load(ordering: .relaxed), id <= lastID {
-                let due = start + UInt64(Double(id - 1) * interval * 1e9)
+                let due = start + UInt64(Double(id - firstID) * interval * 1e9)
                 let now = MonotonicClock.now()
                 if due > now { usleep(UInt32((due - now) / 1000)) }
                 try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"remove","params":{"id":\#(ids.literal(id)),"optimistic":true}}"#)
@@ -103,7 +117,7 @@ private final class Changer: Sendable {
                 }
                 let elapsed = Double(MonotonicClock.now() - start) / 1e9
                 outcome.withLock {
-                    $0.made = id
+                    $0.made = id - firstID + 1
                     $0.seconds = elapsed
                 }
                 id += 1

@@ -8,7 +8,7 @@ import Foundation
 struct ReadsUnderChangesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reads-under-changes",
-        abstract: "Time `get` from many clients on a running depotd, idle and then while its items are removed; prints one JSON object."
+        abstract: "Time `get` from many clients on a running depotd, in windows idle and while its items are removed; prints one JSON object."
     )
 
     @Option(help: "The running depotd's socket.")
@@ -26,7 +26,7 @@ struct ReadsUnderChangesCommand: ParsableCommand {
     @Option(help: "Optimistic removals a second while the collection changes.")
     var rate = 10.0
 
-    @Option(help: "Seconds measured in each phase, after a second's warm-up.")
+    @Option(help: "Seconds measured of each kind (in 2 s windows that alternate), after a second's warm-up.")
     var seconds = 10.0
 
     func run() throws {
