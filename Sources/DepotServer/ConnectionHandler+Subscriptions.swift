@@ -47,17 +47,15 @@ extension ConnectionHandler {
         var resumed = false
         // The state the subscription starts from, when a form of it must be encoded first: off the loop (a large
         // success no one has needed in that form yet), handed over by the subscriber group when it is done.
-        var awaiting: (state: StateFrame, forms: [(state: StateFrame, form: StateFrame.FullForm)])?
+        var awaiting: StateFrame?
         func start(from state: StateFrame?, resync: Bool) {
-            if let state {
-                let forms = subscription.fullForms(
-                    of: CollectionOfOne(state), limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes
-                ).filter { $0.state.wouldEncode($0.form) }
-                if !forms.isEmpty {
-                    subscription.start(awaiting: state, resync: resync)
-                    awaiting = (state, forms)
-                    return
-                }
+            if let state,
+                subscription.fullForms(of: CollectionOfOne(state), limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+                    .contains(where: { $0.state.wouldEncode($0.form) })
+            {
+                subscription.start(awaiting: state, resync: resync)
+                awaiting = state
+                return
             }
             subscription.start(from: state, resync: resync)
         }
@@ -90,7 +88,7 @@ extension ConnectionHandler {
         }
         subscriptions.add(subscription)
         if let awaiting {
-            fanout.group(for: context.eventLoop).awaitFirstState(awaiting.state, forms: awaiting.forms, for: self)
+            fanout.group(for: context.eventLoop).awaitFirstState(awaiting, for: self)
         }
         logger.info(
             "subscribed",

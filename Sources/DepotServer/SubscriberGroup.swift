@@ -143,21 +143,13 @@ final class SubscriberGroup: Sendable {
         encodings.add(needed)
     }
 
-    /// A new subscription of `connection` starts from `state`, whose `forms` are not encoded yet: the connection waits
-    /// for them off the loop, as it would for a published state, and gets `state` first when they are done, then
-    /// every state handed to it meanwhile.
-    func awaitFirstState(
-        _ state: StateFrame, forms: [(state: StateFrame, form: StateFrame.FullForm)], for connection: ConnectionHandler
-    ) {
-        let key = ObjectIdentifier(connection)
-        let held = waiting.value[key] ?? []
-        // The current state is the newest its stream has: any other state held for the connection came before it.
-        if !held.contains(where: { $0 === state }) {
-            waiting.value[key] = held + [state]
-        }
-        var needed = EncodingsNeeded()
-        needed.add(forms)
-        encodeOffLoop(needed)
+    /// A new subscription of `connection` starts from `state`, a form of which is not encoded yet: `state` is handed to
+    /// the connection as a published state is (`hand`), so the connection waits for the form off the loop and gets
+    /// `state` first when it is done, then every state handed to it meanwhile.
+    func awaitFirstState(_ state: StateFrame, for connection: ConnectionHandler) {
+        var toEncode = EncodingsNeeded()
+        hand([state], to: connection, encodings: &toEncode)
+        encodeOffLoop(toEncode)
     }
 
     /// Has `encodings` made on NIO's blocking pool (once for all loops: `StateFrame.encode`), those this group has
