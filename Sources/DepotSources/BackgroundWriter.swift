@@ -25,12 +25,8 @@ final class BackgroundWriter: Sendable {
     private let jobs = Locked<(queue: [@Sendable (UnsafeMutableRawBufferPointer) -> Void], started: Bool)>(([], false))
     private let ready = DispatchSemaphore(value: 0)
 
-    /// Runs `work` on the thread and returns what it gave.
-    func run<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
-        await run(usingBuffer: { _ in work() })
-    }
-
-    /// Runs `work` on the thread with the buffer jobs share, which is `work`'s alone until it returns.
+    /// Runs `work` on the thread with the buffer jobs share, which is `work`'s alone until it returns, and returns
+    /// what it gave.
     func run<Value: Sendable>(usingBuffer work: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Value) async -> Value {
         await withCheckedContinuation { continuation in
             submit { buffer in continuation.resume(returning: work(buffer)) }

@@ -11,7 +11,7 @@ struct BackgroundWriterTests {
     @Test("a job runs at the writer's nice value, on its thread only: the caller's stays as it was")
     func niceness() async {
         let before = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        let inside = await BackgroundWriter.shared.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        let inside = await BackgroundWriter.shared.run(usingBuffer: { _ in getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) })
         #expect(inside == BackgroundWriter.niceness)
         #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == before)
     }
@@ -20,7 +20,7 @@ struct BackgroundWriterTests {
     func manyJobs() async {
         let results = await withTaskGroup(of: (Int, Int).self) { group in
             for number in 0..<200 {
-                group.addTask { (number, await BackgroundWriter.shared.run { number * 2 }) }
+                group.addTask { (number, await BackgroundWriter.shared.run(usingBuffer: { _ in number * 2 })) }
             }
             return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
         }
