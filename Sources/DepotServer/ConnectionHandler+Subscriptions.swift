@@ -176,6 +176,20 @@ extension ConnectionHandler {
             of: states.suffix(limits.subscriberQueueLimit), limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
     }
 
+    /// Whether a large state's full form should wait unencoded until the socket takes more: the socket is full and
+    /// every subscription is in snapshot mode, so newer states replace it in the queue before it could be written.
+    /// A subscriber that does not read then costs no encoding per state.
+    var defersEncodings: Bool {
+        guard let context, !context.channel.isWritable else { return false }
+        return subscriptions.onlySnapshots
+    }
+
+    /// Of `states`, those a connection that defers encodings holds until it can write: what its queues would keep.
+    func statesWorthHolding(_ states: [StateFrame]) -> [StateFrame] {
+        let limits = limits.current
+        return subscriptions.newestWithinBounds(states, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+    }
+
     /// Called by the subscriber group, on this loop, with published states in seq order (some may have been
     /// delivered before, and are ignored); writes what the socket takes, in one flush.
     func deliver(_ states: [StateFrame]) {

@@ -183,6 +183,10 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
             drainQueues()
+            if isInSubscriberGroup {
+                // States held unencoded while the socket was full are handed over now.
+                fanout.group(for: context.eventLoop).connectionCanWrite(self)
+            }
             dispatchHeldLines()
             resumeReadingIfAllowed()
         }

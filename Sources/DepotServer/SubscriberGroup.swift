@@ -13,7 +13,9 @@ import Synchronization
 /// — `load` publishes `loading` and, soon after, `success`. Every connection still receives every state, in
 /// seq order; a connection ignores a state it already has. A connection that would have to encode a large state's
 /// items on the loop waits instead, with the states after it, while the blocking pool encodes them; the others
-/// go on receiving states meanwhile. The connections are touched only on `eventLoop`.
+/// go on receiving states meanwhile. A connection whose socket is full holds its large states unencoded until it takes
+/// more, keeping only those its queue would: one that does not read costs no encoding per state, and no memory for
+/// encodings it would drop unread. The connections are touched only on `eventLoop`.
 final class SubscriberGroup: Sendable {
     let eventLoop: any EventLoop
     private let connections: NIOLoopBoundBox<[ObjectIdentifier: ConnectionHandler]>
@@ -134,11 +136,17 @@ final class SubscriberGroup: Sendable {
     private func hand(_ states: [StateFrame], to connection: ConnectionHandler, encodings: inout EncodingsNeeded) {
         let key = ObjectIdentifier(connection)
         if let held = waiting.value[key] {
-            waiting.value[key] = held + states.filter { state in !held.contains { $0 === state } }
+            let all = held + states.filter { state in !held.contains { $0 === state } }
+            waiting.value[key] = connection.defersEncodings ? connection.statesWorthHolding(all) : all
             return
         }
         let needed = connection.fullFormsToEncode(of: states)
         guard !needed.isEmpty else { return connection.deliver(states) }
+        guard !connection.defersEncodings else {
+            // Held unencoded until its socket takes more (`connectionCanWrite`); newer states replace them meanwhile.
+            waiting.value[key] = connection.statesWorthHolding(states)
+            return
+        }
         waiting.value[key] = states
         encodings.add(needed)
     }
@@ -168,34 +176,49 @@ final class SubscriberGroup: Sendable {
         }
     }
 
-    /// Runs on `eventLoop` when an encoding is done: every waiting connection gets its states up to the first that
-    /// still needs a form encoded (so it holds on to no more encoded states than its queue would), and asks for
-    /// what it still needs.
+    /// Runs on `eventLoop` when an encoding is done: every waiting connection that can write gets its states (`handHeld`).
     private func handWaiting() {
         var toEncode = EncodingsNeeded()
-        for (key, held) in waiting.value {
-            guard let connection = connections.value[key] else {
-                waiting.value[key] = nil
-                continue
-            }
-            var states = held[...]
-            var needed = connection.fullFormsToEncode(of: Array(states))
-            while !needed.isEmpty, let first = states.firstIndex(where: { state in needed.contains { $0.state === state } }),
-                first > states.startIndex
-            {
-                connection.deliver(Array(states[..<first]))
-                states = states[first...]
-                needed = connection.fullFormsToEncode(of: Array(states))
-            }
-            if needed.isEmpty {
-                waiting.value[key] = nil
-                connection.deliver(Array(states))
-            } else {
-                waiting.value[key] = Array(states)
-                toEncode.add(needed)
-            }
+        for key in waiting.value.keys {
+            handHeld(key, encodings: &toEncode)
         }
         encodeOffLoop(toEncode)
+    }
+
+    /// Runs on `eventLoop` when `connection`'s socket takes more again: the states it held unencoded while it could
+    /// not write are handed over now, and the forms they need asked for.
+    func connectionCanWrite(_ connection: ConnectionHandler) {
+        var toEncode = EncodingsNeeded()
+        handHeld(ObjectIdentifier(connection), encodings: &toEncode)
+        encodeOffLoop(toEncode)
+    }
+
+    /// The connection `key`'s waiting states, up to the first that still needs a form encoded (so it holds on to no
+    /// more encoded states than its queue would), and what it still needs joins `encodings`; nothing while the
+    /// connection defers encodings.
+    private func handHeld(_ key: ObjectIdentifier, encodings: inout EncodingsNeeded) {
+        guard let held = waiting.value[key] else { return }
+        guard let connection = connections.value[key] else {
+            waiting.value[key] = nil
+            return
+        }
+        guard !connection.defersEncodings else { return }
+        var states = held[...]
+        var needed = connection.fullFormsToEncode(of: Array(states))
+        while !needed.isEmpty, let first = states.firstIndex(where: { state in needed.contains { $0.state === state } }),
+            first > states.startIndex
+        {
+            connection.deliver(Array(states[..<first]))
+            states = states[first...]
+            needed = connection.fullFormsToEncode(of: Array(states))
+        }
+        if needed.isEmpty {
+            waiting.value[key] = nil
+            connection.deliver(Array(states))
+        } else {
+            waiting.value[key] = Array(states)
+            encodings.add(needed)
+        }
     }
 
     /// Empties the mailbox. When it is already empty and `endingDeliveryIfEmpty`, the delivery task ends: the

@@ -297,6 +297,80 @@ struct EncodingTests {
         }
     }
 
+    @Test(
+        "a snapshot-mode subscriber whose socket is full has no large state encoded for it until it reads again, then the newest its queue keeps"
+    )
+    func stalledSubscriberCostsNoEncodings() async throws {
+        // About 600 KiB a state, against a queue byte bound of 64 KiB: the queue keeps only the newest.
+        let limits = ConnectionLimits(subscriberQueueBytes: 64 * 1024)
+        try await withServer(source: TestSource(count: 20_000), limits: limits) { server in
+            let control = try await server.connect()
+            let loaded = try await control.call("load")["seq"]?.numberValue?.intValue ?? -1
+            // `state` has the loaded state's snapshot encoded: the subscription below starts from it as it is.
+            _ = try await control.call("state")
+            let stalled = try server.rawSocket(receiveBufferBytes: 4096)
+            try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"snapshot"}}"# + "\n")
+            #expect(try await stalled.readMessage()["id"] == 1)
+            // Its first state fills the socket's buffers and more: from here on it reads nothing for a while.
+            let reader = try await server.connectLines()
+            try await reader.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"delta"}}"#)
+            _ = try await NotificationLine.collect(reader.lines, untilSeq: loaded)
+            let before = server.server.fanout.largeEncodingCounts.all
+            var last = loaded
+            for id in 1...10 {
+                last = try await control.call("remove", params: ["id": .string(String(id))])["seq"]?.numberValue?.intValue ?? -1
+            }
+            let final = last
+            let seen = try await NotificationLine.collect(reader.lines, untilSeq: final)
+            #expect(seen.seqs == Array((loaded + 1)...final), "the delta-mode reader beside it got every state")
+            #expect(server.server.fanout.largeEncodingCounts.all == before, "no state was encoded while the stalled socket was full")
+
+            // Now it reads: the rest of its first state, what was queued before its socket filled (small states), and
+            // the newest, each saying how many it skipped.
+            var seqs: [Int] = []
+            var newest: JSONValue?
+            while seqs.last != final {
+                let params = try #require(try await stalled.readMessage()["params"])
+                let seq = try #require(params["state"]?["seq"]?.numberValue?.intValue)
+                let skipped = params["skipped"]?.numberValue?.intValue ?? 0
+                if let previous = seqs.last { #expect(skipped == seq - previous - 1, "skipped says how many it missed") }
+                seqs.append(seq)
+                newest = params
+            }
+            #expect(seqs.first == loaded && seqs == seqs.sorted() && seqs.count < final - loaded, "\(seqs)")
+            #expect(newest?["state"]?["items"]?.arrayValue?.count == 20_000 - 10)
+            #expect(server.server.fanout.largeEncodingCounts.all - before == 1, "the newest state only, once it could be written")
+            #expect(server.server.fanout.largeEncodingCounts.onEventLoops == 0)
+        }
+    }
+
+    @Test("snapshot-mode subscribers that read get every large state, though their queue's byte bound holds only one")
+    func readingSnapshotSubscribersMissNothing() async throws {
+        // About 600 KiB a state, against a queue byte bound of 64 KiB: a state found unwritten when the next comes is
+        // dropped, so each must reach the socket before the next is published.
+        let limits = ConnectionLimits(subscriberQueueBytes: 64 * 1024)
+        try await withServer(source: TestSource(count: 20_000), limits: limits) { server in
+            let control = try await server.connect()
+            let loaded = try await control.call("load")["seq"]?.numberValue?.intValue ?? -1
+            let subscribers = try await Self.subscribers(8, on: server) { _ in "snapshot" }
+            for connection in subscribers {
+                _ = try await NotificationLine.collect(connection.lines, untilSeq: loaded)
+            }
+            for id in 1...6 {
+                // Each optimistic removal publishes two states, the second once the source confirms it; the next removal
+                // waits until every subscriber has both.
+                let confirmed =
+                    try await control.call("remove", params: ["id": .string(String(id)), "optimistic": true])["seq"]?.numberValue?.intValue ?? -1
+                for connection in subscribers {
+                    let seen = try await withTimeout(.seconds(60), "seq \(confirmed)") {
+                        try await NotificationLine.collect(connection.lines, untilSeq: confirmed)
+                    }
+                    #expect(seen.seqs == [confirmed - 1, confirmed] && seen.skipped == 0, "\(seen)")
+                }
+            }
+        }
+    }
+
     @Test("while large states follow each other fast, every subscriber on every loop receives each of them, in order")
     func largeStatesInQuickSuccession() async throws {
         try await withServer(source: TestSource(count: 2_000)) { server in
