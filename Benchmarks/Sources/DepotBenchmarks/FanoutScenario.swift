@@ -50,11 +50,7 @@ public struct FanoutScenario: Sendable {
     private func subscribe(to system: any SystemUnderTest, pool: ReaderPool) throws -> Measurement {
         try system.prepare(items: items)
         let tracker = SubscriberTracker()
-        if let seq = system.subscribedSeq {
-            tracker.arm(seq: seq, count: subscribers)
-        } else {
-            tracker.arm(messages: 1, count: subscribers)
-        }
+        system.armForNewSubscribers(tracker, count: subscribers)
         for index in 0..<subscribers {
             let fd = try UnixSocket.connect(to: system.socketPath)
             pool.add(ClientConnection(fd: fd, index: index, framing: system.framing, sink: tracker))

@@ -19,11 +19,7 @@ public struct IdleMemoryScenario: Sendable {
         var figures: [IdleMemoryFigures] = []
         defer { pool.closeAll() }
         for step in subscriberSteps.sorted() where step > connected {
-            if let seq = system.subscribedSeq {
-                tracker.arm(seq: seq, count: step - connected)
-            } else {
-                tracker.arm(messages: 1, count: step - connected)
-            }
+            system.armForNewSubscribers(tracker, count: step - connected)
             for index in connected..<step {
                 let fd = try UnixSocket.connect(to: system.socketPath)
                 pool.add(ClientConnection(fd: fd, index: index, framing: system.framing, sink: tracker))

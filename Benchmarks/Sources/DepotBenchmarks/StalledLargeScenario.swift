@@ -33,7 +33,7 @@ public struct StalledLargeScenario: Sendable {
         let encodedStateBytes = try stateBytes(depotd.socketPath)
 
         let tracker = SubscriberTracker()
-        tracker.arm(seq: depotd.subscribedSeq ?? 0, count: 1)
+        depotd.armForNewSubscribers(tracker, count: 1)
         let readerFD = try UnixSocket.connect(to: depotd.socketPath)
         pool.add(ClientConnection(fd: readerFD, index: 0, framing: .lines, sink: tracker))
         try UnixSocket.writeAll(readerFD, depotd.subscribeMessage)

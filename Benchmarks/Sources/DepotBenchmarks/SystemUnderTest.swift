@@ -11,8 +11,8 @@ public protocol SystemUnderTest: AnyObject {
     var subscribeMessage: [UInt8] { get }
     /// What subscriber `index` of a fan-out sends (the same for all, unless subscribers differ, as with pipelines).
     func subscribeMessage(subscriber index: Int) -> [UInt8]
-    /// How to know a subscriber is subscribed: the seq of the current state it receives first (depotd), or
-    /// nil when the answer to its subscription is one message without a seq.
+    /// The seq of the current state a new subscriber receives first (depotd), or nil when the answer to its
+    /// subscription is one message without a seq.
     var subscribedSeq: Int? { get }
 
     /// Makes the collection (or the payload) `items` items of the shared collection, outside any measurement.
@@ -38,6 +38,14 @@ public enum RPCMethodUnderTest: String, Sendable, Codable {
 }
 
 extension SystemUnderTest {
+    /// Arms `tracker` to wait until `count` new subscribers hold the current state: depotd answers `subscribe` and
+    /// then sends the current state, two messages; the others answer with one. The answer names the current seq too,
+    /// so counting by seq would let a round start while a large current state is still on its way to them — and
+    /// the state the round publishes could then find their sockets full.
+    func armForNewSubscribers(_ tracker: SubscriberTracker, count: Int) {
+        tracker.arm(messages: subscribedSeq == nil ? 1 : 2, count: count)
+    }
+
     public func subscribeMessage(subscriber index: Int) -> [UInt8] {
         subscribeMessage
     }
