@@ -81,7 +81,10 @@ public struct FileSource: Source {
             Result { () throws(SystemError) in
                 var digest: String?
                 let stamp = try Files.replaceAtomically(path) { write in
-                    digest = FileText.write(remaining, through: buffer, to: write)
+                    digest = FileText.write(remaining, through: buffer) { piece in
+                        defer { BackgroundWriter.yieldBetweenPieces() }
+                        return write(piece)
+                    }
                     return digest != nil
                 }
                 guard let digest else { preconditionFailure("a file written whole has the digest of every piece") }
