@@ -9,10 +9,11 @@ import Glibc
 /// One thread of its own, at a lower scheduling priority than the event loops (nice 10), for the work of a file
 /// source's rewrite: the file's bytes joined, their digest and the write. At 100,000 items that is some 30 ms of
 /// CPU; on a machine whose cores the readers keep busy, at the same priority it would take that time from them,
-/// while the removal that asked for it can wait; a job yields between the pieces of its work, so a loop that wakes
-/// runs within a piece's time (a quarter of a millisecond), not a time slice. Jobs run one at a time, in order, so they share one buffer
-/// (`bufferSize`) to write through: a rewrite allocates nothing in proportion to the file. The thread starts with
-/// the first job and stays for the life of the process, idle on a semaphore, as a dispatch queue's thread would.
+/// while the removal that asked for it can wait; a job yields between the pieces of its work
+/// (`yieldBetweenPieces`), so a loop that wakes runs within a piece's time (a quarter of a millisecond), not a time
+/// slice. Jobs run one at a time, in order, so they share one buffer (`bufferSize`) to write through: a rewrite
+/// allocates nothing in proportion to the file. The thread starts with the first job and stays for the life of the
+/// process, idle on a semaphore, as a dispatch queue's thread would.
 final class BackgroundWriter: Sendable {
     static let shared = BackgroundWriter()
 
