@@ -193,11 +193,11 @@ struct HTTPSourceFetchTests {
 
     @Test("nothing listening: the failure comes at once, names the URL, says the connection was refused and what to check")
     func refused() async throws {
-        let server = try await HTTPTestServer.start { _ in .hang }
-        await server.stop()
+        // A port held, where nothing listens (a stopped server's port could be given to another test's server).
+        let server = try RefusingPort()
         // A refused connection fails at once, not after the connect timeout (AsyncHTTPClient's retries are off):
         // with a ten-minute connect timeout, this test would run past its own limit.
-        let source = try httpSource(server) { $0.connectTimeout = .seconds(600) }
+        let source = try httpSource(url: server.url("/items")) { $0.connectTimeout = .seconds(600) }
         let error = try await withTimeout(.seconds(30), "a refused connection to fail the fetch") {
             try #require(await #expect(throws: SourceError.self) { _ = try await source.fetchItems() })
         }

@@ -29,11 +29,20 @@ func httpSource(
     logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
     configure: (inout HTTPSourceOptions) throws -> Void = { _ in }
 ) throws -> HTTPSource {
+    try httpSource(url: server.url(path), logger: logger, configure: configure)
+}
+
+/// A source of the resource at `url`, with the tests' timeouts.
+func httpSource(
+    url: String,
+    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+    configure: (inout HTTPSourceOptions) throws -> Void = { _ in }
+) throws -> HTTPSource {
     var options = HTTPSourceOptions()
     options.connectTimeout = .seconds(5) * TestTime.scale
     options.requestTimeout = .seconds(20) * TestTime.scale
     try configure(&options)
-    return HTTPSource(address: try HTTPAddress(parsing: server.url(path)), options: options, logger: logger)
+    return HTTPSource(address: try HTTPAddress(parsing: url), options: options, logger: logger)
 }
 
 let threeItems = #"[{"id":1,"name":"one"},{"id":2,"name":"two"},{"id":"c","name":"three"}]"#
