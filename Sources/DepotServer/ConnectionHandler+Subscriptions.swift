@@ -184,12 +184,6 @@ extension ConnectionHandler {
         return subscriptions.onlySnapshots
     }
 
-    /// Of `states`, those a connection that defers encodings holds until it can write: what its queues would keep.
-    func statesWorthHolding(_ states: [StateFrame]) -> [StateFrame] {
-        let limits = limits.current
-        return subscriptions.newestWithinBounds(states, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
-    }
-
     /// Called by the subscriber group, on this loop, with published states in seq order (some may have been
     /// delivered before, and are ignored); writes what the socket takes, in one flush.
     func deliver(_ states: [StateFrame]) {

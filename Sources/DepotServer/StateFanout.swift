@@ -58,7 +58,7 @@ final class StateFanout: StateObserver {
         onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.library = library
-        self.groups = eventLoops.map(SubscriberGroup.init(eventLoop:))
+        self.groups = eventLoops.map { SubscriberGroup(eventLoop: $0, limits: limits) }
         self.epoch = epoch
         self.limits = limits
         self.idField = idField
@@ -319,6 +319,15 @@ final class StateFanout: StateObserver {
                 if let all { done(all.sorted { $0.subscription < $1.subscription }) }
             }
         }
+    }
+
+    /// How many connections are parked (`ParkedConnections`), counted on each loop.
+    func parkedConnectionCount() async throws -> Int {
+        var count = 0
+        for group in groups {
+            count += try await group.eventLoop.submit { group.parkedCount }.get()
+        }
+        return count
     }
 
     func group(for eventLoop: any EventLoop) -> SubscriberGroup {

@@ -13,12 +13,18 @@ import Synchronization
 /// — `load` publishes `loading` and, soon after, `success`. Every connection still receives every state, in
 /// seq order; a connection ignores a state it already has. A connection that would have to encode a large state's
 /// items on the loop waits instead, with the states after it, while the blocking pool encodes them; the others
-/// go on receiving states meanwhile. A connection whose socket is full holds its large states unencoded until it takes
-/// more, keeping only those its queue would: one that does not read costs no encoding per state, and no memory for
-/// encodings it would drop unread. The connections are touched only on `eventLoop`.
+/// go on receiving states meanwhile. A connection whose socket is full and whose subscriptions are all in snapshot mode
+/// is parked (`ParkedConnections`): it holds its large states unencoded until it takes more, keeping only those its
+/// queue would. One that does not read costs no encoding per state, no memory for encodings it would drop unread, and
+/// no work per state: the group's passes skip it. The connections are touched only on `eventLoop`.
 final class SubscriberGroup: Sendable {
     let eventLoop: any EventLoop
+    private let limits: LiveLimits
+    /// Every connection of the group.
     private let connections: NIOLoopBoundBox<[ObjectIdentifier: ConnectionHandler]>
+    /// The connections not parked: those a pass hands states to.
+    private let active: NIOLoopBoundBox<[ObjectIdentifier: ConnectionHandler]>
+    private let parked: NIOLoopBoundBox<ParkedConnections>
     private let mailbox = Locked(Mailbox())
     /// Connections waiting for a large state's full form to be encoded, with the states they are to get then.
     private let waiting: NIOLoopBoundBox<[ObjectIdentifier: [StateFrame]]>
@@ -41,21 +47,31 @@ final class SubscriberGroup: Sendable {
         var isDeliveryScheduled = false
     }
 
-    init(eventLoop: any EventLoop) {
+    init(eventLoop: any EventLoop, limits: LiveLimits) {
         self.eventLoop = eventLoop
+        self.limits = limits
         self.connections = .makeBoxSendingValue([:], eventLoop: eventLoop)
+        self.active = .makeBoxSendingValue([:], eventLoop: eventLoop)
+        self.parked = .makeBoxSendingValue(ParkedConnections(), eventLoop: eventLoop)
         self.waiting = .makeBoxSendingValue([:], eventLoop: eventLoop)
         self.requested = .makeBoxSendingValue([], eventLoop: eventLoop)
     }
 
     func add(_ connection: ConnectionHandler) {
         connections.value[ObjectIdentifier(connection)] = connection
+        active.value[ObjectIdentifier(connection)] = connection
     }
 
     func remove(_ connection: ConnectionHandler) {
-        connections.value[ObjectIdentifier(connection)] = nil
-        waiting.value[ObjectIdentifier(connection)] = nil
+        let key = ObjectIdentifier(connection)
+        connections.value[key] = nil
+        active.value[key] = nil
+        waiting.value[key] = nil
+        parked.value.remove(key)
     }
+
+    /// How many of the group's connections are parked (for tests).
+    var parkedCount: Int { parked.value.count }
 
     /// Queues `state` for this loop's connections; called in seq order, from any thread.
     func post(_ state: StateFrame) {
@@ -95,7 +111,7 @@ final class SubscriberGroup: Sendable {
         }
     }
 
-    /// Runs on `eventLoop`: hands every posted state to every connection, until the mailbox stays empty.
+    /// Runs on `eventLoop`: hands every posted state to every connection not parked, until the mailbox stays empty.
     private func deliverPosted() {
         var states = takePosted(endingDeliveryIfEmpty: true)
         while !states.isEmpty {
@@ -104,7 +120,7 @@ final class SubscriberGroup: Sendable {
             var postedDuringPass: [StateFrame] = []
             var toEncode = EncodingsNeeded()
             // Connections whose subscriptions are all in delta mode first: they need no large state's snapshot.
-            let all = connections.value.values
+            let all = active.value.values
             for connection in all.filter({ !$0.wantsSnapshots }) + all.filter(\.wantsSnapshots) {
                 let newer = takePosted(endingDeliveryIfEmpty: false)
                 states += newer
@@ -132,23 +148,53 @@ final class SubscriberGroup: Sendable {
     /// snapshot-mode subscription's snapshot, or the items of a state a delta-mode one cannot take as a delta), or it
     /// already waits for one: then the states wait with it, in seq order, and the forms it needs join `encodings`.
     /// The other connections are not held up by it: a delta-mode reader beside stalled snapshot-mode ones gets each
-    /// state as soon as it is published.
+    /// state as soon as it is published. A connection that defers encodings is parked instead of waiting.
     private func hand(_ states: [StateFrame], to connection: ConnectionHandler, encodings: inout EncodingsNeeded) {
         let key = ObjectIdentifier(connection)
+        if let held = unpark(key, connection) {
+            // Parked, and handed a state all the same (a subscription's first): it joins those held, then all go on
+            // as though the connection could write.
+            waiting.value[key] = Self.merged(held, states)
+            return handHeld(key, encodings: &encodings)
+        }
         if let held = waiting.value[key] {
-            let all = held + states.filter { state in !held.contains { $0 === state } }
-            waiting.value[key] = connection.defersEncodings ? connection.statesWorthHolding(all) : all
+            waiting.value[key] = Self.merged(held, states)
+            if connection.defersEncodings { park(key) }
             return
         }
         let needed = connection.fullFormsToEncode(of: states)
         guard !needed.isEmpty else { return connection.deliver(states) }
+        waiting.value[key] = states
         guard !connection.defersEncodings else {
             // Held unencoded until its socket takes more (`connectionCanWrite`); newer states replace them meanwhile.
-            waiting.value[key] = connection.statesWorthHolding(states)
-            return
+            return park(key)
         }
-        waiting.value[key] = states
         encodings.add(needed)
+    }
+
+    /// `held` followed by those of `states` not among them, in seq order.
+    private static func merged(_ held: [StateFrame], _ states: [StateFrame]) -> [StateFrame] {
+        held + states.filter { state in !held.contains { $0 === state } }
+    }
+
+    /// Parks the connection `key` with the states it waits with, cut to what its queues would keep: from now on the
+    /// group's passes skip it, and the states they hand out wait in the parked connections' log.
+    private func park(_ key: ObjectIdentifier) {
+        let limits = limits.current
+        let held = waiting.value.removeValue(forKey: key) ?? []
+        active.value[key] = nil
+        parked.value.park(
+            key,
+            holding: ParkedConnections.newestWithinBounds(
+                held, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes, state: \.self))
+    }
+
+    /// Unparks `connection` if it is parked: the group's passes hand it states again, starting with those returned.
+    private func unpark(_ key: ObjectIdentifier, _ connection: ConnectionHandler) -> [StateFrame]? {
+        guard parked.value.contains(key) else { return nil }
+        let limits = limits.current
+        active.value[key] = connection
+        return parked.value.unpark(key, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
     }
 
     /// A new subscription of `connection` starts from `state`, a form of which is not encoded yet: `state` is handed to
@@ -185,24 +231,28 @@ final class SubscriberGroup: Sendable {
         encodeOffLoop(toEncode)
     }
 
-    /// Runs on `eventLoop` when `connection`'s socket takes more again: the states it held unencoded while it could
-    /// not write are handed over now, and the forms they need asked for.
+    /// Runs on `eventLoop` when `connection`'s socket takes more again: a parked connection is unparked, and the states
+    /// it held unencoded while it could not write are handed over now, and the forms they need asked for.
     func connectionCanWrite(_ connection: ConnectionHandler) {
+        let key = ObjectIdentifier(connection)
+        if let held = unpark(key, connection) {
+            waiting.value[key] = held
+        }
         var toEncode = EncodingsNeeded()
-        handHeld(ObjectIdentifier(connection), encodings: &toEncode)
+        handHeld(key, encodings: &toEncode)
         encodeOffLoop(toEncode)
     }
 
     /// The connection `key`'s waiting states, up to the first that still needs a form encoded (so it holds on to no
-    /// more encoded states than its queue would), and what it still needs joins `encodings`; nothing while the
-    /// connection defers encodings.
+    /// more encoded states than its queue would), and what it still needs joins `encodings`; a connection that now
+    /// defers encodings is parked instead.
     private func handHeld(_ key: ObjectIdentifier, encodings: inout EncodingsNeeded) {
         guard let held = waiting.value[key] else { return }
         guard let connection = connections.value[key] else {
             waiting.value[key] = nil
             return
         }
-        guard !connection.defersEncodings else { return }
+        guard !connection.defersEncodings else { return park(key) }
         var states = held[...]
         var needed = connection.fullFormsToEncode(of: Array(states))
         while !needed.isEmpty, let first = states.firstIndex(where: { state in needed.contains { $0.state === state } }),
@@ -221,9 +271,18 @@ final class SubscriberGroup: Sendable {
         }
     }
 
-    /// Empties the mailbox. When it is already empty and `endingDeliveryIfEmpty`, the delivery task ends: the
-    /// next post schedules a new one.
+    /// Empties the mailbox, recording what it held for the parked connections. When it is already empty and
+    /// `endingDeliveryIfEmpty`, the delivery task ends: the next post schedules a new one.
     private func takePosted(endingDeliveryIfEmpty: Bool) -> [StateFrame] {
+        let states = takeMailbox(endingDeliveryIfEmpty: endingDeliveryIfEmpty)
+        if !states.isEmpty && !parked.value.isEmpty {
+            let limits = limits.current
+            parked.value.record(states, limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+        }
+        return states
+    }
+
+    private func takeMailbox(endingDeliveryIfEmpty: Bool) -> [StateFrame] {
         mailbox.withLock { mailbox in
             if mailbox.states.isEmpty {
                 if endingDeliveryIfEmpty { mailbox.isDeliveryScheduled = false }

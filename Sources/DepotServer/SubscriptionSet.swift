@@ -34,21 +34,6 @@ struct SubscriptionSet {
         !subscriptions.isEmpty && subscriptions.allSatisfy { $0.mode == .snapshot }
     }
 
-    /// Of `states` (in seq order), those snapshot-mode queues bound to `limit` states and `byteLimit` bytes would keep:
-    /// for each pipeline, the newest states whose items fit `byteLimit` together, the newest always. A state's
-    /// snapshot is larger than its items, so what this leaves out the queue would have dropped.
-    func newestWithinBounds(_ states: [StateFrame], limit: Int, byteLimit: Int) -> [StateFrame] {
-        var kept: [StateFrame] = []
-        var taken: [Int: (count: Int, bytes: Int)] = [:]
-        for state in states.reversed() {
-            let (count, bytes) = taken[state.pipelineNumber, default: (0, 0)]
-            guard count == 0 || (count < limit && bytes + state.itemBytes <= byteLimit) else { continue }
-            taken[state.pipelineNumber] = (count + 1, bytes + state.itemBytes)
-            kept.append(state)
-        }
-        return kept.reversed()
-    }
-
     /// The full forms that queueing `states` would encode on this thread (`Subscription.fullForms`, less those
     /// encoded already); empty when none would.
     func fullFormsToEncode(of states: some Collection<StateFrame>, limit: Int, byteLimit: Int) -> [(state: StateFrame, form: StateFrame.FullForm)] {

@@ -324,6 +324,7 @@ struct EncodingTests {
             let seen = try await NotificationLine.collect(reader.lines, untilSeq: final)
             #expect(seen.seqs == Array((loaded + 1)...final), "the delta-mode reader beside it got every state")
             #expect(server.server.fanout.largeEncodingCounts.all == before, "no state was encoded while the stalled socket was full")
+            #expect(try await server.server.fanout.parkedConnectionCount() == 1, "parked: the group's passes skip it")
 
             // Now it reads: the rest of its first state, what was queued before its socket filled (small states), and
             // the newest, each saying how many it skipped.
@@ -341,6 +342,7 @@ struct EncodingTests {
             #expect(newest?["state"]?["items"]?.arrayValue?.count == 20_000 - 10)
             #expect(server.server.fanout.largeEncodingCounts.all - before == 1, "the newest state only, once it could be written")
             #expect(server.server.fanout.largeEncodingCounts.onEventLoops == 0)
+            #expect(try await server.server.fanout.parkedConnectionCount() == 0, "unparked once it read")
         }
     }
 
