@@ -175,7 +175,8 @@ public struct StalledLargeFigures: Codable, Sendable {
     public var peakAloneKiB: Int
     /// The highest resident memory sampled after each removal with the stalled subscribers connected.
     public var peakKiB: Int
-    /// What the stalled subscribers cost: `peakKiB` less the larger of `peakAloneKiB` and `beforeKiB`.
+    /// What the stalled subscribers cost: `peakKiB` less the larger of `peakAloneKiB` and the resident memory before
+    /// they connected; 0 when the highest with them is below the highest without them (nothing measurable).
     public var growthKiB: Int
 }
 

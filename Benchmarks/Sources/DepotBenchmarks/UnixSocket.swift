@@ -71,6 +71,22 @@ public enum UnixSocket {
         try bytes.withUnsafeBytes { try writeAll(fd, $0) }
     }
 
+    /// Reads from a blocking socket, 64 bytes at a time, until a line has ended (a call's answer): what follows it is
+    /// mostly left unread. Fails after `timeout` seconds without one.
+    public static func readFirstLine(_ fd: Int32, timeout: Double, what: String) throws {
+        let deadline = MonotonicClock.now() + UInt64(timeout * 1e9)
+        var chunk = [UInt8](repeating: 0, count: 64)
+        while MonotonicClock.now() < deadline {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 1000) > 0 else { continue }
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw BenchError("\(what): the connection ended before a line did") }
+            if chunk[..<count].contains(0x0A) { return }
+        }
+        throw BenchError("\(what): no line within \(timeout) s")
+    }
+
     static func socketAddress(_ path: String) throws -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
