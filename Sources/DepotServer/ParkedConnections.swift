@@ -13,7 +13,7 @@ struct ParkedConnections {
     }
 
     private var members: [ObjectIdentifier: Member] = [:]
-    /// States recorded since the oldest member parked, each with its number in recording order, cut to the bounds.
+    /// States recorded while some connection was parked, each with its number in recording order, cut to the bounds.
     private var log: [(number: Int, state: StateFrame)] = []
     /// For each pipeline, the number of the newest state cut from the log: the states parked connections held of
     /// that pipeline before it are cut too, as a queue holding them all would have dropped them (its oldest first).
@@ -65,11 +65,11 @@ struct ParkedConnections {
         let since = log.drop { $0.number < member.from }.map(\.state)
         let stillHeld = member.held.filter { (cutThrough[$0.pipelineNumber] ?? -1) < member.from }
         let held = stillHeld + since.filter { state in !stillHeld.contains { $0 === state } }
+        // The log is bounded by its cut whoever is parked; it is emptied only when no one is (a look for the oldest
+        // member's position here would cost every unpark a pass over all of them).
         if members.isEmpty {
             log = []
             cutThrough = [:]
-        } else if let oldest = members.values.map(\.from).min() {
-            log.removeAll { $0.number < oldest }
         }
         return Self.newestWithinBounds(held, limit: limit, byteLimit: byteLimit, state: \.self)
     }
