@@ -30,7 +30,7 @@ struct ParkedConnectionsTests {
         let states = (1...6).map { Self.frame($0, items: 1) }
         parked.record([states[0]], limit: 4, byteLimit: 1 << 20)
         parked.park(key, holding: [states[0], states[1]])
-        parked.record([states[1]], limit: 4, byteLimit: 1 << 20)  // handed to others in the pass it parked in: not twice
+        parked.record([states[1]], limit: 4, byteLimit: 1 << 20)  // recorded after it parked, though it holds it: not twice
         parked.record(Array(states[2...]), limit: 4, byteLimit: 1 << 20)
         #expect(Self.seqs(parked.unpark(key, limit: 4, byteLimit: 1 << 20)) == [3, 4, 5, 6], "the newest four")
         #expect(parked.isEmpty && parked.loggedStates == 0, "nothing kept once no one is parked")

@@ -372,8 +372,8 @@ public struct BenchmarksReport {
 
                 **Stalled subscribers, a \(stalled.readerMode)-mode reader.** \(stalled.items) items of \(stalled.itemBytes) bytes (`state` answers \
                 \(bytes(stalled.encodedStateBytes))); a \(stalled.readerMode)-mode reader times \(stalled.removals) optimistic removals alone, then \
-                \(stalled.removals) more with \(stalled.stalled) snapshot-mode subscribers connected that never read (4 KiB receive \
-                buffers), each of which is owed every \(bytes(stalled.encodedStateBytes)) state. depotd's RSS is sampled after each \
+                \(stalled.removals) more with \(stalled.stalled) snapshot-mode subscribers connected that read their `subscribe` \
+                answer, then nothing (4 KiB receive buffers), each of which is owed every \(bytes(stalled.encodedStateBytes)) state. depotd's RSS is sampled after each \
                 removal of both phases (with scenario 3b's glibc tunables, so it shows what depotd holds).
 
                 | Reader | p50 | p99 | Max |

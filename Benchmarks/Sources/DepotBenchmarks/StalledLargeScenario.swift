@@ -5,8 +5,8 @@ import Glibc
 /// Issue 13: many subscribers that never read, one that does, and a large collection. One depotd on a file
 /// source of `items` items of about 200 bytes: a reader (in `readerMode`) times `removals` optimistic removals (from
 /// `remove` sent to the reader holding the optimistic state), first alone, then with `stalled` snapshot-mode
-/// subscribers connected that never read (each with a small receive buffer), each of which the daemon must send
-/// every 20 MB state. depotd's resident memory is sampled after every removal of both phases: the stalled
+/// subscribers connected that read their `subscribe` answer and nothing after it (each with a small receive buffer),
+/// each of which the daemon must send every 20 MB state. depotd's resident memory is sampled after every removal of both phases: the stalled
 /// subscribers' cost, the highest with them less the highest without, must stay within a few encoded
 /// collections, whatever their number. depotd runs with `StalledSubscriberScenario.mallocTunables`, as in 3b.
 public struct StalledLargeScenario: Sendable {
