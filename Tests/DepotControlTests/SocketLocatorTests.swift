@@ -15,10 +15,12 @@ extension TemporaryDirectory {
 
 @Suite("SocketLocator")
 struct SocketLocatorTests {
-    static let systemSocketExists = Directories.exists(RuntimePaths.systemSocketPath)
-
-    private func locator(_ environment: [String: String], userID: UInt32 = 1000) -> SocketLocator {
-        SocketLocator(paths: RuntimePaths(environment: environment, userID: userID))
+    /// A locator whose system socket is `systemSocket` — by default a path where nothing is, so what a machine's own
+    /// /run/depot holds (a system depotd, or a socket one left) changes no test.
+    private func locator(
+        _ environment: [String: String], userID: UInt32 = 1000, systemSocket: String = "/nonexistent/depot/depotd.sock"
+    ) -> SocketLocator {
+        SocketLocator(paths: RuntimePaths(environment: environment, userID: userID), systemSocketPath: systemSocket)
     }
 
     @Test("an explicit --socket beats DEPOT_SOCKET and the default, whether or not it exists")
@@ -64,10 +66,7 @@ struct SocketLocatorTests {
         #expect(try locator(["RUNTIME_DIRECTORY": directory.path], userID: 0).socketPath(explicit: nil) == own)
     }
 
-    @Test(
-        "the default is kept when nothing is at it and there is no system socket either",
-        .enabled(if: !systemSocketExists, "a system daemon's socket exists at /run/depot/depotd.sock on this machine")
-    )
+    @Test("the default is kept when nothing is at it and there is no system socket either")
     func missingDefaultWithoutSystemSocket() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -77,15 +76,19 @@ struct SocketLocatorTests {
         #expect(try locator([:], userID: 0).socketPath(explicit: nil) == "/run/depot/depotd.sock")
     }
 
-    @Test(
-        "the system socket is used when nothing is at the default and something is at /run/depot/depotd.sock",
-        .enabled(if: systemSocketExists, "needs a system daemon's socket at /run/depot/depotd.sock, which a test may not create")
-    )
+    @Test("the system socket is used when nothing is at the default and something is at the system socket's path")
     func fallsBackToSystemSocket() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
+        let system = directory.touch("system.sock")
+        let own = TemporaryDirectory()
+        defer { own.remove() }
 
-        #expect(try locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == RuntimePaths.systemSocketPath)
+        #expect(try locator(["RUNTIME_DIRECTORY": own.path], systemSocket: system).socketPath(explicit: nil) == system)
+        #expect(try locator(["XDG_RUNTIME_DIR": own.path], systemSocket: system).socketPath(explicit: nil) == system)
+        // Once something is at the default, the default wins again.
+        let ownSocket = own.touch("depotd.sock")
+        #expect(try locator(["RUNTIME_DIRECTORY": own.path], systemSocket: system).socketPath(explicit: nil) == ownSocket)
     }
 
     @Test("the fallback never overrides an explicit path or DEPOT_SOCKET, even when both are missing")
@@ -93,8 +96,11 @@ struct SocketLocatorTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let missing = directory.path + "/missing.sock"
+        let system = directory.touch("system.sock")
 
-        #expect(try locator(["RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: missing) == missing)
-        #expect(try locator(["DEPOT_SOCKET": missing, "RUNTIME_DIRECTORY": directory.path]).socketPath(explicit: nil) == missing)
+        #expect(try locator(["RUNTIME_DIRECTORY": directory.path], systemSocket: system).socketPath(explicit: missing) == missing)
+        #expect(
+            try locator(["DEPOT_SOCKET": missing, "RUNTIME_DIRECTORY": directory.path], systemSocket: system).socketPath(explicit: nil)
+                == missing)
     }
 }
