@@ -218,6 +218,25 @@ def test_socket_path_matches_depotctl(workdir: Path) -> None:
         depot.socket_path(instance="a/b")
 
 
+def test_socket_path_falls_back_to_the_system_socket_only_when_nothing_is_at_the_default(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    system = workdir / "system.sock"
+    monkeypatch.setattr(depot._paths, "SYSTEM_SOCKET", str(system))
+    own = workdir / "own"
+    own.mkdir()
+    environment = {"RUNTIME_DIRECTORY": str(own)}
+    # Nothing at the default and no system socket: the default.
+    assert depot.socket_path(environment=environment) == f"{own}/depotd.sock"
+    system.touch()
+    # Nothing at the default, something at the system socket's path: that one.
+    assert depot.socket_path(environment=environment) == str(system)
+    # Something at the default: the default again; an explicit choice always wins.
+    (own / "depotd.sock").touch()
+    assert depot.socket_path(environment=environment) == f"{own}/depotd.sock"
+    assert depot.socket_path(environment={"DEPOT_SOCKET": "/missing.sock"}) == "/missing.sock"
+
+
 def test_threads_share_a_connection_with_a_watch(daemon: Daemon) -> None:
     with depot.connect(daemon.socket, timeout=30) as d:
         watch = d.watch()
