@@ -17,7 +17,9 @@ import DepotPlatform
 /// - `subscribed`: no timer runs while no subscription exists; when the first arrives and a refresh is overdue, it
 ///   starts at once.
 /// - After a reset (a wipe, a new source) nothing is due until the next answer or failure.
-/// - While a refresh it asked for is under way, nothing more is started: its outcome sets the next deadline.
+/// - While a refresh it asked for is under way, nothing more is started and no timer is held: its outcome (an answer
+///   or a failure, told before the refresh ends) sets the next deadline, which is armed once the refresh has ended.
+///   A refresh started before that end would join the one still publishing and ask the source nothing.
 ///
 /// The random draws (in 0..<1) are parameters, as the time is, so every case is tested exactly.
 public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
@@ -39,8 +41,10 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
     /// When the next refresh is due, whatever the subscribers; nil when none is.
     public private(set) var due: Instant?
     public private(set) var subscribers = 0
-    /// True from the refresh this schedule asked for until its outcome.
+    /// True from the refresh this schedule asked for until it ended (`refreshFinished`).
     public private(set) var refreshing = false
+    /// The refresh under way has told its outcome: its end keeps the deadline that outcome set.
+    private var outcomeTold = false
     /// When the source last answered and the draw of that moment: what a change of settings computes from.
     private var lastAnswer: (at: Instant, draw: Double)?
     /// No interval has been armed since the start yet: the first is spread over the whole interval.
@@ -77,7 +81,7 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
     public mutating func answered(at now: Instant, lifetime stated: FreshnessLifetime?, draw: Double) -> Action {
         if let stated { lifetime = stated }
         failures = 0
-        refreshing = false
+        outcomeTold = true
         lastAnswer = (now, draw)
         due = interval.duration.map { now.advanced(by: shortened($0, by: draw, spreading: firstSinceStart)) }
         if due != nil { firstSinceStart = false }
@@ -87,7 +91,7 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
     /// The source failed at `now`; `retryAfter` when it asked not to be asked again for a while.
     public mutating func failed(at now: Instant, retryAfter: Duration?, draw: Double) -> Action {
         failures += 1
-        refreshing = false
+        outcomeTold = true
         due = retryDelay(retryAfter: retryAfter, draw: draw).map { now.advanced(by: $0) }
         return action(at: now)
     }
@@ -111,12 +115,13 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
         action(at: now)
     }
 
-    /// The refresh this schedule asked for finished. Its answer or failure has been told already, unless the source
-    /// was not asked: nothing was held (`idle`: nothing is due until someone loads), or it joined a load that needed
-    /// no source (the next is due after the interval).
+    /// The refresh this schedule asked for finished. Its answer or failure has been told already (and set the
+    /// deadline armed now), unless the source was not asked: nothing was held (`idle`: nothing is due until someone
+    /// loads), or it joined a load that needed no source (the next is due after the interval).
     public mutating func refreshFinished(at now: Instant, idle: Bool, draw: Double) -> Action {
         guard refreshing else { return action(at: now) }
         refreshing = false
+        guard !outcomeTold else { return action(at: now) }
         if idle {
             due = nil
             lastAnswer = nil
@@ -171,6 +176,7 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
         guard !isPaused, !refreshing, let due else { return .idle }
         guard due > now else {
             refreshing = true
+            outcomeTold = false
             return .refresh
         }
         return .wait(until: due)

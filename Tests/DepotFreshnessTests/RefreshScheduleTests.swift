@@ -110,7 +110,7 @@ struct RefreshScheduleTests {
         #expect(schedule.interval.from == "off")
     }
 
-    @Test("the timer fires: early, it waits on; due, it refreshes once, and holds no timer until the outcome")
+    @Test("the timer fires: early, it waits on; due, it refreshes once, and holds no timer until the refresh has ended")
     func timer() {
         var schedule = Self.schedule()
         _ = schedule.answered(at: Self.at(0), lifetime: nil, draw: 0)
@@ -120,8 +120,11 @@ struct RefreshScheduleTests {
         #expect(schedule.timerFired(at: Self.at(61)) == .idle, "no second refresh while one is under way")
         #expect(schedule.subscribersChanged(to: 1, at: Self.at(62)) == .idle)
         #expect(schedule.nextRefresh == nil)
-        #expect(schedule.answered(at: Self.at(63), lifetime: nil, draw: 0) == Self.wait(123))
-        #expect(schedule.refreshFinished(at: Self.at(63), idle: false, draw: 0) == Self.wait(123), "its outcome came first")
+        #expect(schedule.answered(at: Self.at(63), lifetime: nil, draw: 0) == .idle, "a refresh now would join the one still publishing")
+        #expect(schedule.nextRefresh == nil && schedule.due == Self.at(123))
+        #expect(schedule.timerFired(at: Self.at(200)) == .idle, "still under way")
+        #expect(schedule.refreshFinished(at: Self.at(64), idle: false, draw: 0) == Self.wait(123), "the deadline its answer set, armed at its end")
+        #expect(!schedule.refreshing)
     }
 
     @Test("a refresh that asked nothing: with nothing held, nothing is due; else the next comes one interval later")
@@ -156,7 +159,8 @@ struct RefreshScheduleTests {
         #expect(schedule.subscribersChanged(to: 0, at: Self.at(40)) == .idle)
         #expect(schedule.timerFired(at: Self.at(70)) == .idle, "paused")
         #expect(schedule.subscribersChanged(to: 1, at: Self.at(500)) == .refresh, "the items are older than the interval")
-        #expect(schedule.failed(at: Self.at(501), retryAfter: nil, draw: 0) == Self.wait(502))
+        #expect(schedule.failed(at: Self.at(501), retryAfter: nil, draw: 0) == .idle)
+        #expect(schedule.refreshFinished(at: Self.at(501), idle: false, draw: 0) == Self.wait(502), "its failure's retry")
         #expect(schedule.subscribersChanged(to: 0, at: Self.at(501.5)) == .idle, "retries pause too")
     }
 
@@ -167,6 +171,7 @@ struct RefreshScheduleTests {
         #expect(schedule.policyChanged(to: RefreshPolicy(interval: .every(.seconds(10)), jitter: 0), at: Self.at(5)) == Self.wait(10))
         #expect(schedule.policyChanged(to: RefreshPolicy(interval: .every(.seconds(2)), jitter: 0), at: Self.at(5)) == .refresh, "overdue")
         _ = schedule.failed(at: Self.at(6), retryAfter: nil, draw: 0)
+        #expect(schedule.refreshFinished(at: Self.at(6), idle: false, draw: 0) == Self.wait(7))
         #expect(schedule.policyChanged(to: RefreshPolicy(interval: .every(.seconds(99)), jitter: 0), at: Self.at(6.5)) == Self.wait(7))
         #expect(schedule.policyChanged(to: RefreshPolicy(interval: .off), at: Self.at(6.5)) == .idle)
     }
