@@ -6,8 +6,8 @@ import DequeModule
 /// So a flood waits its own turns: with work queued by U users, another user's next element comes out after at
 /// most U − 1 elements of the others, besides the one under way, and one connection of a user that opened many
 /// waits at most one turn of each of that user's lanes. The lane and user just served go to the back of their
-/// turns only when the next element is taken, so work that arrives meanwhile comes before them. A value with no
-/// locks and no time, so every order is unit-tested.
+/// turns only when the next element is taken, so work that arrives meanwhile comes before them — also when theirs
+/// ran out and more of it came in the meantime. A value with no locks and no time, so every order is unit-tested.
 struct FairQueue<Element> {
     /// Each lane's elements, oldest first; a lane is here only while it holds some.
     private var lanes: [Requester: Deque<Element>] = [:]
@@ -16,7 +16,7 @@ struct FairQueue<Element> {
     private var usersInTurn: Set<UInt32?> = []
     /// Each user's lanes with work, in the order of their next turns, but for the lane just served.
     private var turns: [UInt32?: Deque<Requester>] = [:]
-    /// The lane the last element came from, while it has more: back into its user's turns at the next pop.
+    /// The lane the last element came from: back into its user's turns at the next pop, if it has work then.
     private var servedLane: Requester?
     /// The user the last element came from: back into the users' turns at the next pop, if it has work then.
     private var servedUser: UInt32??
@@ -30,8 +30,13 @@ struct FairQueue<Element> {
         count += 1
         if lanes[requester]?.append(element) != nil { return }
         lanes[requester] = [element]
-        turns[requester.user, default: []].append(requester)
-        giveTurn(to: requester.user)
+        // The lane and the user served last take their turns back at the next pop, behind what arrives until then.
+        if requester != servedLane {
+            turns[requester.user, default: []].append(requester)
+        }
+        if servedUser != .some(requester.user) {
+            giveTurn(to: requester.user)
+        }
     }
 
     /// Queues `element` at the front of `requester`'s lane: it comes before everything that lane holds.
@@ -56,10 +61,8 @@ struct FairQueue<Element> {
         }
         if lanes[lane]?.isEmpty == true {
             lanes[lane] = nil
-            servedLane = nil
-        } else {
-            servedLane = lane
         }
+        servedLane = lane
         servedUser = .some(user)
         return element
     }
@@ -98,7 +101,9 @@ struct FairQueue<Element> {
     private mutating func requeueServed() {
         if let lane = servedLane {
             servedLane = nil
-            turns[lane.user, default: []].append(lane)
+            if lanes[lane] != nil {
+                turns[lane.user, default: []].append(lane)
+            }
         }
         if case .some(let user) = servedUser {
             servedUser = nil

@@ -60,7 +60,7 @@ struct FairQueueTests {
         #expect(Self.drained(&queue) == ["a1.1", "b.1", "c.1", "a2.1", "b.2", "a1.2", "a2.2"])
     }
 
-    @Test("a lane that empties and fills again goes to the back of its user's turns; a user to the back of all")
+    @Test("a lane that empties and fills again while its element is under way goes to the back, behind what arrived meanwhile")
     func refilledLaneGoesToTheBack() {
         var queue = FairQueue<String>()
         queue.append("a1", from: Self.alice1)
@@ -68,7 +68,28 @@ struct FairQueueTests {
         #expect(queue.popFirst() == "a1")
         queue.append("a2", from: Self.alice1)
         queue.append("c1", from: Self.carol)
-        #expect(Self.drained(&queue) == ["b1", "a2", "c1"])
+        #expect(Self.drained(&queue) == ["b1", "c1", "a2"])
+    }
+
+    @Test("a flood whose first element was taken before the rest came waits behind another user's, as if it had not emptied")
+    func floodAfterItsFirstWasTaken() {
+        var queue = FairQueue<String>()
+        queue.append("a1", from: Self.alice1)
+        #expect(queue.popFirst() == "a1")
+        for n in 2...5 { queue.append("a\(n)", from: Self.alice1) }
+        queue.append("a2.1", from: Self.alice2)
+        queue.append("b1", from: Self.bob)
+        #expect(Self.drained(&queue) == ["b1", "a2.1", "a2", "a3", "a4", "a5"])
+    }
+
+    @Test("with its user's other lane, an emptied and refilled lane goes behind that lane too")
+    func refilledLaneBehindItsUsersOthers() {
+        var queue = FairQueue<String>()
+        queue.append("a1.1", from: Self.alice1)
+        #expect(queue.popFirst() == "a1.1")
+        queue.append("a1.2", from: Self.alice1)
+        queue.append("a2.1", from: Self.alice2)
+        #expect(Self.drained(&queue) == ["a2.1", "a1.2"])
     }
 
     @Test("removing a requester's work takes its lane out of the turns and leaves every other lane's order")
