@@ -81,15 +81,17 @@ struct RunningServer: CheckedEndpoint {
     }
 }
 
-/// Runs `body` with a started server and always stops it afterwards.
+/// Runs `body` with a started server and always stops it afterwards. `timeout` is the safety net for the whole of
+/// `body`: a test of many round trips gives a longer one, for the suite runs a dozen tests at once on two cores.
 func withServer<Value: Sendable>(
     source: TestSource = TestSource(count: 3),
     limits: ConnectionLimits = ConnectionLimits(),
+    timeout: Duration = .seconds(60),
     _ body: @escaping @Sendable (RunningServer) async throws -> Value
 ) async throws -> Value {
     let server = try await RunningServer.start(source: source, limits: limits)
     do {
-        let value = try await withTimeout(.seconds(60), "the test's exchanges with the server") { try await body(server) }
+        let value = try await withTimeout(timeout, "the test's exchanges with the server") { try await body(server) }
         await server.stop()
         return value
     } catch {

@@ -16,7 +16,10 @@ struct SlowSubscriberTests {
     @Test("a subscriber that does not read delays nobody; when it reads, it gets the newest state and how many it skipped")
     func stalledSubscriberSkips() async throws {
         let queueLimit = 16
-        try await withServer(source: Self.bulkySource(), limits: ConnectionLimits(subscriberQueueLimit: queueLimit)) { server in
+        // 120 round trips: in the whole suite, beside a dozen other tests on two cores, they took up to the 60 s
+        // every server test has (alone, under a second).
+        let limits = ConnectionLimits(subscriberQueueLimit: queueLimit)
+        try await withServer(source: Self.bulkySource(), limits: limits, timeout: .seconds(240)) { server in
             let stalled = try server.rawSocket(receiveBufferBytes: 4096)
             try stalled.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"# + "\n")
             #expect(try await stalled.readMessage()["id"] == 1)
@@ -31,9 +34,9 @@ struct SlowSubscriberTests {
             await progress.wait(forSeq: 0)
             let control = try await server.connect()
 
-            // 100 cycles of load (loading, success) and wipe (idle): 300 states, about 6 MiB of notifications
+            // 40 cycles of load (loading, success) and wipe (idle): 120 states, about 2.6 MiB of notifications
             // for each subscriber. Each cycle waits for the reading subscriber, so only the stalled one lags.
-            let cycles = 100
+            let cycles = 40
             for _ in 0..<cycles {
                 _ = try await control.call("load")
                 let idle = try await control.call("wipe")["seq"]?.numberValue?.intValue ?? -1
