@@ -16,8 +16,8 @@ struct SlowSubscriberTests {
     @Test("a subscriber that does not read delays nobody; when it reads, it gets the newest state and how many it skipped")
     func stalledSubscriberSkips() async throws {
         let queueLimit = 16
-        // 120 round trips: in the whole suite, beside a dozen other tests on two cores, they took up to the 60 s
-        // every server test has (alone, under a second).
+        // Many exchanges (two calls a cycle, each cycle waiting for the reading subscriber): in the whole suite, beside
+        // a dozen other tests on two cores, 100 cycles took past the 60 s every server test has (alone, under a second).
         let limits = ConnectionLimits(subscriberQueueLimit: queueLimit)
         try await withServer(source: Self.bulkySource(), limits: limits, timeout: .seconds(240)) { server in
             let stalled = try server.rawSocket(receiveBufferBytes: 4096)
