@@ -32,7 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // Already in the graph through postgres-nio: SHA-256 for the content digests of file and HTTP sources.
+        // Already in the graph through postgres-nio: SHA-256 for the content digests of file and HTTP sources, and etags.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
@@ -76,6 +76,8 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 // The repository runs its mutations as a service of its owner's tree.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // SHA-256 for items' entity tags.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
@@ -232,6 +234,8 @@ let package = Package(
                 "DepotFreshness",
                 "DepotPipeline",
                 "DepotRPC",
+                // The item schema writes are checked by.
+                "DepotSchema",
                 "DepotWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -281,7 +285,10 @@ let package = Package(
         ),
 
         // JSONTestSuite/: nst/JSONTestSuite's parsing cases (MIT, with its LICENSE).
-        .testTarget(name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"], resources: [.copy("JSONTestSuite")]),
+        // PatchSuites/: json-patch/json-patch-tests (Apache-2.0, with its package.json) and RFC 7396's merge-patch examples.
+        .testTarget(
+            name: "DepotJSONTests", dependencies: ["DepotJSON", "DepotTestSupport"], resources: [.copy("JSONTestSuite"), .copy("PatchSuites")]
+        ),
         .testTarget(
             name: "DepotPipelineTests",
             dependencies: [

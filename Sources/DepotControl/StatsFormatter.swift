@@ -20,7 +20,9 @@ public enum StatsFormatter {
         if let files = stats.openFiles { process.append("\(files) open files") }
         if let cache = stats.cacheBytes { process.append("cache \(bytes(cache))") }
         lines.append("seq \(stats.seq) \(stats.status)\(items) · epoch \(stats.epoch) · " + process.joined(separator: " · "))
-        lines.append("source \(stats.source) · fetches \(calls(stats.fetches)) · deletes \(calls(stats.deletes))")
+        lines.append(
+            "source \(stats.source) · fetches \(calls(stats.fetches)) · deletes \(calls(stats.deletes)) · writes \(calls(stats.writes))"
+                + (stats.pendingWrites > 0 ? " · \(stats.pendingWrites) pending" : ""))
         if let refresh = stats.refresh {
             lines.append(Self.refresh(refresh, now: now))
         }
@@ -90,7 +92,7 @@ public enum StatsFormatter {
         metric(
             "subscription_notifications_total", "counter", "Notifications written to a subscription.",
             zip(subscriptions, stats.subscriptions).map { ($0, "\($1.sent)") })
-        let kinds = [("fetch", stats.fetches), ("delete", stats.deletes)]
+        let kinds = [("fetch", stats.fetches), ("delete", stats.deletes), ("write", stats.writes)]
         metric("source_calls_total", "counter", "Calls to the source.", kinds.map { ([("call", $0.0)], "\($0.1.calls)") })
         metric("source_failures_total", "counter", "Calls to the source that failed.", kinds.map { ([("call", $0.0)], "\($0.1.failures)") })
         var durations: [(labels: [(String, String)], value: String)] = []
@@ -100,6 +102,7 @@ public enum StatsFormatter {
             }
         }
         metric("source_call_duration_seconds", "summary", "How long the source's calls took (the latest 1024; quantile 1 is the longest).", durations)
+        metric("pending_writes", "gauge", "Optimistic writes shown that the source has not confirmed yet.", [([], "\(stats.pendingWrites)")])
         if let refresh = stats.refresh {
             func timestamp(_ text: String?) -> [(labels: [(String, String)], value: String)] {
                 text.flatMap(RFC3339.date).map { [([], seconds(microseconds: Int(($0.timeIntervalSince1970 * 1_000_000).rounded())))] } ?? []

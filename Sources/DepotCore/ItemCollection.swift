@@ -153,6 +153,79 @@ public struct ItemCollection: Sendable {
             derivation: Lineage.Derivation(base: lineage.token, delta: delta))
     }
 
+    /// The collection with `writes` applied in order, as a source applies them: a put replaces the item with its id
+    /// where it stands, or adds it where `placement` says; a removal drops it (an id not held is no change). An id
+    /// removed and put again within the writes is new again: it goes where new items go. The collection remembers the
+    /// writes as its delta from this one. O(log N) a write (an insertion by id into a list whose ids do not ascend
+    /// scans for its place).
+    public func applying(_ writes: [ItemWrite], placement: NewItemPlacement) -> ItemCollection {
+        // The final value of each id written, and the ids that come into being, in the order they (last) did.
+        var final: [String: Item?] = [:]
+        var arrivals: [String] = []
+        for write in writes {
+            let present = final[write.id].map { $0 != nil } ?? contains(id: write.id)
+            switch write {
+            case .put(let item):
+                if !present { arrivals.append(item.id) }
+                final[item.id] = .some(item)
+            case .remove(let id):
+                if present { arrivals.removeAll { $0 == id } }
+                final[id] = .some(nil)
+            }
+        }
+        // Placed by id, an item removed and put again stands where it stood: a change, not a move.
+        if placement == .byID { arrivals.removeAll { contains(id: $0) } }
+        let arriving = Set(arrivals)
+        var edit = CollectionEdit(self)
+        var removals: [(position: Int, id: String)] = []
+        for (id, value) in final {
+            guard let key = keys[id], let found = tree.find(key) else { continue }
+            if let item = value, !arriving.contains(id) {
+                edit.replace(item)
+            } else {
+                removals.append((found.position, id))
+            }
+        }
+        for removal in removals {
+            edit.remove(removal.id)
+        }
+        for id in arrivals {
+            guard case .some(.some(let item)) = final[id] else { continue }
+            switch placement {
+            case .last: edit.append(item)
+            case .byID: edit.insert(item)
+            }
+        }
+        guard !edit.isEmpty else { return self }
+        removals.sort { $0.position < $1.position }
+        return ItemCollection(
+            tree: edit.tree, keys: edit.keys, jsonByteCount: edit.jsonByteCount, isSortedByID: edit.sorted,
+            derivation: Lineage.Derivation(base: lineage.token, delta: edit.delta(removed: removals.map(\.id))))
+    }
+
+    /// The collection `delta` makes of this one — its removals dropped, its changes put in place, its additions
+    /// inserted at their index — remembering `delta` as its derivation; nil when the delta does not fit (it removes or
+    /// changes an id not held, adds one held or past the end). O(log N) an item of the delta.
+    public func applying(_ delta: ItemDelta) -> ItemCollection? {
+        guard !delta.isEmpty else { return self }
+        var edit = CollectionEdit(self)
+        for id in delta.removed {
+            guard contains(id: id) else { return nil }
+            edit.remove(id)
+        }
+        for item in delta.changed {
+            guard let held = edit.item(id: item.id) else { return nil }
+            if held.json != item.json { edit.replace(item) }
+        }
+        for addition in delta.added {
+            guard addition.index <= edit.tree.count, edit.item(id: addition.item.id) == nil else { return nil }
+            edit.insert(addition.item, at: addition.index)
+        }
+        return ItemCollection(
+            tree: edit.tree, keys: edit.keys, jsonByteCount: edit.jsonByteCount, isSortedByID: edit.sorted,
+            derivation: Lineage.Derivation(base: lineage.token, delta: delta))
+    }
+
     /// The id of `value` read from `idField` as a collection reads it; nil when it has none.
     public static func id(of value: JSONValue, idField: String) -> String? {
         guard case .object(let object) = value else { return nil }
@@ -174,6 +247,13 @@ public struct ItemCollection: Sendable {
     public func delta(from previous: ItemCollection) -> ItemDelta? {
         guard let derivation = lineage.derivation, derivation.base == previous.lineage.token else { return nil }
         return derivation.delta
+    }
+
+    /// The ids in which this collection can differ from `previous`: none when it is that very collection, those of its
+    /// delta when it was made from it by a change; nil when it was not (anything may differ). O(1) besides the delta.
+    public func changedIDs(since previous: ItemCollection) -> Set<String>? {
+        if isSameCollection(as: previous) { return [] }
+        return delta(from: previous)?.ids
     }
 
     /// The id this collection lacks when it was made by `previous.removing(id:)`; nil otherwise. O(1).
@@ -275,7 +355,8 @@ private struct CollectionEdit {
     private(set) var tree: KeyedTree<Item>
     private(set) var keys: IDIndex
     private(set) var jsonByteCount: Int
-    private let sorted: Bool
+    /// Whether the ids still ascend along the list.
+    private(set) var sorted: Bool
     private var changedIDs: [String] = []
     private var addedIDs: [String] = []
     private var removedAny = false
@@ -302,8 +383,24 @@ private struct CollectionEdit {
         changedIDs.append(item.id)
     }
 
+    /// Inserts `item` where a listing sorted by id has it.
     mutating func insert(_ item: Item) {
-        let position = ItemCollection.insertionPosition(of: item.id, in: tree, sorted: sorted)
+        insert(item, at: ItemCollection.insertionPosition(of: item.id, in: tree, sorted: sorted))
+    }
+
+    /// Inserts `item` after the last item.
+    mutating func append(_ item: Item) {
+        insert(item, at: tree.count)
+    }
+
+    /// Inserts `item` at `position`, noting whether the ids still ascend (its neighbours tell).
+    mutating func insert(_ item: Item, at position: Int) {
+        if sorted,
+            (position > 0 && !ItemCollection.idPrecedes(tree.entry(at: position - 1).element.id, item.id))
+                || (position < tree.count && !ItemCollection.idPrecedes(item.id, tree.entry(at: position).element.id))
+        {
+            sorted = false
+        }
         var newKey = key(before: position)
         if newKey == nil {
             (tree, keys) = ItemCollection.laidOut(tree)
@@ -314,6 +411,11 @@ private struct CollectionEdit {
         keys = keys.setting(item.id, to: newKey)
         jsonByteCount += item.json.count
         addedIDs.append(item.id)
+    }
+
+    /// The item `id` as the edit has it so far.
+    func item(id: String) -> Item? {
+        keys[id].flatMap { tree.element($0) }
     }
 
     /// A key between those of the items at `position` − 1 and `position`; nil when they are adjacent.

@@ -34,6 +34,11 @@ public struct ItemDelta: Sendable, Equatable {
     /// True when the items did not change.
     public var isEmpty: Bool { removed.isEmpty && changed.isEmpty && added.isEmpty }
 
+    /// The ids the delta touches: removed, changed or added.
+    public var ids: Set<String> {
+        Set(removed).union(changed.map(\.id)).union(added.map(\.item.id))
+    }
+
     /// The delta from `old` to `new`; nil when the items kept are not in the same relative order.
     ///
     /// O(1) when `new` is `old`, or was made from `old` by a change (it remembers the change: `ItemCollection.delta(from:)`).

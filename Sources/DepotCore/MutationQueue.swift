@@ -41,22 +41,32 @@ final class MutationQueue: Sendable {
     /// One mutation; every lane that waits for it holds it, and it runs at the first of their turns.
     /// Touched only under the queue's lock.
     private final class Job {
-        let mutation: Mutation<MutationResult>
-        let body: Body
+        /// The mutation, when it can be joined (a load's, a refresh's): joiners are handed it.
+        let joinable: Mutation<MutationResult>?
+        /// Runs the mutation; returns what finishes it, which the queue calls once it has taken the job off its books
+        /// (so a load that joins after the result is out is never handed this finished one), or nil when the job finishes
+        /// it itself (now, or later: a write handed on to the source finishes when it answers).
+        let run: @Sendable () async -> (@Sendable () -> Void)?
+        /// Finishes the mutation without running it, for the reason given.
+        let refuse: @Sendable (String) -> Void
         let joining: Joining
         var started = false
         /// Lanes holding it; when the last is withdrawn before it started, it is dropped.
         var lanes = 1
 
-        init(mutation: Mutation<MutationResult>, body: @escaping Body, joining: Joining) {
-            self.mutation = mutation
-            self.body = body
+        init(
+            joinable: Mutation<MutationResult>?, joining: Joining, run: @escaping @Sendable () async -> (@Sendable () -> Void)?,
+            refuse: @escaping @Sendable (String) -> Void
+        ) {
+            self.joinable = joinable
             self.joining = joining
+            self.run = run
+            self.refuse = refuse
         }
 
         /// Whether a submission that joins as `joining` may share this job's run now.
         func mayBeJoined(as joining: Joining) -> Bool {
-            guard joining != .never, self.joining != .never else { return false }
+            guard joining != .never, self.joining != .never, joinable != nil else { return false }
             return !started || (joining == .queuedOrRunning && self.joining == .queuedOrRunning)
         }
     }
@@ -87,9 +97,41 @@ final class MutationQueue: Sendable {
     /// Queues `body` in `requester`'s lane, or joins the last submission as `joining` allows. Once stopped, the
     /// mutation returned has already failed (`cancelled`).
     func submit(_ joining: Joining, from requester: Requester, _ body: @escaping Body) -> Mutation<MutationResult> {
-        let accepted = state.withLock { state -> Mutation<MutationResult>? in
-            guard !state.stopped else { return nil }
-            if let last = state.joinable, last.mayBeJoined(as: joining) {
+        let mutation = Mutation<MutationResult>()
+        let refusal = refusal
+        return enqueue(
+            joining, from: requester, joinable: joining == .never ? nil : mutation,
+            run: {
+                let result = await body()
+                return { mutation.finish(with: result) }
+            }, refuse: { mutation.finish(with: refusal($0)) }
+        ) ?? mutation
+    }
+
+    /// Queues a mutation of any result in `requester`'s lane; it joins nothing and nothing joins it. `body` finishes the
+    /// mutation it is given, when it likes (a write the source answers later); `refused` makes the result of one that
+    /// never runs, from the reason. Once stopped, the mutation returned has already failed so.
+    func submit<Value: Sendable>(
+        from requester: Requester, refused: @escaping @Sendable (String) -> Value, _ body: @escaping @Sendable (Mutation<Value>) async -> Void
+    ) -> Mutation<Value> {
+        let mutation = Mutation<Value>()
+        _ = enqueue(
+            .never, from: requester, joinable: nil,
+            run: {
+                await body(mutation)
+                return nil
+            }, refuse: { mutation.finish(with: refused($0)) })
+        return mutation
+    }
+
+    /// Queues a job, or joins the last one; returns the mutation joined, if one was.
+    private func enqueue(
+        _ joining: Joining, from requester: Requester, joinable: Mutation<MutationResult>?,
+        run: @escaping @Sendable () async -> (@Sendable () -> Void)?, refuse: @escaping @Sendable (String) -> Void
+    ) -> Mutation<MutationResult>? {
+        let accepted = state.withLock { state -> (joined: Mutation<MutationResult>?, accepted: Bool) in
+            guard !state.stopped else { return (nil, false) }
+            if let last = state.joinable, last.mayBeJoined(as: joining), let shared = last.joinable {
                 let lane = state.jobs.queued(from: requester)
                 if lane.isEmpty {
                     // Nothing of this requester's comes before it: wait for it in this lane too, if it has not started.
@@ -97,40 +139,45 @@ final class MutationQueue: Sendable {
                         last.lanes += 1
                         state.jobs.append(last, from: requester)
                     }
-                    return last.mutation
+                    return (shared, true)
                 }
                 if lane.last === last {
-                    return last.mutation
+                    return (shared, true)
                 }
             }
-            let job = Job(mutation: Mutation<MutationResult>(), body: body, joining: joining)
+            let job = Job(joinable: joinable, joining: joining, run: run, refuse: refuse)
             state.jobs.append(job, from: requester)
             state.joinable = joining != .never ? job : nil
-            return job.mutation
+            return (nil, true)
         }
-        guard let accepted else { return .finished(with: refusal(Self.stoppedReason)) }
+        guard accepted.accepted else {
+            refuse(Self.stoppedReason)
+            return nil
+        }
         arrivals.post(())
-        return accepted
+        return accepted.joined
     }
 
     /// Why a mutation submitted or waiting at shutdown never runs.
     static let stoppedReason = "not run: depotd is stopping"
 
-    /// Drops what `requester` queued and did not start, unless another requester waits for it too; returns the
-    /// dropped mutations, for the caller to finish.
-    func withdraw(_ requester: Requester) -> [Mutation<MutationResult>] {
-        state.withLock { state in
-            var dropped: [Mutation<MutationResult>] = []
+    /// Drops what `requester` queued and did not start, unless another requester waits for it too: each ends unrun,
+    /// for `reason`. Returns how many were dropped.
+    func withdraw(_ requester: Requester, reason: String) -> Int {
+        let dropped = state.withLock { state in
+            var dropped: [Job] = []
             for job in state.jobs.removeAll(from: requester) where !job.started {
                 job.lanes -= 1
                 guard job.lanes == 0 else { continue }
-                dropped.append(job.mutation)
+                dropped.append(job)
                 if state.joinable === job {
                     state.joinable = nil
                 }
             }
             return dropped
         }
+        for job in dropped { job.refuse(reason) }
+        return dropped.count
     }
 
     /// Whether `requester` has mutations waiting for their turn.
@@ -156,52 +203,54 @@ final class MutationQueue: Sendable {
         // However it ends, nothing waits for a turn that will not come.
         defer { stop() }
         while !Task.isCancelled {
-            guard let (mutation, body) = nextJob() else {
+            guard let job = nextJob() else {
                 if state.withLock(\.stopped) { return }
                 await arrivals.wait(until: nil, on: clock)
                 _ = arrivals.take()
                 continue
             }
-            let result = await perform(body, grace: grace, on: clock, graceOver: graceOver)
+            let finish = await perform(job.run, grace: grace, on: clock, graceOver: graceOver)
             state.withLock { state in
                 state.underWay = false
-                if state.joinable?.mutation === mutation {
+                if state.joinable === job {
                     state.joinable = nil
                 }
             }
-            mutation.finish(with: result)
+            finish?()
         }
     }
 
     /// Stops accepting mutations, fails those that waited for their turn (`cancelled`), and tells `run` to end after
     /// the one under way, within its grace. Calling it again does nothing.
     func stop() {
-        let dropped = state.withLock { state -> [Mutation<MutationResult>] in
+        let dropped = state.withLock { state -> [Job] in
             guard !state.stopped else { return [] }
             state.stopped = true
             state.joinable = nil
-            var dropped: [Mutation<MutationResult>] = []
+            var dropped: [Job] = []
             while let job = state.jobs.popFirst() {
                 guard !job.started else { continue }
                 job.started = true  // Held in several lanes, it is failed once.
-                dropped.append(job.mutation)
+                dropped.append(job)
             }
             return dropped
         }
         stopRequested.resolve(())
         arrivals.post(())
-        for mutation in dropped {
-            mutation.finish(with: refusal(Self.stoppedReason))
+        for job in dropped {
+            job.refuse(Self.stoppedReason)
         }
     }
 
-    /// Runs `body`; once `stop` has been called and `grace` has passed, cancels it and returns what it returns then.
-    private func perform<C: Clock>(
-        _ body: @escaping Body, grace: Duration, on clock: C, graceOver: @Sendable () -> Void
-    ) async
-        -> MutationResult
-    where C.Duration == Duration {
-        await withTaskGroup(of: MutationResult?.self) { group in
+    /// Resolved once `stop` is called: work that outlives a turn (a write handed on to the source) has its grace from then.
+    var stopping: Eventual<Void> { stopRequested }
+
+    /// Runs `body` and returns what it returns; once `stop` has been called and `grace` has passed, cancels it (it ends
+    /// its work, saying so).
+    func perform<C: Clock, Value: Sendable>(
+        _ body: @escaping @Sendable () async -> Value, grace: Duration, on clock: C, graceOver: @Sendable () -> Void
+    ) async -> Value where C.Duration == Duration {
+        await withTaskGroup(of: Value?.self) { group in
             group.addTask { await body() }
             group.addTask { [stopRequested] in
                 do {
@@ -212,17 +261,17 @@ final class MutationQueue: Sendable {
                 }
                 return nil
             }
-            var outcome: MutationResult?
+            var outcome: Value?
             while outcome == nil, let next = await group.next() {
-                if let result = next {
-                    outcome = result
+                if let value = next {
+                    outcome = value
                 } else {
                     graceOver()
                     group.cancelAll()  // The grace is over: the mutation is cancelled and says how it ended.
                 }
             }
             group.cancelAll()
-            // Cannot be nil: the body's child always returns a result, and the loop waits for it.
+            // Cannot be nil: the body's child always returns, and the loop waits for it.
             // swift-format-ignore: NeverForceUnwrap
             return outcome!
         }
@@ -230,14 +279,14 @@ final class MutationQueue: Sendable {
 
     /// The next job in turn, marked started; a job already started from another lane is passed over. Nil when none
     /// waits or the queue is stopped.
-    private func nextJob() -> (Mutation<MutationResult>, Body)? {
+    private func nextJob() -> Job? {
         state.withLock { state in
             guard !state.stopped else { return nil }
             while let job = state.jobs.popFirst() {
                 guard !job.started else { continue }
                 job.started = true
                 state.underWay = true
-                return (job.mutation, job.body)
+                return job
             }
             return nil
         }

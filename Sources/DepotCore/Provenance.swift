@@ -12,7 +12,7 @@ public struct Provenance: Sendable, Equatable {
         case source
         /// Read from the on-disk cache: the last list the source gave, possibly in an earlier run.
         case cache
-        /// Derived in memory from items held: an optimistic removal, or a removal whose refetch failed.
+        /// Derived in memory from items held: optimistic writes not yet confirmed, or a removal whose refetch failed.
         case memory
     }
 
@@ -27,13 +27,19 @@ public struct Provenance: Sendable, Equatable {
     public var revision: Int64?
     /// Why the items are stale, in words a user can act on (the source's error); nil when they are not.
     public var staleReason: String?
+    /// How many optimistic writes the items show that the source has not confirmed yet (each put, patch, removal or
+    /// batch counts one); 0 when they are all the source's.
+    public var pending: Int
 
-    public init(origin: Origin, fetchedAt: Date, stale: Bool = false, revision: Int64? = nil, staleReason: String? = nil) {
+    public init(
+        origin: Origin, fetchedAt: Date, stale: Bool = false, revision: Int64? = nil, staleReason: String? = nil, pending: Int = 0
+    ) {
         self.origin = origin
         self.fetchedAt = fetchedAt
         self.stale = stale
         self.revision = revision
         self.staleReason = stale ? staleReason : nil
+        self.pending = pending
     }
 
     /// Items the source gave just now, at `revision` when it keeps a change log.
@@ -44,6 +50,13 @@ public struct Provenance: Sendable, Equatable {
     /// Items derived in memory from these ones: same fetch time and staleness, no revision.
     public var derived: Provenance {
         Provenance(origin: .memory, fetchedAt: fetchedAt, stale: stale, staleReason: staleReason)
+    }
+
+    /// The same provenance, showing `count` pending writes.
+    public func pending(_ count: Int) -> Provenance {
+        var provenance = self
+        provenance.pending = count
+        return provenance
     }
 
     /// The same items, marked stale: the source can no longer be asked (`reason`: its connection is lost).

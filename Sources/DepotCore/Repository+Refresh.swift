@@ -44,21 +44,20 @@ extension Repository {
             case .fileDeleted: .never
             }
         return queue.submit(joining, from: .daemon) { [self] in
-            await performRefresh(trigger, failureStands: failureStands)
+            await exclusively { await performRefresh(trigger, failureStands: failureStands) }
         }
     }
 
     private func performRefresh(_ trigger: RefreshTrigger, failureStands: FailureConfirmation?) async -> MutationResult {
         let held = current
         guard held.state.status != .idle else { return .success(held) }
-        let items = held.state.items
-        let stale = held.state.provenance?.stale ?? false
+        let (items, known) = reading { ($0.confirmed?.items, $0.confirmed?.version) }
+        let stale = reading { $0.confirmed?.provenance.stale } ?? false
         let outcome: Result<Fetched, StateError>
         if case .fileDeleted(let reason) = trigger {
             recordFailure(reason, retryAfter: nil)
             outcome = .failure(StateError(.loadFailed, message: reason))
         } else {
-            let known = items == nil ? nil : version.withLock { $0 }
             // A failure stands unless a file's change says otherwise.
             guard let fetched = await fetchCollection(ifChangedSince: known, held: items, failureStands: failureStands ?? { true }) else {
                 return .success(held)
@@ -68,7 +67,7 @@ extension Repository {
         switch outcome {
         case .success(.items(let newItems, let newVersion, let changes)):
             if let items, !stale, newItems == items {
-                version.withLock { $0 = newVersion }
+                transition { state, _ in (state.keepVersion(newVersion), []) }
                 logger.debug("refreshed \(source.description): the same \(items.count) items", metadata: ["seq": "\(held.seq)"])
                 return .success(held)
             }
@@ -78,7 +77,7 @@ extension Repository {
                 logger.debug("refreshed \(source.description): unchanged", metadata: ["seq": "\(held.seq)"])
                 return .success(held)
             }
-            let published = await publishConfirmed(items, version: version.withLock { $0 })
+            let published = await publishConfirmed()
             logger.info(
                 "\(source.description) is reachable again and unchanged; \(items.count) items no longer stale", metadata: ["seq": "\(published.seq)"])
             return .success(published)
@@ -86,7 +85,7 @@ extension Repository {
             let published = publishStale(because: error.message)
             if published == nil {
                 // The journal hears of a run of failures once, when it starts (publishStale said it when it published).
-                if health.withLock({ $0.consecutiveFailures }) == 1 {
+                if reading({ $0.health.consecutiveFailures }) == 1 {
                     logger.warning("refreshing \(source.description) failed: \(error.message); trying again in the background")
                 } else {
                     logger.debug("refreshing \(source.description) failed again: \(error.message)")

@@ -1,3 +1,4 @@
+import DepotJSON
 import DepotPlatform
 import Logging
 
@@ -12,13 +13,7 @@ import Foundation
 extension Repository {
     /// How the source has answered lately: when it was last asked, when it last confirmed the items, its failures.
     public var sourceHealth: SourceHealth {
-        health.withLock { $0 }
-    }
-
-    /// Adds an observer of the source's activity: called after every fetch with its outcome, and when the items are
-    /// dropped or the source replaced, on the task of the mutation that did it (so it must return quickly).
-    public func addActivityObserver(_ observer: @escaping @Sendable (SourceActivity) -> Void) {
-        activityObservers.withLock { $0.append(observer) }
+        reading { $0.health }
     }
 
     /// Asks the source for the items, or for what changed since `known` when given (`held` are the items `known`
@@ -48,7 +43,8 @@ extension Repository {
     private func attemptFetch(
         ifChangedSince known: SourceVersion?, held: ItemCollection?
     ) async -> (fetched: Result<Fetched, StateError>, lifetime: FreshnessLifetime?, retryAfter: Duration?) {
-        health.withLock { $0.attempted(at: now()) }
+        let at = now()
+        core.withLock { $0.state.health.attempted(at: at) }
         var lifetime: FreshnessLifetime?
         var retryAfter: Duration?
         let fetched = await fetchCollection(ifChangedSince: known, held: held, lifetime: &lifetime, retryAfter: &retryAfter)
@@ -65,9 +61,9 @@ extension Repository {
     /// The source answered: the health record and the activity observers hear of it.
     private func recordAnswer(lifetime: FreshnessLifetime?) {
         let at = now()
-        let ended = health.withLock { health -> (failures: Int, since: Date?) in
-            defer { health.answered(at: at, lifetime: lifetime) }
-            return (health.consecutiveFailures, health.failingSince)
+        let ended = core.withLock { core -> (failures: Int, since: Date?) in
+            defer { core.state.health.answered(at: at, lifetime: lifetime) }
+            return (core.state.health.consecutiveFailures, core.state.health.failingSince)
         }
         if ended.failures > 0 {
             let since = ended.since.map { " since \(RFC3339.string(from: $0))" } ?? ""
@@ -79,13 +75,69 @@ extension Repository {
     /// The source failed (or its answer could not be used): the health record and the activity observers hear of it.
     func recordFailure(_ message: String, retryAfter: Duration?) {
         let at = now()
-        health.withLock { $0.failed(at: at, message: message) }
+        core.withLock { $0.state.health.failed(at: at, message: message) }
         tellActivity(.failed(message: message, retryAfter: retryAfter))
     }
 
-    func tellActivity(_ activity: SourceActivity) {
-        for observer in activityObservers.withLock({ $0 }) {
-            observer(activity)
+    /// What a fetch gave: the items checked into a collection (`changes` counts what was applied to the held ones
+    /// when the source sent only those; nil for a whole listing), or word that the held ones are current.
+    enum Fetched {
+        case items(ItemCollection, version: SourceVersion?, changes: SourceChanges?)
+        case unchanged
+    }
+
+    /// The source's answer as a collection (see `fetchCollection(ifChangedSince:held:)`, which records it), with the
+    /// lifetime it stated and the pause a failure asked for.
+    func fetchCollection(
+        ifChangedSince known: SourceVersion?, held: ItemCollection?, lifetime: inout FreshnessLifetime?, retryAfter: inout Duration?
+    ) async -> Result<Fetched, StateError> {
+        let (source, idField) = reading { ($0.source, $0.idField) }
+        let values: [JSONValue]
+        let newVersion: SourceVersion?
+        do {
+            let answer = try await sourceCalls.time(\.fetches, { try await source.fetch(ifChangedSince: known) })
+            lifetime = answer.lifetime
+            switch answer.listing {
+            case .items(let items, let version):
+                (values, newVersion) = (items, version)
+            case .collection(let collection, let collectionIDField, let version) where collectionIDField == idField:
+                return .success(.items(collection, version: version, changes: nil))
+            case .collection(_, let collectionIDField, _):
+                return .failure(
+                    StateError(
+                        .loadFailed,
+                        message:
+                            "\(source.description) read ids from \"\(collectionIDField)\", but the repository's id field is \"\(idField)\"; this is a bug in the source"
+                    ))
+            case .changes(let changes, let version):
+                guard known != nil, let held else {
+                    return .failure(
+                        StateError(
+                            .loadFailed,
+                            message: "\(source.description) answered with changes although no version was given; this is a bug in the source"))
+                }
+                do {
+                    return .success(.items(try held.applying(changes, idField: idField), version: version, changes: changes))
+                } catch {
+                    return .failure(StateError(.loadFailed, message: "\(source.description): a changed item: \(error)"))
+                }
+            case .unchanged where known != nil:
+                return .success(.unchanged)
+            case .unchanged:
+                return .failure(
+                    StateError(
+                        .loadFailed,
+                        message: "\(source.description) answered \"unchanged\" although no version was given; this is a bug in the source"
+                    ))
+            }
+        } catch {
+            retryAfter = (error as? SourceError)?.retryAfter
+            return .failure(StateError(.loadFailed, message: String(describing: error)))
+        }
+        do {
+            return .success(.items(try ItemCollection(values: values, idField: idField), version: newVersion, changes: nil))
+        } catch {
+            return .failure(StateError(.loadFailed, message: "\(source.description): \(error)"))
         }
     }
 }

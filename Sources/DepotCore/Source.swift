@@ -1,7 +1,7 @@
 public import DepotJSON
 
-/// Where the collection comes from. The repository touches data only through a source:
-/// it lists every item, and deletes one item by id (saying what is left, when it knows).
+/// Where the collection comes from. The repository touches data only through a source: it lists every item, and
+/// writes — puts, removals, batches of them — saying what it holds after.
 ///
 /// A source is called by one mutation at a time; it need not guard against concurrent calls from
 /// the repository, but it must be `Sendable` because mutations run on whatever task drains the queue.
@@ -26,16 +26,19 @@ public protocol Source: Sendable {
     /// HTTP's caching rules.
     func fetch(ifChangedSince version: SourceVersion?) async throws -> SourceAnswer
 
-    /// Deletes the item `id`, and says what the source holds now (see `SourceDeletion`). Throws
-    /// `SourceError.notFound` when the source has no such item.
-    @discardableResult
-    func deleteItem(id: String) async throws -> SourceDeletion
+    /// Where the source puts an item it did not hold, so an optimistic write shows it there. Optional: the default is
+    /// last.
+    var newItemPlacement: NewItemPlacement { get }
 
-    /// Deletes the item `id` knowing what the repository holds (nil when it holds no items): what the repository
-    /// calls. Optional: the default ignores `held` and calls `deleteItem(id:)`, which is right for a source that
-    /// deletes one item where it is (a row, a resource).
-    @discardableResult
-    func deleteItem(id: String, held: HeldItems?) async throws -> SourceDeletion
+    /// Makes `changes` in order, all or none, and says what it holds now (`SourceWriteResult`). `held` is what the
+    /// repository holds (nil when it holds no items): a source that rewrites its whole content (a file) may write from
+    /// these items when its version shows they are still its content.
+    ///
+    /// Throws `SourceError.conflict` (with the index of the change and the item the source holds) when a change's
+    /// expectation does not hold, `SourceError.notFound` for a removal of an item it lacks, and any other error when
+    /// it refuses or fails; nothing is changed then. Optional: the default refuses every write, for a source that
+    /// cannot be written (its error says what would allow writes).
+    func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult
 }
 
 extension Source {
@@ -47,8 +50,15 @@ extension Source {
         SourceAnswer(try await fetchItems(ifChangedSince: version))
     }
 
+    public var newItemPlacement: NewItemPlacement { .last }
+
+    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+        throw SourceError(.unsupported, "\(description) cannot be written")
+    }
+
+    /// Removes the item `id`, as a write of one removal.
     @discardableResult
-    public func deleteItem(id: String, held: HeldItems?) async throws -> SourceDeletion {
-        try await deleteItem(id: id)
+    public func deleteItem(id: String, held: HeldItems? = nil) async throws -> SourceWriteOutcome {
+        try await write([SourceChange(.remove(id: id))], held: held).outcome
     }
 }

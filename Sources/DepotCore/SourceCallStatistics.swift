@@ -40,7 +40,10 @@ public struct SourceCallStatistics: Sendable, Equatable {
     }
 
     public internal(set) var fetches = Calls()
+    /// Writes that only remove items.
     public internal(set) var deletes = Calls()
+    /// Writes that put items (patches, batches).
+    public internal(set) var writes = Calls()
 
     public init() {}
 }

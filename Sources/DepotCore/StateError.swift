@@ -7,8 +7,17 @@ public struct StateError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// The source could not be read, or what it returned is not a valid collection.
         case loadFailed
-        /// The source refused to delete an item.
-        case removeFailed
+        /// The source refused a change — a removal, a put, a patch, a batch — or cannot be written at all; the message
+        /// says why (and, for a source that cannot be written, which setting allows it).
+        case changeFailed
+        /// A conditional change found something else than it expected: the item changed since the version the client
+        /// read (`ifMatch`), is gone, or is there when it was to be created (`ifAbsent`). Nothing changed.
+        case conflict
+        /// The change itself is wrong: an item that is not an object, an id member that is not the change's id, a
+        /// patch that would change the id, an item over the size limit. Nothing changed.
+        case invalidChange
+        /// The item a change would leave fails the item schema; every violation is listed. Nothing changed.
+        case invalidItem
         /// No item has the requested id.
         case notFound
         /// The change was made in memory, but the on-disk cache could neither take it nor be deleted (a read-only

@@ -10,7 +10,8 @@ import DepotPlatform
 ///  "initialLoad": true, "startupStrategy": "returnMultipleTimes", "cache": true, "refreshInterval": "auto", "watchFile": true}
 /// ```
 ///
-/// An `http(s)://` source adds `itemsPath`, `deleteURL`, `headers`, `headerFiles`, `headerCredentials`,
+/// Writes are checked by `itemSchema` (a JSON Schema file) and `maxItemBytes`. An `http(s)://` source adds `itemsPath`,
+/// `deleteURL`, `putURL`, `patchURL`, `headers`, `headerFiles`, `headerCredentials`,
 /// `connectTimeout`, `requestTimeout` (seconds), `maxResponseBytes` and `maxRedirects`.
 public struct ConfigurationFile: Sendable, Equatable {
     public var socket: String?
@@ -46,6 +47,11 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var watchFile: Bool?
     public var itemsPath: String?
     public var deleteURL: String?
+    public var putURL: String?
+    public var patchURL: String?
+    /// The item schema's file; relative to the config file.
+    public var itemSchema: String?
+    public var maxItemBytes: Int?
     /// Header names and values, in the file's order.
     public var headers: [NamedString] = []
     /// Header names and the files that hold their values; a relative path is resolved by `DaemonSettings`.
@@ -59,7 +65,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var maxRedirects: Int?
     /// A PostgreSQL source's password file; relative to the config file.
     public var postgresPasswordFile: String?
-    /// Principals by access level (`read`, `write`, `admin`), as given.
+    /// Principals by access level (`read`, `write`, `admin`) and by method granted alone (`remove`, `put`, `patch`,
+    /// `apply`), as given.
     public var access: [String: [String]] = [:]
 
     /// One member of an object of strings, such as `"headers"`.
@@ -76,7 +83,8 @@ public struct ConfigurationFile: Sendable, Equatable {
         "replayBytes", "socketMode", "logLevel",
         "initialLoad",
         "startupStrategy", "cache", "refreshInterval", "refreshJitter", "refreshWhen", "retryMax", "watchFile",
-        "itemsPath", "deleteURL", "headers", "headerFiles", "headerCredentials", "connectTimeout", "requestTimeout", "maxResponseBytes",
+        "itemsPath", "deleteURL", "putURL", "patchURL", "itemSchema", "maxItemBytes", "headers", "headerFiles", "headerCredentials", "connectTimeout",
+        "requestTimeout", "maxResponseBytes",
         "maxRedirects", "postgresPasswordFile", "access",
     ]
 
@@ -137,6 +145,10 @@ public struct ConfigurationFile: Sendable, Equatable {
         logLevel = try members.string("logLevel")
         itemsPath = try members.string("itemsPath")
         deleteURL = try members.string("deleteURL")
+        putURL = try members.string("putURL")
+        patchURL = try members.string("patchURL")
+        itemSchema = try members.string("itemSchema")
+        maxItemBytes = try members.integer("maxItemBytes", .maxItemBytes)
         headers = try members.namedStrings("headers")
         headerFiles = try members.namedStrings("headerFiles")
         headerCredentials = try members.namedStrings("headerCredentials")

@@ -1,4 +1,5 @@
 import DepotJSON
+import DepotServer
 
 /// A config file's members read by type; an error names the file, the key and what it holds instead. Values
 /// are taken as given (`DaemonSettings` checks them), except integers too large to hold, out of any range.
@@ -69,9 +70,10 @@ struct ConfigurationMembers {
         }
         var access: [String: [String]] = [:]
         for entry in levels {
-            guard ["read", "write", "admin"].contains(entry.key) else {
+            guard ["read", "write", "admin"].contains(entry.key) || AccessPolicy.grantableMethods.contains(entry.key) else {
                 throw ConfigurationError(
-                    "config file \(path): \"\(key)\": \"\(entry.key)\" is not an access level; the levels are read, write and admin")
+                    "config file \(path): \"\(key)\": \"\(entry.key)\" is not an access level nor a method granted alone; the levels are read, write and admin, the methods remove, put, patch and apply"
+                )
             }
             guard case .array(let elements) = entry.value, elements.allSatisfy({ $0.stringValue != nil }) else {
                 throw ConfigurationError("config file \(path): \"\(key)\": \"\(entry.key)\" must be a list of principals such as [\"group:depot\"]")

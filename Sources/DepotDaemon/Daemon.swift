@@ -55,7 +55,7 @@ public struct Daemon: Sendable {
         }
         let source = try Self.makeSource(settings, logger: logger)
         let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache(path: settings.cachePath) { await openCache() } : nil
-        let repository = Repository(source: source, idField: settings.idField, cache: cache, logger: logger)
+        let repository = Repository(source: source, idField: settings.idField, cache: cache, rules: settings.writeRules, logger: logger)
         let status = StatusReporter(notifier: notifier)
         let readiness = Readiness(notifier: notifier, logger: logger) { status.current.text }
         // Before the start-up load, so that the refresh schedule hears of its answer.

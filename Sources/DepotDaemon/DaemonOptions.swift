@@ -27,7 +27,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […]} as the --…-access flags.",
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, putURL, patchURL, itemSchema, maxItemBytes, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […], \"put\": […], …} as the --…-access flags.",
             discussion:
                 "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
             valueName: "file"
@@ -165,6 +165,34 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     public var deleteURL: String?
 
     @Option(
+        name: .customLong("put-url"),
+        help: ArgumentHelp(
+            "HTTP source: where a put sends PUT with the item as its body, with {id} where the item's id goes (percent-encoded), as in https://host/items/{id}; a patch without --patch-url is sent here too, as the patched item. Default: none; puts are refused.",
+            valueName: "template"))
+    public var putURL: String?
+
+    @Option(
+        name: .customLong("patch-url"),
+        help: ArgumentHelp(
+            "HTTP source: where a patch sends PATCH with the patch as its body (application/merge-patch+json or application/json-patch+json), with {id} where the item's id goes. Default: none; patches go to --put-url as the patched item.",
+            valueName: "template"))
+    public var patchURL: String?
+
+    @Option(
+        name: .customLong("item-schema"),
+        help: ArgumentHelp(
+            "A JSON Schema (draft 7) file every item a write leaves must fit: a put, a patch's result, each change of an apply is checked before anything is sent to the source, and refused with every violation (-32009). Items a load brings are checked too and those that do not fit are logged, not refused. Default: none.",
+            valueName: "path"))
+    public var itemSchema: String?
+
+    @Option(
+        name: .customLong("max-item-bytes"),
+        help: ArgumentHelp(
+            "The largest item a write may leave, as compact JSON, 64 to 1073741824 bytes; a larger one is refused (-32602). Default: 1048576 (1 MiB).",
+            valueName: "bytes"))
+    public var maxItemBytes: Int?
+
+    @Option(
         name: .customLong("connect-timeout"),
         help: ArgumentHelp("HTTP source: seconds connecting may take, 0.1 to 600. Default: 10.", valueName: "seconds"))
     public var connectTimeout: Double?
@@ -274,9 +302,22 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "Who may also load and remove, as --read-access. Default: none besides depotd's own user and root, which always may do everything.",
+            "Who may also load, remove, put, patch and apply, as --read-access. Default: none besides depotd's own user and root, which always may do everything.",
             valueName: "principals"))
     public var writeAccess: String?
+
+    @Option(help: ArgumentHelp("Who may also remove, without write access, as --read-access. Default: none.", valueName: "principals"))
+    public var removeAccess: String?
+
+    @Option(help: ArgumentHelp("Who may also put, without write access, as --read-access. Default: none.", valueName: "principals"))
+    public var putAccess: String?
+
+    @Option(help: ArgumentHelp("Who may also patch, without write access, as --read-access. Default: none.", valueName: "principals"))
+    public var patchAccess: String?
+
+    @Option(
+        help: ArgumentHelp("Who may also apply batches of changes, without write access, as --read-access. Default: none.", valueName: "principals"))
+    public var applyAccess: String?
 
     @Option(
         help: ArgumentHelp(

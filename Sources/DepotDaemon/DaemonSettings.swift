@@ -33,6 +33,14 @@ public struct DaemonSettings: Sendable, Equatable {
     public var watchFile = true
     /// Who may call what; replaced on a reload.
     public var access = AccessPolicy.default
+    /// The schema every item a write leaves must fit; nil for none.
+    public var itemSchema: ItemSchema?
+    /// The largest item a write may leave, as compact JSON.
+    public var maxItemBytes = WriteRules.defaultMaxItemBytes
+    /// The rules the repository checks writes by.
+    public var writeRules: WriteRules {
+        WriteRules(validator: itemSchema, maxItemBytes: maxItemBytes)
+    }
     /// The on-disk cache: cache.sqlite in the state directory.
     public var cachePath: String { stateDirectory + "/cache.sqlite" }
     /// Where `pipelines.put` stores named pipelines: `pipelines/` in the state directory.
@@ -89,6 +97,9 @@ public struct DaemonSettings: Sendable, Equatable {
         settings.refresh = try lookup.refresh(for: source)
         settings.watchFile = lookup.watchFile()
         settings.access = try lookup.access()
+        settings.itemSchema = try lookup.itemSchema(workingDirectory: workingDirectory)
+        settings.maxItemBytes = try lookup.integer(
+            .maxItemBytes, flag: options.maxItemBytes, "--max-item-bytes", file: file.maxItemBytes, "maxItemBytes")
         for row in LimitSetting.all {
             settings.connectionLimits[keyPath: row.limit] = try lookup.integer(
                 row.setting, flag: options[keyPath: row.flag], row.flagName, file: file[keyPath: row.file], row.key)

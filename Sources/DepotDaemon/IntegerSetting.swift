@@ -1,3 +1,4 @@
+import DepotCore
 import DepotHTTPSource
 import DepotRPC
 import DepotServer
@@ -37,6 +38,8 @@ struct IntegerSetting: Sendable {
 
     /// The largest body an HTTP source reads: at least 1 KiB, at most 1 GiB.
     static let maxResponseBytes = IntegerSetting(range: 1024...1_073_741_824, defaultValue: HTTPSourceOptions.defaultMaxResponseBytes)
+    /// The largest item a write may leave, as compact JSON: at least 64 bytes, at most 1 GiB.
+    static let maxItemBytes = IntegerSetting(range: 64...1_073_741_824, defaultValue: WriteRules.defaultMaxItemBytes)
     /// Redirects an HTTP source follows: none to 20.
     static let maxRedirects = IntegerSetting(range: 0...20, defaultValue: HTTPSourceOptions.defaultMaxRedirects)
 

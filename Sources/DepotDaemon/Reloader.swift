@@ -101,6 +101,10 @@ final class Reloader: Service {
             repository.replaceSource(source, idField: new.idField)
             onSourceChanged(source)
         }
+        if new.itemSchema != old.itemSchema || new.maxItemBytes != old.maxItemBytes {
+            logger.notice("the rules writes are checked by changed (item schema, max item bytes); they apply to every write from now on")
+            repository.writeRules = new.writeRules
+        }
         if new.access != old.access {
             logger.notice("the access setting changed; it applies to every call from now on, on open connections too")
             server.updateAccess(new.access)

@@ -15,18 +15,24 @@ extension SettingLookup {
                 throw ConfigurationError("\(path.origin.quoting(path.value)) \(error)")
             }
         }
-        if let template = flag(options.deleteURL, "--delete-url") ?? file(file.deleteURL, "deleteURL") {
-            do {
-                http.deleteURL = try ItemURLTemplate(parsing: template.value)
-            } catch {
-                throw ConfigurationError("\(template.origin.quoting(HTTPAddress.redacted(template.value))) \(error)")
-            }
-        }
+        http.deleteURL = try template(flag(options.deleteURL, "--delete-url") ?? file(file.deleteURL, "deleteURL"))
+        http.putURL = try template(flag(options.putURL, "--put-url") ?? file(file.putURL, "putURL"))
+        http.patchURL = try template(flag(options.patchURL, "--patch-url") ?? file(file.patchURL, "patchURL"))
         try applyLimits(to: &http)
         if let configPath {
             try applyHeaders(to: &http, configPath: configPath, credentialsDirectory: credentialsDirectory)
         }
         return http
+    }
+
+    /// An item URL template, checked; nil when none is given.
+    private func template(_ given: Sourced<String>?) throws(ConfigurationError) -> ItemURLTemplate? {
+        guard let given else { return nil }
+        do {
+            return try ItemURLTemplate(parsing: given.value)
+        } catch {
+            throw ConfigurationError("\(given.origin.quoting(HTTPAddress.redacted(given.value))) \(error)")
+        }
     }
 
     /// Timeouts, the response size limit and the redirect limit.

@@ -52,28 +52,40 @@ struct SettingLookup {
         return try TimeoutSetting.partialLine.checked(seconds)
     }
 
-    /// Who holds each access level: per level, a flag, else the config file's `access`, else the default.
+    /// Who holds each access level, and who is granted a changing method alone: per level or method, a flag, else the
+    /// config file's `access`, else the default.
     func access() throws(ConfigurationError) -> AccessPolicy {
         var policy = AccessPolicy.default
         let levels: [(String, String?, WritableKeyPath<AccessPolicy, [AccessPolicy.Principal]>)] = [
             ("read", options.readAccess, \.read), ("write", options.writeAccess, \.write), ("admin", options.adminAccess, \.admin),
         ]
         for (level, flagValue, path) in levels {
-            let given: Sourced<[String]>? =
-                flag(flagValue.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }, "--\(level)-access")
-                ?? file(file.access[level], "access")
-            guard let given else { continue }
-            var principals: [AccessPolicy.Principal] = []
-            for text in given.value {
-                do {
-                    principals.append(try AccessPolicy.Principal(parsing: text))
-                } catch {
-                    throw ConfigurationError("\(given.origin.subject): \(level): \(error)")
-                }
-            }
-            policy[keyPath: path] = principals
+            if let principals = try principals(level, flag: flagValue) { policy[keyPath: path] = principals }
+        }
+        let methods: [(String, String?)] = [
+            ("remove", options.removeAccess), ("put", options.putAccess), ("patch", options.patchAccess), ("apply", options.applyAccess),
+        ]
+        for (method, flagValue) in methods {
+            if let principals = try principals(method, flag: flagValue) { policy.methods[method] = principals }
         }
         return policy
+    }
+
+    /// The principals `--NAME-access` or the config file's `access.NAME` lists; nil when neither does.
+    private func principals(_ name: String, flag flagValue: String?) throws(ConfigurationError) -> [AccessPolicy.Principal]? {
+        let given: Sourced<[String]>? =
+            flag(flagValue.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }, "--\(name)-access")
+            ?? file(file.access[name], "access")
+        guard let given else { return nil }
+        var principals: [AccessPolicy.Principal] = []
+        for text in given.value {
+            do {
+                principals.append(try AccessPolicy.Principal(parsing: text))
+            } catch {
+                throw ConfigurationError("\(given.origin.subject): \(name): \(error)")
+            }
+        }
+        return principals
     }
 
     /// The socket's path, when a flag, DEPOT_SOCKET or the config file names one.
@@ -113,6 +125,18 @@ struct SettingLookup {
             path = Self.absolute(file.value, in: base)
         }
         return PostgresPassword.resolve(file: path, environment: environment)
+    }
+
+    /// The item schema, read and compiled: --item-schema (relative to the working directory), else "itemSchema"
+    /// (relative to the config file), else none.
+    func itemSchema(workingDirectory: String) throws(ConfigurationError) -> ItemSchema? {
+        guard let given = flag(options.itemSchema, "--item-schema") ?? file(file.itemSchema, "itemSchema") else { return nil }
+        guard !given.value.isEmpty else { throw ConfigurationError("\(given.origin.subject) is empty; give the path of a JSON Schema file") }
+        var base = workingDirectory
+        if case .configFile(let configPath, _) = given.origin {
+            base = Directories.parent(of: configPath)
+        }
+        return try ItemSchema(path: Self.absolute(given.value, in: base), subject: given.origin.subject)
     }
 
     func idField() throws(ConfigurationError) -> String {

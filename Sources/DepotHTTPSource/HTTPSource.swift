@@ -14,7 +14,8 @@ public import Foundation
 #endif
 
 /// A collection served by an HTTP API (`--source https://…`): GET returns the items as a JSON array, or an
-/// object with the array at `itemsPath`; a removal sends DELETE to `deleteURL` with the id filled in.
+/// object with the array at `itemsPath`; a write sends PUT to `putURL`, PATCH to `patchURL` or DELETE to `deleteURL`,
+/// each with the id filled in.
 ///
 /// Loads are conditional: the ETag and Last-Modified of the last 200 come back as If-None-Match and
 /// If-Modified-Since, and a 304 leaves the items as they are; so does a 200 whose body has the digest of the one
@@ -93,30 +94,67 @@ public struct HTTPSource: Source {
         }
     }
 
-    /// Sends DELETE; the repository then asks for the list again (`.relist`), since other clients of the API may
-    /// have changed it too.
-    @discardableResult
-    public func deleteItem(id: String) async throws -> SourceDeletion {
-        guard let template = options.deleteURL else {
+    /// Sends the change — PUT of the item to `putURL`, PATCH of the patch to `patchURL` (or, without one, PUT of the
+    /// patched item), DELETE to `deleteURL` — and answers `.relist`: the repository then asks for the list again, since
+    /// other clients of the API may have changed it too. 2xx succeeds (201: created), 404 and 410 are notFound, 409 and
+    /// 412 conflicts. An API applies one change per request, with no transaction across them: a batch of more than one
+    /// change is refused. A put that only creates sends `If-None-Match: *` (RFC 9110), which a server may refuse with
+    /// 412; a change made from an item (`ifMatch`, a patch's base) is checked against the list depotd read last.
+    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+        guard changes.count == 1, let change = changes.first else {
             throw SourceError(
-                .refused,
-                "\(address) allows no removals: no delete URL is set; set --delete-url (\"deleteURL\" in the config file) "
-                    + "to the URL that deletes one item, with {id} where the id goes, as in \(address.scheme)://HOST/items/{id}"
+                .unsupported,
+                "\(address) cannot apply \(changes.count) changes at once: an HTTP API takes one change per request and none can be undone if a later one fails; send them one at a time"
             )
         }
-        let target = template.address(for: id)
-        let what = "DELETE \(target)"
-        let response = try await perform(.DELETE, target, extraHeaders: [], what: what) { _ in false }
+        let method: HTTPMethod
+        let target: HTTPAddress
+        var headers: [(String, String)] = []
+        var body: [UInt8]?
+        switch change.write {
+        case .remove(let id):
+            guard let template = options.deleteURL else { throw Self.noURL(address, "removals", "--delete-url", "deleteURL", "DELETE") }
+            (method, target) = (.DELETE, template.address(for: id))
+        case .put(let item):
+            if let patch = change.patch, let template = options.patchURL {
+                (method, target) = (.PATCH, template.address(for: item.id))
+                body = patch.json.jsonBytes
+                headers.append(("Content-Type", patch.mediaType))
+            } else {
+                guard let template = options.putURL else {
+                    throw Self.noURL(address, change.patch == nil ? "puts" : "patches", "--put-url (or --patch-url for patches)", "putURL", "PUT")
+                }
+                (method, target) = (.PUT, template.address(for: item.id))
+                body = item.json
+                headers.append(("Content-Type", "application/json"))
+                if change.expected == .absent { headers.append(("If-None-Match", "*")) }
+            }
+        }
+        let what = "\(method) \(target)"
+        let response = try await perform(method, target, extraHeaders: headers, body: body, what: what) { _ in false }
         logger.debug("\(what): \(Self.text(response.status))")
         switch response.status.code {
         case 200..<300:
-            return .relist
+            return SourceWriteResult(.relist, created: [response.status.code == 201])
         case 404, 410:
-            throw SourceError(.notFound, "\(what) answered \(Self.text(response.status)): the server has no item with id \"\(id)\"")
+            throw SourceError(.notFound, "\(what) answered \(Self.text(response.status)): the server has no item with id \"\(change.id)\"")
+        case 409, 412:
+            throw SourceError(
+                .conflict,
+                "\(what) answered \(Self.text(response.status)): the server holds another version of item \"\(change.id)\"; read it again and redo the change",
+                conflict: SourceError.Conflict(index: 0, current: nil))
         default:
             throw SourceError(
-                .refused, "\(what) answered \(Self.text(response.status)), so the item was not removed; \(Self.advice(for: response.status))")
+                .refused, "\(what) answered \(Self.text(response.status)), so the change was not made; \(Self.advice(for: response.status))")
         }
+    }
+
+    /// The error for a change no URL is set for: which setting to set, and how.
+    private static func noURL(_ address: HTTPAddress, _ changes: String, _ flag: String, _ key: String, _ method: String) -> SourceError {
+        SourceError(
+            .unsupported,
+            "\(address) allows no \(changes): no URL is set for them; set \(flag) (\"\(key)\" in the config file) to the URL that takes a \(method) of one item, with {id} where the id goes, as in \(address.scheme)://HOST/items/{id}"
+        )
     }
 
     // MARK: Requests
@@ -134,12 +172,14 @@ public struct HTTPSource: Source {
         _ method: HTTPMethod,
         _ target: HTTPAddress,
         extraHeaders: [(String, String)],
+        body: [UInt8]? = nil,
         what: String,
         wantsBody: @escaping @Sendable (HTTPResponseStatus) -> Bool
     ) async throws(SourceError) -> Response {
         var request = HTTPClientRequest(url: target.url)
         request.method = method
         request.headers = try headers(adding: extraHeaders)
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let options = options
         do {
             return try await withDeadline(options.requestTimeout) { [request] in

@@ -225,6 +225,15 @@ struct JSONParserEngine {
     /// rather than leaving it for the caller to report as a stray character.
     mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
         let start = index
+        let i = try numberEnd()
+        index = i
+        let literal = String(decoding: UnsafeBufferPointer(start: bytes + start, count: i &- start), as: UTF8.self)
+        return JSONNumber(uncheckedLiteral: literal)
+    }
+
+    /// Where the number starting at `index` ends, once it is checked (see `parseNumber`); `index` stays.
+    @inline(__always)
+    func numberEnd() throws(JSONParseError) -> Int {
         var i = index
         if bytes[i] == ASCII.minus { i &+= 1 }
         guard i < end else { throw JSONParseError(reason: .invalidNumber, offset: i) }
@@ -258,9 +267,7 @@ struct JSONParserEngine {
                 throw JSONParseError(reason: .invalidNumber, offset: i)
             }
         }
-        index = i
-        let literal = String(decoding: UnsafeBufferPointer(start: bytes + start, count: i &- start), as: UTF8.self)
-        return JSONNumber(uncheckedLiteral: literal)
+        return i
     }
 
     @inline(__always)
@@ -274,11 +281,18 @@ struct JSONParserEngine {
 
     /// Parses the string whose opening quote is at `index`.
     mutating func parseString() throws(JSONParseError) -> String {
+        try withStringContent { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Reads the string whose opening quote is at `index`, checked, and hands its content decoded (as UTF-8) to `body`:
+    /// the input's own bytes when it has no escape, else the escapes decoded into `scratch`.
+    @inline(__always)
+    mutating func withStringContent<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(JSONParseError) -> Result {
         let start = index &+ 1
         var i = try scanStringContent(from: start)
         if bytes[i] == ASCII.quote {
             index = i &+ 1
-            return String(decoding: UnsafeBufferPointer(start: bytes + start, count: i &- start), as: UTF8.self)
+            return body(UnsafeBufferPointer(start: bytes + start, count: i &- start))
         }
         // Slow path: at least one backslash. Copy unescaped runs in bulk, decode escapes in between.
         scratch.removeAll(keepingCapacity: true)
@@ -291,7 +305,7 @@ struct JSONParserEngine {
         } while bytes[i] != ASCII.quote
         scratch.append(contentsOf: UnsafeBufferPointer(start: bytes + runStart, count: i &- runStart))
         index = i &+ 1
-        return String(decoding: scratch, as: UTF8.self)
+        return scratch.withUnsafeBufferPointer(body)
     }
 
     /// Returns the index of the next `"` or `\` at or after `start`, checking on the way that the bytes are

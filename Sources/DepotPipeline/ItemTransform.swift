@@ -1,6 +1,6 @@
-public import DepotCore
-public import DepotJSON
-public import DepotWire
+import DepotCore
+import DepotJSON
+import DepotWire
 
 /// A run of consecutive `filter` and `select` operators, applied to each item in one pass: the item is parsed
 /// once, tested and projected in order, and encoded again only when a `select` changed it.

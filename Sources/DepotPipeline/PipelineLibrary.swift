@@ -1,4 +1,4 @@
-public import DepotJSON
+import DepotJSON
 import DepotPlatform
 public import DepotWire
 import Foundation

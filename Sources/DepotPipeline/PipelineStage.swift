@@ -1,5 +1,5 @@
-public import DepotCore
-public import DepotWire
+import DepotCore
+import DepotWire
 
 /// One stage of a running pipeline: an operator (or a run of item operators) with what it remembers.
 ///

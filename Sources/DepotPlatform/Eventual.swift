@@ -22,6 +22,14 @@ public final class Eventual<Value: Sendable>: Sendable {
         for waiter in waiters { waiter.resume(returning: value) }
     }
 
+    /// Whether `resolve` has been called.
+    public var isResolved: Bool {
+        state.withLock { state in
+            if case .resolved = state { return true }
+            return false
+        }
+    }
+
     /// The value, once resolved; throws `CancellationError` as soon as the waiting task is cancelled.
     public var value: Value {
         get async throws {

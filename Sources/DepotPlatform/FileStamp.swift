@@ -35,7 +35,7 @@ public struct FileStamp: Sendable, Equatable {
     }
 
     /// The stamp of the open file `fd`.
-    static func of(descriptor fd: Int32) -> FileStamp? {
+    public static func of(descriptor fd: Int32) -> FileStamp? {
         var status = stat()
         guard fstat(fd, &status) == 0 else { return nil }
         return FileStamp(status)

@@ -26,6 +26,12 @@ public enum Files {
     /// Every byte of the regular file at `path`. Anything else (a directory, a FIFO, a device) is refused
     /// without blocking: the file is opened non-blocking and checked before a byte is read.
     public static func readAll(_ path: String) throws(SystemError) -> [UInt8] {
+        try readAllStamped(path).bytes
+    }
+
+    /// The file's bytes, and its stamp as it was when they were read began (so a change made while it was read shows
+    /// as another stamp next time).
+    public static func readAllStamped(_ path: String) throws(SystemError) -> (bytes: [UInt8], stamp: FileStamp) {
         // Without O_NONBLOCK, open() of a FIFO waits for a writer, and could wait forever.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw SystemError("cannot read \(path)") }
@@ -66,7 +72,7 @@ public enum Files {
             }
             bytes.append(contentsOf: chunk[0..<count])
         }
-        return bytes
+        return (bytes, FileStamp(status))
     }
 
     /// Replaces `path` with `bytes` atomically: a temporary file in the same directory is written, synced
@@ -117,10 +123,12 @@ public enum Files {
         }
         guard rename(temporary, target) == 0 else { throw failure() }
         succeeded = true
+        // The rename is durable only once the directory is synced: a write is answered only then.
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            _ = fsync(directoryFD)
-            close(directoryFD)
+        guard directoryFD >= 0 else { throw SystemError("cannot sync the directory of \(path) (\(directory)) after replacing it") }
+        defer { close(directoryFD) }
+        guard fsync(directoryFD) == 0 || errno == EINVAL else {
+            throw SystemError("cannot sync the directory of \(path) (\(directory)) after replacing it")
         }
         return stamp
     }

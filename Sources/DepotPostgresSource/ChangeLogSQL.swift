@@ -159,11 +159,6 @@ public struct ChangeLogSQL: Sendable {
         """
     }
 
-    /// Deletes the item $1; a row back when there was one.
-    public var delete: String {
-        "DELETE FROM \(table) i WHERE \(id)::text = $1 RETURNING 1"
-    }
-
     /// Drops the changes older than $1 seconds.
     public var prune: String {
         "DELETE FROM \(log) WHERE recorded_at < now() - make_interval(secs => $1)"

@@ -1,5 +1,6 @@
 public import DepotCore
 public import DepotJSON
+import DepotPlatform
 import DepotSources
 public import Logging
 import PostgresNIO
@@ -17,6 +18,8 @@ public struct PostgresSource: Source {
     private let logger: Logger
     /// The most changes one catch-up reads; past it, a full load is cheaper.
     private let catchUpLimit: Int
+    /// The table's columns once read, for a table whose whole row is the item.
+    private let columns = Locked<[String]?>(nil)
 
     public init(link: PostgresLink, idField: String, catchUpLimit: Int = 10_000, logger: Logger) {
         self.link = link
@@ -39,15 +42,103 @@ public struct PostgresSource: Source {
         return .items(values, version: SourceVersion(revision: revision))
     }
 
-    public func deleteItem(id: String) async throws -> SourceDeletion {
-        let sql = link.sql.delete
-        let deleted = try await link.withConnection("delete \(id) from \(link.sql.table)") { [logger] connection in
-            var binds = PostgresBindings()
-            binds.append(id)
-            return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect().count
+    /// A table read in id order: a new item goes where its id sorts.
+    public var newItemPlacement: NewItemPlacement { .byID }
+
+    /// Makes the changes, in order, each one statement whose precondition is part of it (`ItemWriteSQL`), a batch in
+    /// one transaction: all or none, whoever else writes the table meanwhile. Answers `.changed`: the repository then
+    /// reads the change log since the revision it holds — this write, and whatever other writers did.
+    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+        let sql = ItemWriteSQL(address: link.address, columns: try await wholeRowColumns())
+        let what = changes.count == 1 ? "write \(changes[0].id) to \(link.sql.table)" : "write \(changes.count) changes to \(link.sql.table)"
+        let created = try await link.withConnection(what) { [logger, description] connection in
+            // One statement needs no transaction of its own; a batch is one. (A prune of the log that the change feed
+            // sends meanwhile on this connection joins it: it is retried within the hour if rolled back.)
+            let batch = changes.count > 1
+            if batch { _ = try await connection.query("BEGIN", logger: logger).collect() }
+            do {
+                var created: [Bool] = []
+                for (index, change) in changes.enumerated() {
+                    if let made = try await Self.make(change, with: sql, on: connection, logger: logger) {
+                        created.append(made)
+                        continue
+                    }
+                    // Not made: the row is not what the change expected. Say what it is, then nothing is changed.
+                    let current = try await Self.current(change.id, with: sql, on: connection, logger: logger).map { document in
+                        try item(id: change.id, document: document)
+                    }
+                    if batch { _ = try await connection.query("ROLLBACK", logger: logger).collect() }
+                    if current == nil, change.write.item == nil, change.expected == .anything {
+                        throw SourceError.notFound(id: change.id, in: description)
+                    }
+                    throw SourceError.conflict(
+                        index: index, change, current: current.map { Item(id: change.id, json: $0.jsonBytes) }, in: description)
+                }
+                if batch { _ = try await connection.query("COMMIT", logger: logger).collect() }
+                return created
+            } catch let error as SourceError {
+                throw error
+            } catch {
+                if batch { _ = try? await connection.query("ROLLBACK", logger: logger).collect() }
+                throw error
+            }
         }
-        guard deleted > 0 else { throw SourceError.notFound(id: id, in: description) }
-        return .changed
+        return SourceWriteResult(.changed, created: created)
+    }
+
+    /// Runs `change`'s statement: whether it created its item, or nil when the row was not what it expected.
+    private static func make(_ change: SourceChange, with sql: ItemWriteSQL, on connection: PostgresConnection, logger: Logger) async throws -> Bool?
+    {
+        var binds = PostgresBindings()
+        binds.append(change.id)
+        let statement: String
+        switch (change.write, change.expected) {
+        case (.put(let item), .anything):
+            binds.append(String(decoding: item.json, as: UTF8.self))
+            statement = sql.upsert
+        case (.put(let item), .absent):
+            binds.append(String(decoding: item.json, as: UTF8.self))
+            statement = sql.insert
+        case (.put(let item), .item(let expected)):
+            binds.append(String(decoding: item.json, as: UTF8.self))
+            binds.append(String(decoding: expected.json, as: UTF8.self))
+            statement = sql.replace
+        case (.remove, .anything):
+            statement = sql.delete
+        case (.remove, .item(let expected)):
+            binds.append(String(decoding: expected.json, as: UTF8.self))
+            statement = sql.deleteMatching
+        case (.remove, .absent):
+            return nil
+        }
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger).collect()
+        guard let row = rows.first else { return nil }
+        if case .put = change.write, let created = try? row.decode(Bool.self) { return created }
+        return false
+    }
+
+    /// The item with `id` as the table holds it now, as JSON text; nil when there is none.
+    private static func current(_ id: String, with sql: ItemWriteSQL, on connection: PostgresConnection, logger: Logger) async throws -> String? {
+        var binds = PostgresBindings()
+        binds.append(id)
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql.current, binds: binds), logger: logger).collect()
+        return try rows.first.map { try $0.decode(String.self) }
+    }
+
+    /// The columns of a table whose whole row is the item, read once; none for a table with a doc column.
+    private func wholeRowColumns() async throws -> [String] {
+        guard link.address.docColumn == nil else { return [] }
+        if let known = columns.withLock({ $0 }) { return known }
+        let table = link.address.quotedTable
+        let found = try await link.withConnection("read the columns of \(table)") { [logger] connection in
+            var binds = PostgresBindings()
+            binds.append(table)
+            return try await connection.query(PostgresQuery(unsafeSQL: ItemWriteSQL.columnsOfTable, binds: binds), logger: logger).collect().map {
+                try $0.decode(String.self)
+            }
+        }
+        columns.withLock { $0 = found }
+        return found
     }
 
     /// Deletes the changes older than the retention from the log. Any daemon may; it costs one statement.

@@ -87,7 +87,7 @@ public struct Params: Sendable {
     }
 
     /// A wrong value as a message shows it: scalars as written (cut short), arrays and objects by their type.
-    static func brief(_ value: JSONValue) -> String {
+    public static func brief(_ value: JSONValue) -> String {
         switch value {
         case .array: return "an array"
         case .object: return "an object"

@@ -19,6 +19,9 @@ struct SchemaEvaluator {
     /// A violation while evaluating; becomes a `SchemaViolation` at the end.
     struct Finding {
         let path: JSONPointer
+        /// The schema keyword that failed (`type`, `required`, `maxLength`…); for a limit of the validator's own or a
+        /// `$ref` cycle, the keyword being followed.
+        let keyword: String
         var message: String
         /// The types a failed `type` keyword wanted, so that `anyOf`/`oneOf` alternatives that differ only in
         /// type can be merged into one "must be a string or an integer".
@@ -64,7 +67,7 @@ struct SchemaEvaluator {
     func violations(of instance: JSONValue) -> [SchemaViolation] {
         var findings: [Finding] = []
         check(schemas.entry, instance, .start, .full, &findings)
-        return findings.map { SchemaViolation(path: $0.path.description, message: $0.message) }
+        return findings.map { SchemaViolation(path: $0.path.description, keyword: $0.keyword, message: $0.message) }
     }
 
     func matches(_ node: SchemaNode, _ instance: JSONValue, _ frame: Frame) -> Bool {
@@ -108,7 +111,8 @@ struct SchemaEvaluator {
     @inline(never)
     private func reportBlockingIssues(_ node: SchemaNode, _ instance: JSONValue, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) -> Bool {
         for blocking in node.blockingIssues where blocking.appliesTo.includes(instance) {
-            findings.append(Finding(path: frame.path, message: "cannot be checked: \(blocking.issue)", undecided: true))
+            findings.append(
+                Finding(path: frame.path, keyword: blocking.issue.keyword, message: "cannot be checked: \(blocking.issue)", undecided: true))
             if mode == .firstFailure { return true }
         }
         return false
@@ -151,7 +155,8 @@ struct SchemaEvaluator {
     private func checkAnyInstance(_ node: SchemaNode, _ instance: JSONValue, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) -> Bool {
         if let types = node.keywords.types, !types.contains(where: { $0.matches(instance, integers: schemas.integers) }) {
             let wanted = Wording.alternatives(types.map(\.phrase))
-            findings.append(Finding(path: frame.path, message: "must be \(wanted), found \(Wording.brief(instance))", expectedTypes: types))
+            findings.append(
+                Finding(path: frame.path, keyword: "type", message: "must be \(wanted), found \(Wording.brief(instance))", expectedTypes: types))
             return false
         }
         let start = findings.count
@@ -162,10 +167,11 @@ struct SchemaEvaluator {
                 case 1: "must be \(Wording.expected(values[0])), found \(Wording.found(instance))"
                 default: "is not one of \(values.map(Wording.expected).joined(separator: ", ")) (found \(Wording.found(instance)))"
                 }
-            findings.append(Finding(path: frame.path, message: message))
+            findings.append(Finding(path: frame.path, keyword: "enum", message: message))
         }
         if let constValue = node.keywords.constValue, !instance.jsonEquals(constValue) {
-            findings.append(Finding(path: frame.path, message: "must be \(Wording.expected(constValue)), found \(Wording.found(instance))"))
+            findings.append(
+                Finding(path: frame.path, keyword: "const", message: "must be \(Wording.expected(constValue)), found \(Wording.found(instance))"))
         }
         return mode == .full || findings.count == start
     }
@@ -212,23 +218,25 @@ struct SchemaEvaluator {
 
     @inline(never)
     private static func falseSchema(_ frame: Frame) -> Finding {
-        Finding(path: frame.path, message: "is not allowed here (its schema is false)")
+        Finding(path: frame.path, keyword: "false", message: "is not allowed here (its schema is false)")
     }
 
     @inline(never)
     private static func nestedTooDeep(_ frame: Frame) -> Finding {
-        Finding(path: frame.path, message: "cannot be checked: schemas nest deeper than \(maxNesting) levels here", undecided: true)
+        Finding(path: frame.path, keyword: "$ref", message: "cannot be checked: schemas nest deeper than \(maxNesting) levels here", undecided: true)
     }
 
     @inline(never)
     private static func instanceTooDeep(_ frame: Frame, _ token: String) -> Finding {
-        Finding(path: frame.path.appending(token), message: "cannot be checked: nested deeper than \(maxInstanceDepth) levels", undecided: true)
+        Finding(
+            path: frame.path.appending(token), keyword: "type", message: "cannot be checked: nested deeper than \(maxInstanceDepth) levels",
+            undecided: true)
     }
 
     @inline(never)
     private static func referenceCycle(_ frame: Frame, _ key: String) -> Finding {
         let loop = (frame.referencesHere.drop(while: { $0 != key }) + [key]).joined(separator: " → ")
-        return Finding(path: frame.path, message: "cannot be checked: \"$ref\" goes round in a circle: \(loop)", undecided: true)
+        return Finding(path: frame.path, keyword: "$ref", message: "cannot be checked: \"$ref\" goes round in a circle: \(loop)", undecided: true)
     }
 
     // MARK: Numbers, strings
@@ -241,15 +249,17 @@ struct SchemaEvaluator {
                 || node.keywords.multipleOf != nil
         else { return }
         let value = DecimalNumber(number)
-        func fail(_ relation: String, _ bound: SchemaKeywords.Bound) {
+        func fail(_ keyword: String, _ relation: String, _ bound: SchemaKeywords.Bound) {
             findings.append(
-                Finding(path: frame.path, message: "must be \(relation) \(bound.literal.literal), found \(Wording.found(.number(number)))"))
+                Finding(
+                    path: frame.path, keyword: keyword,
+                    message: "must be \(relation) \(bound.literal.literal), found \(Wording.found(.number(number)))"))
         }
-        if let bound = node.keywords.minimum, value < bound.value { fail("at least", bound) }
-        if let bound = node.keywords.exclusiveMinimum, value <= bound.value { fail("greater than", bound) }
-        if let bound = node.keywords.maximum, value > bound.value { fail("at most", bound) }
-        if let bound = node.keywords.exclusiveMaximum, value >= bound.value { fail("less than", bound) }
-        if let divisor = node.keywords.multipleOf, !value.isMultiple(of: divisor.value) { fail("a multiple of", divisor) }
+        if let bound = node.keywords.minimum, value < bound.value { fail("minimum", "at least", bound) }
+        if let bound = node.keywords.exclusiveMinimum, value <= bound.value { fail("exclusiveMinimum", "greater than", bound) }
+        if let bound = node.keywords.maximum, value > bound.value { fail("maximum", "at most", bound) }
+        if let bound = node.keywords.exclusiveMaximum, value >= bound.value { fail("exclusiveMaximum", "less than", bound) }
+        if let divisor = node.keywords.multipleOf, !value.isMultiple(of: divisor.value) { fail("multipleOf", "a multiple of", divisor) }
     }
 
     /// Lengths count Unicode scalars (code points), as draft-07's "characters" (RFC 8259's) are: "é" written
@@ -258,7 +268,9 @@ struct SchemaEvaluator {
     private func checkString(_ node: SchemaNode, _ string: String, _ frame: Frame, _ findings: inout [Finding]) {
         if let pattern = node.keywords.pattern, !pattern.matches(string) {
             findings.append(
-                Finding(path: frame.path, message: "must match the pattern \(Wording.quote(pattern.source)), found \(Wording.found(.string(string)))")
+                Finding(
+                    path: frame.path, keyword: "pattern",
+                    message: "must match the pattern \(Wording.quote(pattern.source)), found \(Wording.found(.string(string)))")
             )
         }
         guard node.keywords.minLength != nil || node.keywords.maxLength != nil else { return }
@@ -266,14 +278,14 @@ struct SchemaEvaluator {
         if let minimum = node.keywords.minLength, length < minimum {
             findings.append(
                 Finding(
-                    path: frame.path,
+                    path: frame.path, keyword: "minLength",
                     message: "must be at least \(Wording.count(minimum, "character")) long, found \(Wording.count(length, "character"))"
                 ))
         }
         if let maximum = node.keywords.maxLength, length > maximum {
             findings.append(
                 Finding(
-                    path: frame.path,
+                    path: frame.path, keyword: "maxLength",
                     message: "must be at most \(Wording.count(maximum, "character")) long, found \(Wording.count(length, "character"))"
                 ))
         }
@@ -347,25 +359,37 @@ struct SchemaEvaluator {
     @inline(never)
     private static func containsNone(_ frame: Frame, _ schema: SchemaNode, count: Int) -> Finding {
         let what = count == 0 ? "it is empty" : "none of its \(Wording.count(count, "element")) does"
-        return Finding(path: frame.path, message: "must contain an element that matches the \"contains\" schema at \(schema.location), but \(what)")
+        return Finding(
+            path: frame.path, keyword: "contains",
+            message: "must contain an element that matches the \"contains\" schema at \(schema.location), but \(what)")
     }
 
     @inline(never)
     private func checkArrayCounts(_ node: SchemaNode, _ elements: [JSONValue], _ frame: Frame, _ findings: inout [Finding]) {
         if let minimum = node.keywords.minItems, elements.count < minimum {
-            findings.append(Finding(path: frame.path, message: "must have at least \(Wording.count(minimum, "element")), found \(elements.count)"))
+            findings.append(
+                Finding(
+                    path: frame.path, keyword: "minItems", message: "must have at least \(Wording.count(minimum, "element")), found \(elements.count)"
+                ))
         }
         if let maximum = node.keywords.maxItems, elements.count > maximum {
-            findings.append(Finding(path: frame.path, message: "must have at most \(Wording.count(maximum, "element")), found \(elements.count)"))
+            findings.append(
+                Finding(
+                    path: frame.path, keyword: "maxItems", message: "must have at most \(Wording.count(maximum, "element")), found \(elements.count)")
+            )
         }
         if node.keywords.uniqueItems, let (first, second) = Self.firstRepeat(in: elements) {
-            findings.append(Finding(path: frame.path, message: "must have unique elements, but elements \(first) and \(second) are equal"))
+            findings.append(
+                Finding(path: frame.path, keyword: "uniqueItems", message: "must have unique elements, but elements \(first) and \(second) are equal")
+            )
         }
     }
 
     @inline(never)
     private static func tooManyElements(_ frame: Frame, allowed: Int, found: Int) -> Finding {
-        Finding(path: frame.path, message: "must have at most \(Wording.count(allowed, "element")), found \(found) (\"additionalItems\" is false)")
+        Finding(
+            path: frame.path, keyword: "additionalItems",
+            message: "must have at most \(Wording.count(allowed, "element")), found \(found) (\"additionalItems\" is false)")
     }
 
     private static func firstRepeat(in elements: [JSONValue]) -> (Int, Int)? {
@@ -450,7 +474,7 @@ struct SchemaEvaluator {
                 for name in names where object.member(named: name) == nil {
                     findings.append(
                         Finding(
-                            path: frame.path,
+                            path: frame.path, keyword: "dependencies",
                             message: "has member \(Wording.quote(dependency.name)), so it must also have \(Wording.quote(name))"
                         ))
                     if mode == .firstFailure { return }
@@ -486,7 +510,7 @@ struct SchemaEvaluator {
     @inline(never)
     private func checkRequired(_ required: [String], _ object: JSONObject, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
         for name in required where object.member(named: name) == nil {
-            findings.append(Finding(path: frame.path, message: "missing required member \(Wording.quote(name))"))
+            findings.append(Finding(path: frame.path, keyword: "required", message: "missing required member \(Wording.quote(name))"))
             if mode == .firstFailure { return }
         }
     }
@@ -494,10 +518,13 @@ struct SchemaEvaluator {
     @inline(never)
     private func checkMemberCount(_ node: SchemaNode, _ count: Int, _ frame: Frame, _ findings: inout [Finding]) {
         if let minimum = node.keywords.minProperties, count < minimum {
-            findings.append(Finding(path: frame.path, message: "must have at least \(Wording.count(minimum, "member")), found \(count)"))
+            findings.append(
+                Finding(path: frame.path, keyword: "minProperties", message: "must have at least \(Wording.count(minimum, "member")), found \(count)")
+            )
         }
         if let maximum = node.keywords.maxProperties, count > maximum {
-            findings.append(Finding(path: frame.path, message: "must have at most \(Wording.count(maximum, "member")), found \(count)"))
+            findings.append(
+                Finding(path: frame.path, keyword: "maxProperties", message: "must have at most \(Wording.count(maximum, "member")), found \(count)"))
         }
     }
 
@@ -506,7 +533,7 @@ struct SchemaEvaluator {
     private static func memberNotAllowed(_ frame: Frame, _ name: String, _ node: SchemaNode) -> Finding {
         let names = node.keywords.properties.map { Wording.quote($0.name) }
         let allowed = names.isEmpty ? "it may have no members" : "it may have \(Wording.alternatives(names, conjunction: "and"))"
-        return Finding(path: frame.path, message: "must not have member \(Wording.quote(name)) (\(allowed))")
+        return Finding(path: frame.path, keyword: "additionalProperties", message: "must not have member \(Wording.quote(name)) (\(allowed))")
     }
 
     /// Checks an element, unless that would go deeper than the instance depth limit.
@@ -571,7 +598,7 @@ struct SchemaEvaluator {
     private static func severalMatch(_ frame: Frame, _ matching: [Int]) -> Finding {
         let names = matching.map { "oneOf/\($0)" }
         return Finding(
-            path: frame.path,
+            path: frame.path, keyword: "oneOf",
             message: "must match exactly one of the \"oneOf\" schemas, but matches \(Wording.alternatives(names, conjunction: "and"))"
         )
     }
@@ -588,7 +615,7 @@ struct SchemaEvaluator {
     @inline(never)
     private func notFinding(_ negated: SchemaNode, _ instance: JSONValue, _ frame: Frame) -> Finding {
         let message = negation(of: negated, instance, frame) ?? "must not match the schema at \(negated.location)"
-        return Finding(path: frame.path, message: message)
+        return Finding(path: frame.path, keyword: "not", message: message)
     }
 
     private func checkConditional(_ node: SchemaNode, _ instance: JSONValue, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
@@ -626,7 +653,7 @@ struct SchemaEvaluator {
         _ keyword: String, _ alternatives: [SchemaNode], _ instance: JSONValue, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]
     ) {
         guard mode == .full else {
-            findings.append(Finding(path: frame.path, message: "matches none of the \"\(keyword)\" schemas"))
+            findings.append(Finding(path: frame.path, keyword: keyword, message: "matches none of the \"\(keyword)\" schemas"))
             return
         }
         let results: [[Finding]] = alternatives.map { alternative in
@@ -645,7 +672,8 @@ struct SchemaEvaluator {
                 types.append(type)
             }
             let wanted = Wording.alternatives(types.map(\.phrase))
-            findings.append(Finding(path: frame.path, message: "must be \(wanted), found \(Wording.brief(instance))", expectedTypes: types))
+            findings.append(
+                Finding(path: frame.path, keyword: "type", message: "must be \(wanted), found \(Wording.brief(instance))", expectedTypes: types))
         case 1:
             findings += candidates[0].element
         default:
@@ -656,7 +684,8 @@ struct SchemaEvaluator {
                         return relative.isEmpty ? finding.message : "\(relative): \(finding.message)"
                     }.joined(separator: ", ")
             }
-            findings.append(Finding(path: frame.path, message: "matches none of the \"\(keyword)\" schemas: \(parts.joined(separator: "; "))"))
+            findings.append(
+                Finding(path: frame.path, keyword: keyword, message: "matches none of the \"\(keyword)\" schemas: \(parts.joined(separator: "; "))"))
         }
     }
 

@@ -6,11 +6,15 @@ public struct SchemaViolation: Sendable, Equatable, CustomStringConvertible {
     /// A JSON Pointer (RFC 6901) into the instance: "" for the instance itself, "/items/3/id" for a member of
     /// an element; `~` and `/` in member names are written `~0` and `~1`.
     public let path: String
+    /// The schema keyword that failed: `type`, `required`, `maxLength`…; "" for a check of a JSON-RPC message's
+    /// own shape, which no schema keyword makes.
+    public let keyword: String
     /// What is wrong there, without the path: "missing required member \"seq\"".
     public let message: String
 
-    public init(path: String, message: String) {
+    public init(path: String, keyword: String = "", message: String) {
         self.path = path
+        self.keyword = keyword
         self.message = message
     }
 
@@ -26,6 +30,6 @@ public struct SchemaViolation: Sendable, Equatable, CustomStringConvertible {
 
     /// The same violation seen from a value that holds the instance at `prefix` ("/params", "/error").
     public func nested(under prefix: String) -> SchemaViolation {
-        SchemaViolation(path: prefix + path, message: message)
+        SchemaViolation(path: prefix + path, keyword: keyword, message: message)
     }
 }

@@ -29,11 +29,18 @@ final class AccessControl: Sendable {
         return current.level(uid: peer.uid, groups: peer.groups, daemonUID: daemonUID)
     }
 
-    /// Throws forbidden unless `peer` may call `Request`'s method.
+    /// The changing methods granted to `peer` one by one, beyond its level.
+    func methods(of peer: PeerCredentials?) -> [String] {
+        guard let peer else { return [] }
+        let policy = current
+        return AccessPolicy.grantableMethods.filter { policy.grants($0, uid: peer.uid, groups: peer.groups) }
+    }
+
+    /// Throws forbidden unless `peer` may call `Request`'s method: by its level, or granted the method itself.
     func authorize<Request: DepotRequest>(_: Request.Type, _ peer: PeerCredentials?) throws(RPCError) {
         let granted = level(of: peer)
-        guard let granted, granted >= Request.accessLevel else {
-            throw .forbidden(method: Request.method, needed: Request.accessLevel, uid: peer?.uid ?? daemonUID, granted: granted)
-        }
+        if let granted, granted >= Request.accessLevel { return }
+        if let peer, current.grants(Request.method, uid: peer.uid, groups: peer.groups) { return }
+        throw .forbidden(method: Request.method, needed: Request.accessLevel, uid: peer?.uid ?? daemonUID, granted: granted)
     }
 }

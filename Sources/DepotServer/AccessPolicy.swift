@@ -3,7 +3,8 @@ public import DepotWire
 
 /// Who holds each access level: lists of principals — anyone (`*`), a user (`user:NAME` or `user:UID`), a group
 /// (`group:NAME` or `group:GID`, matching a caller's primary or supplementary groups). A level includes those below
-/// it, so an admin may also write and read. The daemon's own user and root are always admin.
+/// it, so an admin may also write and read. The daemon's own user and root are always admin. The methods that change
+/// items (remove, put, patch, apply) may also be granted one by one, to callers without the level they need.
 public struct AccessPolicy: Sendable, Equatable {
     public enum Principal: Sendable, Equatable, CustomStringConvertible {
         case anyone
@@ -52,11 +53,23 @@ public struct AccessPolicy: Sendable, Equatable {
     public var read: [Principal]
     public var write: [Principal]
     public var admin: [Principal]
+    /// The changing methods granted one by one (`grantableMethods`), to callers who may not call them by their level:
+    /// `"put": ["user:bot"]` lets that user put without letting it load or remove.
+    public var methods: [String: [Principal]]
 
-    public init(read: [Principal] = [.anyone], write: [Principal] = [], admin: [Principal] = []) {
+    /// The methods `methods` may grant: those that change the items.
+    public static let grantableMethods = ["remove", "put", "patch", "apply"]
+
+    public init(read: [Principal] = [.anyone], write: [Principal] = [], admin: [Principal] = [], methods: [String: [Principal]] = [:]) {
         self.read = read
         self.write = write
         self.admin = admin
+        self.methods = methods
+    }
+
+    /// Whether `methods` grants `method` to the caller.
+    public func grants(_ method: String, uid: UInt32, groups: [UInt32]) -> Bool {
+        methods[method]?.contains { $0.includes(uid: uid, groups: groups) } ?? false
     }
 
     /// Readers: anyone who can open the socket (its mode decides who can); write and admin: the daemon's own

@@ -27,18 +27,19 @@ enum DepotMethods {
             }
         }
 
-        /// The answer to a mutation, once it has run: the state it published, or its error with the state it left
-        /// as `data`, each with its items only when the call asked for them (`withItems`), else with their count —
-        /// a few hundred bytes whatever the collection. Nothing waits in a task: the mutation calls back when it
-        /// finishes, and a connection that closes first withdraws the call.
-        @Sendable func answer(_ mutation: Mutation<MutationResult>, _ note: MutationNote, withItems: Bool) -> RPCReply {
-            @Sendable func encoded(_ state: PublishedState) -> ByteBuffer {
-                withItems ? fanout.encoded(state) : StateEncoder.encode(state, epoch: fanout.epoch, form: .countOnly)
-            }
-            // The outcome is logged whether or not the client is still there to be answered.
+        /// The answer to a mutation, once it has run, as `body` encodes its value or `failure` its error; the outcome
+        /// (the seq it published, or the error) is logged whether or not the client is still there to be answered.
+        /// Nothing waits in a task: the mutation calls back when it finishes, and a connection that closes first
+        /// withdraws the call.
+        @Sendable func later<Value: Sendable>(
+            _ mutation: Mutation<Result<Value, RepositoryError>>, _ note: MutationNote, published: @escaping @Sendable (Value) -> PublishedState,
+            body: @escaping @Sendable (Value) -> ByteBuffer, failure: @escaping @Sendable (RepositoryError) -> RPCError
+        ) -> RPCReply {
             mutation.whenFinished { result in
                 switch result {
-                case .success(let published): note.finished("done, seq \(published.seq) \(published.state.status.rawValue)")
+                case .success(let value):
+                    let state = published(value)
+                    note.finished("done, seq \(state.seq) \(state.state.status.rawValue)")
                 case .failure(let error): note.finished("failed (\(error.kind)): \(error.message)")
                 }
             }
@@ -46,15 +47,57 @@ enum DepotMethods {
                 PendingResult { completion in
                     let waiter = mutation.whenFinished { result in
                         switch result {
-                        case .success(let published):
-                            completion(.success(.encoded(encoded(published))))
-                        case .failure(let error):
-                            completion(.failure(.mutationFailed(error, encodedState: encoded(error.state))))
+                        case .success(let value): completion(.success(.encoded(body(value))))
+                        case .failure(let error): completion(.failure(failure(error)))
                         }
                     }
                     // Not kept alive by the wait: a finished mutation holds its whole state, which goes once no one needs it.
                     return Withdrawal { [weak mutation] in mutation?.withdraw(waiter) }
                 })
+        }
+
+        /// A state as a mutation's answer gives it: with its items only when the call asked for them, else with their
+        /// count — a few hundred bytes whatever the collection.
+        @Sendable func encoded(_ state: PublishedState, withItems: Bool) -> ByteBuffer {
+            withItems ? fanout.encoded(state) : StateEncoder.encode(state, epoch: fanout.epoch, form: .countOnly)
+        }
+
+        /// The answer to a mutation: the state it published, or its error with the state it left as `data` (a
+        /// conditional removal's conflict as a write's, with the item there).
+        @Sendable func answer(
+            _ mutation: Mutation<MutationResult>, _ note: MutationNote, withItems: Bool, conflictsAsWrites: Bool = false
+        ) -> RPCReply {
+            later(
+                mutation, note, published: { $0 }, body: { encoded($0, withItems: withItems) },
+                failure: { error in
+                    let state = encoded(error.state, withItems: withItems)
+                    return conflictsAsWrites && error.kind == .conflict
+                        ? .writeFailed(error, encodedState: state, batch: false) : .mutationFailed(error, encodedState: state)
+                })
+        }
+
+        /// The answer to a write (`put`, `patch`, `apply`) once the source has made it — `{"etag", "created", "state"}`,
+        /// or for a batch `{"etags", "state"}` — or its error with `{"state", …}` as data (see `RPCError.writeFailed`).
+        @Sendable func answer(_ mutation: Mutation<WriteResult>, _ note: MutationNote, withItems: Bool, batch: Bool) -> RPCReply {
+            later(
+                mutation, note, published: \.state,
+                body: { outcome in
+                    var body = ByteBuffer()
+                    if batch {
+                        body.writeStaticString("{\"etags\":")
+                        body.writeBytes(JSONValue.array(outcome.etags.map { $0.map(JSONValue.string) ?? .null }).jsonBytes)
+                    } else {
+                        body.writeStaticString("{\"etag\":")
+                        JSONWriter.writeString(outcome.etags.first.flatMap { $0 } ?? "", to: &body)
+                        body.writeStaticString(outcome.created.first == true ? ",\"created\":true" : ",\"created\":false")
+                    }
+                    body.writeStaticString(",\"state\":")
+                    var state = encoded(outcome.state, withItems: withItems)
+                    body.writeBuffer(&state)
+                    body.writeStaticString("}")
+                    return body
+                },
+                failure: { .writeFailed($0, encodedState: encoded($0.state, withItems: withItems), batch: batch) })
         }
 
         /// The pipeline a `state` or `get` answers through; nil for none. notFound for an unknown name.
@@ -86,15 +129,23 @@ enum DepotMethods {
                 })
         }
 
-        /// The item `id` of `state`, encoded; notFound, saying why, when it has none by that id.
-        @Sendable func item(_ id: String, of state: PublishedState) throws(RPCError) -> ResultBody {
+        /// The item `id` of `state`, encoded (with `meta`, `{"item", "etag"}`); notFound, saying why, when it has none by
+        /// that id.
+        @Sendable func item(_ id: String, of state: PublishedState, meta: Bool = false) throws(RPCError) -> ResultBody {
             guard let items = state.state.items else {
                 throw .notFound("no item \"\(id)\": no items are loaded (the state is \(state.state.status.rawValue)); run load first")
             }
             guard let item = items.item(id: id) else {
                 throw .notFound("no item with id \"\(id)\" among the \(items.count) loaded items")
             }
-            return .encoded(ByteBuffer(bytes: item.json))
+            guard meta else { return .encoded(ByteBuffer(bytes: item.json)) }
+            var body = ByteBuffer()
+            body.writeStaticString("{\"item\":")
+            body.writeBytes(item.json)
+            body.writeStaticString(",\"etag\":")
+            JSONWriter.writeString(item.etag, to: &body)
+            body.writeStaticString("}")
+            return .encoded(body)
         }
 
         /// `pipelines.put` or `pipelines.delete` of `name`: `change` runs on the library's own queue (a file written and
@@ -144,13 +195,13 @@ enum DepotMethods {
             },
             method(GetRequest.self) { request, _ throws(RPCError) in
                 let current = fanout.current.published
-                guard let pipeline = try pipeline(request.pipeline) else { return .result(try item(request.id, of: current)) }
+                guard let pipeline = try pipeline(request.pipeline) else { return .result(try item(request.id, of: current, meta: request.meta)) }
                 return try shaping(current) {
                     let shaped = PipelineRun.shapeItems(of: current, through: pipeline, idField: repository.idField)
                     if shaped.state.items.map({ !$0.contains(id: request.id) }) ?? false {
                         return .failure(.notFound("no item with id \"\(request.id)\" passes the pipeline"))
                     }
-                    return Result { () throws(RPCError) in try item(request.id, of: shaped) }
+                    return Result { () throws(RPCError) in try item(request.id, of: shaped, meta: request.meta) }
                 }
             },
             method(LoadRequest.self) { request, connection throws(RPCError) in
@@ -160,8 +211,33 @@ enum DepotMethods {
             },
             method(RemoveRequest.self) { request, connection throws(RPCError) in
                 let note = connection.noteMutation(RemoveRequest.method, request.optimistic ? "\(request.id) (optimistic)" : request.id)
+                let removal = repository.remove(id: request.id, optimistic: request.optimistic, ifMatch: request.ifMatch, by: connection.requester)
+                guard request.ifMatch != nil else { return answer(removal, note, withItems: request.items) }
+                // A conditional removal's conflict carries the item there, as a write's does; its other errors the State.
+                return answer(removal, note, withItems: request.items, conflictsAsWrites: true)
+            },
+            method(PutRequest.self) { request, connection throws(RPCError) in
+                let note = connection.noteMutation(PutRequest.method, request.optimistic ? "\(request.change.id) (optimistic)" : request.change.id)
+                let change = ItemChange(request.change, idField: repository.idField)
                 return answer(
-                    repository.remove(id: request.id, optimistic: request.optimistic, by: connection.requester), note, withItems: request.items)
+                    repository.apply([change], optimistic: request.optimistic, by: connection.requester), note, withItems: request.items, batch: false
+                )
+            },
+            method(PatchRequest.self) { request, connection throws(RPCError) in
+                let note = connection.noteMutation(PatchRequest.method, request.optimistic ? "\(request.change.id) (optimistic)" : request.change.id)
+                let change = ItemChange(request.change, idField: repository.idField)
+                return answer(
+                    repository.apply([change], optimistic: request.optimistic, by: connection.requester), note, withItems: request.items, batch: false
+                )
+            },
+            method(ApplyRequest.self) { request, connection throws(RPCError) in
+                let note = connection.noteMutation(
+                    ApplyRequest.method,
+                    "\(request.changes.count) change\(request.changes.count == 1 ? "" : "s")\(request.optimistic ? " (optimistic)" : "")")
+                let idField = repository.idField
+                let changes = request.changes.map { ItemChange($0, idField: idField) }
+                return answer(
+                    repository.apply(changes, optimistic: request.optimistic, by: connection.requester), note, withItems: request.items, batch: true)
             },
             method(WipeRequest.self) { _, connection throws(RPCError) in
                 let note = connection.noteMutation(WipeRequest.method)
@@ -182,7 +258,7 @@ enum DepotMethods {
                     .value(
                         Whoami(
                             uid: peer?.uid ?? access.daemonUID, gid: peer?.gid ?? 0, groups: peer?.groups ?? [], user: peer?.userName,
-                            pid: peer?.pid, levels: levels
+                            pid: peer?.pid, levels: levels, methods: access.methods(of: peer)
                         ).json))
             },
             method(StatsRequest.self) { _, _ throws(RPCError) in

@@ -1,4 +1,5 @@
 import DepotCore
+import DepotJSON
 import DepotPipeline
 import DepotRPC
 import DepotWire
@@ -13,9 +14,12 @@ extension DepotErrorCode {
     static func code(for kind: StateError.Kind) -> Int {
         switch kind {
         case .loadFailed: loadFailed
-        case .removeFailed: removeFailed
+        case .changeFailed: changeFailed
         case .notFound: notFound
         case .storageFailed: storageFailed
+        case .conflict: conflict
+        case .invalidChange: RPCError.invalidParamsCode
+        case .invalidItem: invalidItem
         // A mutation cancelled before its turn, or at shutdown: its caller has gone, so no answer carries this code.
         case .cancelled: RPCError.internalErrorCode
         }
@@ -26,6 +30,41 @@ extension RPCError {
     /// A mutation that failed: its kind's code, its message, and the state it left behind (`encodedState`) as data.
     static func mutationFailed(_ error: RepositoryError, encodedState: ByteBuffer) -> RPCError {
         RPCError(code: DepotErrorCode.code(for: error.kind), message: error.message, data: .encoded(encodedState))
+    }
+
+    /// A write (`put`, `patch`, `apply`, a conditional `remove`) that failed: its kind's code, its message, and as data
+    /// `{"state"}` with, as the failure has them, the change's `index` (a batch), the item there now and its `etag`
+    /// (a conflict: null when there is none), and the schema's `violations`.
+    static func writeFailed(_ error: RepositoryError, encodedState: ByteBuffer, batch: Bool) -> RPCError {
+        var data = ByteBuffer()
+        data.writeStaticString("{\"state\":")
+        var state = encodedState
+        data.writeBuffer(&state)
+        if let change = error.change {
+            if batch {
+                data.writeStaticString(",\"index\":")
+                data.writeString(String(change.index))
+            }
+            switch change.current {
+            case .item(let item)?:
+                data.writeStaticString(",\"item\":")
+                data.writeBytes(item.json)
+                data.writeStaticString(",\"etag\":")
+                JSONWriter.writeString(item.etag, to: &data)
+            case .absent?:
+                data.writeStaticString(",\"item\":null,\"etag\":null")
+            case .unknown?, nil:
+                break
+            }
+            if !change.violations.isEmpty {
+                let violations = JSONValue.array(
+                    change.violations.map { ["pointer": .string($0.pointer), "keyword": .string($0.keyword), "message": .string($0.message)] })
+                data.writeStaticString(",\"violations\":")
+                data.writeBytes(violations.jsonBytes)
+            }
+        }
+        data.writeStaticString("}")
+        return RPCError(code: DepotErrorCode.code(for: error.kind), message: error.message, data: .encoded(data))
     }
 
     /// A named pipeline could not be changed: read-only (configured), unknown, or not stored.

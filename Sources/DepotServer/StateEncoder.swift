@@ -7,7 +7,8 @@ public import NIOCore
 
 /// The wire form of a published state:
 /// `{"seq":N,"epoch":"…","status":"idle"|"loading"|"success"|"failure", …}`; a success adds
-/// `"origin":"source"|"cache"|"memory","fetchedAt":"<RFC 3339>","stale":false,` (`"revision":N,` from a source with a change log) `"items":[…]` (the short members
+/// `"origin":"source"|"cache"|"memory","fetchedAt":"<RFC 3339>","stale":false,` (`"revision":N,` from a source with a change log)
+/// `"pending":N,` `"items":[…]` (the short members
 /// first, so a reader sees them before a long list), a failure adds `"error":{"code":…,"message":…}`.
 ///
 /// Items are already compact JSON, so encoding a success state is one pass of copies into one buffer.
@@ -54,6 +55,8 @@ public enum StateEncoder {
                 writeKey(StateMember.revision, to: &buffer)
                 buffer.writeString(String(revision))
             }
+            writeKey(StateMember.pending, to: &buffer)
+            buffer.writeString(String(provenance.pending))
             if form != .snapshot {
                 writeKey(StateMember.count, to: &buffer)
                 buffer.writeString(String(collection.count))

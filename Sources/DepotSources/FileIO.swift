@@ -15,6 +15,11 @@ enum FileIO {
         try await offload { () throws(SystemError) in try Files.readAll(path) }
     }
 
+    /// The file's bytes, with its stamp as the read began.
+    static func readStamped(_ path: String) async throws(SystemError) -> (bytes: [UInt8], stamp: FileStamp) {
+        try await offload { () throws(SystemError) in try Files.readAllStamped(path) }
+    }
+
     static func stamp(of path: String) async -> FileStamp? {
         let stamp = try? await offload { () throws(SystemError) -> FileStamp? in FileStamp.of(path) }
         return stamp ?? nil

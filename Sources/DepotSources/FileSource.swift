@@ -2,24 +2,29 @@ public import DepotCore
 public import DepotJSON
 import DepotPlatform
 
-/// A collection kept in a file as a JSON array of objects (`file:PATH`).
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A collection kept in a file as a JSON array of objects (`file:PATH`), laid out however its writer likes: compact,
+/// one item per line, Python's `json.dump`, `jq .`, an editor's indentation.
 ///
 /// Every listing carries a digest of the file's bytes as its version (`ContentDigest`): asked whether the items
 /// changed since that version, the source reads the file and answers "unchanged" when its bytes are the same,
-/// without parsing them — so a refresh that finds the file as it was costs a read and a hash and publishes nothing,
-/// and one that finds it as this source last wrote it (the refresh its own rewrite sets off) costs a stat.
+/// without scanning them — so a refresh that finds the file as it was costs a read and a hash and publishes nothing,
+/// and one that finds it as this source last wrote it (the refresh its own write sets off) costs a stat. A file is
+/// read in one pass that builds no tree of values (`FileScan`), which also says where each item stands.
 ///
-/// `deleteItem` rewrites the file without the item, atomically (temporary file, fsync, rename), one item
-/// per line, and hands the repository the list it wrote with the digest of what it wrote. It writes from the
-/// items the repository holds when the file is still what they were read from (a read and a digest tell, or no
-/// read at all when the file is still what this source last wrote: `WrittenList`); only a file changed behind the
-/// repository's back is parsed. Items
-/// are written back as they were read: members in order, numbers as written. A file that is read-only is
-/// refused rather than replaced, since the rename would otherwise succeed regardless.
+/// A write changes the file in place (`FileSplice`): changed items replaced where they stand, removed ones taken
+/// out, new ones added last in the file's own layout, every other byte as it was. It is written to a temporary file,
+/// synced, renamed over the file, and the directory synced: once a write is answered, it is on disk, and a crash
+/// leaves the old file or the new one, never a mix. Each change's expectation is checked against the file as it is
+/// then (read again when it changed behind depotd's back). A file that is read-only is refused rather than
+/// replaced, since the rename would otherwise succeed regardless.
 public struct FileSource: Source {
     public let path: String
     public let idField: String
-    private let written = WrittenList()
+    private let memory = FileMemory()
 
     public init(path: String, idField: String = Repository.defaultIDField) {
         self.path = path
@@ -29,106 +34,139 @@ public struct FileSource: Source {
     public var description: String { "file:\(path)" }
 
     public func fetchItems() async throws -> [JSONValue] {
-        try parse(try await read())
+        try parse(try await read().bytes)
     }
 
-    /// The items, checked into a collection straight from the file's bytes when the file is compact ASCII
-    /// (`CompactItemScanner`: as this source writes it), else parsed into values for the repository to check;
+    /// The items, checked into a collection straight from the file's bytes (`FileScan`), or — for a file that is not
+    /// a JSON array of objects with usable ids — parsed into values for the repository to check and say what is wrong;
     /// `.unchanged` when the bytes are those `version` was read from.
     public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
-        // The file as this source last wrote it, and `version` that content's: unchanged, without a read (the
-        // refresh its own rewrite sets off costs a stat, not a read and a hash of the whole file).
-        if let version, let written = written.content(ifStill: await FileIO.stamp(of: path), idField: idField), written.digest == version.digest {
+        // The file as this source last read or wrote it, and `version` that content's: unchanged, without a read (the
+        // refresh its own write sets off costs a stat, not a read and a hash of the whole file).
+        if let version, let known = memory.content(ifStill: await FileIO.stamp(of: path), idField: idField), known.digest == version.digest {
             return .unchanged
         }
-        let bytes = try await read()
+        let (bytes, stamp) = try await read()
         // The digest is made on another core. With a version to compare it with, it is awaited first, so bytes that
         // did not change cost no scan; with none (the first load, or one after a wipe) it is only the new version,
         // made beside the scan or the parse rather than before it (some 50 ms at 100 MB).
         async let digest = ContentDigest.of(bytes)
         if let version, await version.digest == digest {
+            if let known = memory.content(withDigest: await digest, idField: idField) {
+                memory.remember(known, stamp: stamp, idField: idField)
+            }
             return .unchanged
         }
-        if let collection = scannedCollection(bytes) {
-            return .collection(collection, idField: idField, version: SourceVersion(digest: await digest))
+        if let (items, layout) = FileScan.scan(bytes, idField: idField) {
+            let content = FileMemory.Content(items: items, digest: await digest, layout: layout)
+            memory.remember(content, stamp: stamp, idField: idField)
+            return .collection(items, idField: idField, version: SourceVersion(digest: content.digest))
         }
         let values = try parse(bytes)
         return .items(values, version: SourceVersion(digest: await digest))
     }
 
-    @discardableResult
-    public func deleteItem(id: String) async throws -> SourceDeletion {
-        try await deleteItem(id: id, held: nil)
+    /// Makes `changes` in the file, in order, all or none, each checked against the file as it is now: in place, one
+    /// rewrite (see the type's description). Answers the items the file holds after, with the digest of its bytes:
+    /// when the file was still what `held` was read from, `held`'s items with the changes made, which the repository
+    /// and the fan-out recognise at the cost of the change.
+    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+        // The file may change between the look and the write (a person saving it): then it is looked at again.
+        for _ in 0..<3 {
+            let (content, stamp) = try await currentContent(held: held)
+            var created: [Bool] = []
+            var current: [String: Item?] = [:]
+            for (index, change) in changes.enumerated() {
+                let item = current[change.id] ?? content.items.item(id: change.id)
+                guard change.isMet(by: item) else { throw SourceError.conflict(index: index, change, current: item, in: description) }
+                if change.write.item == nil, item == nil { throw SourceError.notFound(id: change.id, in: description) }
+                created.append(item == nil && change.write.item != nil)
+                current[change.id] = .some(change.write.item)
+            }
+            // Refused only once there is something to write: an unknown id is notFound whatever the file's mode.
+            if let mode = await FileIO.readOnlyMode(of: path) {
+                throw SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(mode)); make it writable to allow changes")
+            }
+            guard let splice = FileSplice(writing: changes.map(\.write), to: content.items, layout: content.layout) else {
+                // Nothing changes: the file holds it already.
+                return SourceWriteResult(.remaining(content.items, version: SourceVersion(digest: content.digest)), created: created)
+            }
+            switch await write(splice, over: stamp) {
+            case .success(let (digest, newStamp)):
+                memory.remember(FileMemory.Content(items: splice.items, digest: digest, layout: splice.layout), stamp: newStamp, idField: idField)
+                return SourceWriteResult(.remaining(splice.items, version: SourceVersion(digest: digest)), created: created)
+            case .failure(.changedMeanwhile):
+                continue
+            case .failure(.system(let error)):
+                memory.forget()
+                throw SourceError(.unavailable, error.description)
+            }
+        }
+        throw SourceError(.unavailable, "\(path) kept changing while depotd tried to write it; try again")
     }
 
-    /// Rewrites the file without `id`, from the items `held` when they are still the file's content (its digest
-    /// is their version): then the other items are neither read nor parsed, only their held bytes written, and the
-    /// list handed back is `held`'s less one item, which the repository and the fan-out recognise in O(1).
-    @discardableResult
-    public func deleteItem(id: String, held: HeldItems?) async throws -> SourceDeletion {
-        let collection = try await currentItems(held: held)
-        guard collection.contains(id: id) else {
-            throw SourceError.notFound(id: id, in: description)
+    /// The file's content now, and its stamp: what this source knows when the file still has the stamp it read or
+    /// wrote it with (`held`'s items when they are that content: the change is then made to them), else the file read
+    /// and scanned again.
+    private func currentContent(held: HeldItems?) async throws -> (FileMemory.Content, FileStamp?) {
+        let heldDigest = held.flatMap { $0.idField == idField ? $0.version?.digest : nil }
+        func preferringHeld(_ content: FileMemory.Content) -> FileMemory.Content {
+            guard let held, heldDigest == content.digest else { return content }
+            return FileMemory.Content(items: held.items, digest: content.digest, layout: content.layout)
         }
-        if let mode = await FileIO.readOnlyMode(of: path) {
-            throw SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(mode)); make it writable to allow removals")
+        let stamp = await FileIO.stamp(of: path)
+        if let known = memory.content(ifStill: stamp, idField: idField) {
+            return (preferringHeld(known), stamp)
         }
-        let remaining = collection.removing(id: id)
-        // The file's bytes, their digest and the write cost in proportion to the file: on the background writer's
-        // thread, which yields the CPU to the event loops, through its buffer.
+        let (bytes, readStamp) = try await read()
+        let digest = ContentDigest.of(bytes)
+        guard let (items, layout) = FileScan.scan(bytes, idField: idField) else {
+            do {
+                _ = try ItemCollection(values: try parse(bytes), idField: idField)
+            } catch let error as ItemCollectionError {
+                throw SourceError(.invalidData, "\(path): \(error)")
+            }
+            throw SourceError(.invalidData, "\(path) cannot be read as a list of items")
+        }
+        let content = FileMemory.Content(items: items, digest: digest, layout: layout)
+        memory.remember(content, stamp: readStamp, idField: idField)
+        return (preferringHeld(content), readStamp)
+    }
+
+    private enum WriteFailure: Error {
+        /// The file is no longer the one looked at: look again.
+        case changedMeanwhile
+        case system(SystemError)
+    }
+
+    /// Writes the spliced file over the one with `stamp`, on the background writer's thread (which yields the CPU to
+    /// the event loops) through its buffer: the old bytes read and the new ones hashed and written piece by piece.
+    private func write(_ splice: FileSplice, over stamp: FileStamp?) async -> Result<(String, FileStamp?), WriteFailure> {
         let path = path
-        let written = await BackgroundWriter.shared.run(usingBuffer: { buffer -> Result<(String, FileStamp?), SystemError> in
-            Result { () throws(SystemError) in
-                var digest: String?
-                let stamp = try Files.replaceAtomically(path) { write in
-                    digest = FileText.write(remaining, through: buffer) { piece in
+        return await BackgroundWriter.shared.run(usingBuffer: { buffer -> Result<(String, FileStamp?), WriteFailure> in
+            let old = open(path, O_RDONLY | O_CLOEXEC)
+            guard old >= 0 else { return .failure(.system(SystemError("cannot read \(path)"))) }
+            defer { close(old) }
+            guard let opened = FileStamp.of(descriptor: old), opened == stamp else { return .failure(.changedMeanwhile) }
+            var digest = ContentDigest.Running()
+            do throws(SystemError) {
+                let newStamp = try Files.replaceAtomically(path) { write in
+                    splice.stream(from: old, size: Int(opened.size), through: buffer) { piece in
                         defer { BackgroundWriter.yieldBetweenPieces() }
+                        digest.add(piece)
                         return write(piece)
                     }
-                    return digest != nil
                 }
-                guard let digest else { preconditionFailure("a file written whole has the digest of every piece") }
-                return (digest, stamp)
+                return .success((digest.finish(), newStamp))
+            } catch {
+                return .failure(.system(error))
             }
         })
-        switch written {
-        case .success(let (digest, stamp)):
-            self.written.remember(remaining, digest: digest, stamp: stamp, idField: idField)
-            return .remaining(remaining, version: SourceVersion(digest: digest))
-        case .failure(let error):
-            self.written.forget()
-            throw SourceError(.unavailable, error.description)
-        }
     }
 
-    /// The file's items now: `held`'s when the file's bytes are those they were read from (known without a read
-    /// when the file is as this source last wrote it), else the file read and checked into a collection.
-    private func currentItems(held: HeldItems?) async throws -> ItemCollection {
-        let heldDigest = held.flatMap { $0.idField == idField ? $0.version?.digest : nil }
-        if let written = written.content(ifStill: await FileIO.stamp(of: path), idField: idField) {
-            if let held, heldDigest == written.digest { return held.items }
-            return written.items
-        }
-        let bytes = try await read()
-        if let held, heldDigest == ContentDigest.of(bytes) { return held.items }
-        if let collection = scannedCollection(bytes) { return collection }
+    private func read() async throws(SourceError) -> (bytes: [UInt8], stamp: FileStamp) {
         do {
-            return try ItemCollection(values: try parse(bytes), idField: idField)
-        } catch let error as ItemCollectionError {
-            throw SourceError(.invalidData, "\(path): \(error)")
-        }
-    }
-
-    /// The collection in `bytes` when they are compact ASCII (as this source writes them), checked straight from the
-    /// bytes by `CompactItemScanner` without parsing them into values; nil otherwise, or when an id repeats (the full
-    /// parse then says where).
-    private func scannedCollection(_ bytes: [UInt8]) -> ItemCollection? {
-        CompactItemScanner.items(in: bytes, idField: idField).flatMap { try? ItemCollection(items: $0) }
-    }
-
-    private func read() async throws(SourceError) -> [UInt8] {
-        do {
-            return try await FileIO.read(path)
+            return try await FileIO.readStamped(path)
         } catch {
             throw SourceError(.unavailable, error.description)
         }

@@ -70,14 +70,32 @@ public final class ScriptSource: Source {
         }
     }
 
-    public func deleteItem(id: String) async throws -> SourceDeletion {
-        try playing.withLock { playing throws(SourceError) in
-            guard let step = playing.step, !playing.removed.contains(id),
-                script.steps[step].items.contains(where: { Self.id(of: $0, idField: idField) == id })
-            else { throw SourceError.notFound(id: id, in: description) }
-            playing.removed.insert(id)
-            return .removed
+    /// Removals hide an item until the next step, as before; a put or patch is refused: a script replays recorded
+    /// collections and has nowhere to keep a written item.
+    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+        guard changes.allSatisfy({ $0.write.item == nil }) else {
+            throw SourceError(
+                .unsupported,
+                "\(description) replays recorded collections and cannot keep a put or patched item (it can remove one until its next step); serve the items from a file: or postgres:// source to write them"
+            )
         }
+        try playing.withLock { playing throws(SourceError) in
+            guard let step = playing.step else { throw SourceError.notFound(id: changes.first?.id ?? "", in: description) }
+            var removed = playing.removed
+            for (index, change) in changes.enumerated() {
+                let item = removed.contains(change.id) ? nil : script.steps[step].items.first { Self.id(of: $0, idField: idField) == change.id }
+                guard let item else { throw SourceError.notFound(id: change.id, in: description) }
+                if case .item(let expected) = change.expected {
+                    let current = try? ItemCollection(values: [item], idField: idField).items.first
+                    guard current?.json == expected.json else {
+                        throw SourceError.conflict(index: index, change, current: current, in: description)
+                    }
+                }
+                removed.insert(change.id)
+            }
+            playing.removed = removed
+        }
+        return SourceWriteResult(.applied)
     }
 
     /// An item's id as the repository reads it: a string, or an integer's literal.

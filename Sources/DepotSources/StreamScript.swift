@@ -1,4 +1,4 @@
-public import DepotCore
+import DepotCore
 public import DepotJSON
 import DepotPipeline
 import DepotWire

@@ -5,7 +5,7 @@ import DepotPlatform
 /// The injectable source for repository and server tests: it serves a list held in memory, counts its
 /// calls, can fail on demand, can be held mid-call by a gate, and can be slowed by a fixed delay. Given a
 /// `version`, it answers conditional fetches as an HTTP server would: unchanged when asked about that version.
-/// A deletion answers as `deletionAnswer` says: by default `.relist`, as an HTTP API does.
+/// A write answers as `deletionAnswer` says: by default `.relist`, as an HTTP API does.
 public final class TestSource: Source {
     /// What has happened so far; wait on `calls` for a call to have started.
     public struct Calls: Sendable, Equatable {
@@ -14,6 +14,8 @@ public final class TestSource: Source {
         public var deletesStarted = 0
         public var deletesFinished = 0
         public var deletedIDs: [String] = []
+        /// The ids of every change written, removals included, in order.
+        public var writtenIDs: [String] = []
         /// The version each fetch was asked about, in order (nil: an unconditional fetch).
         public var versionsAsked: [SourceVersion?] = []
         public var unchangedAnswers = 0
@@ -31,13 +33,14 @@ public final class TestSource: Source {
         var deletionAnswer: DeletionAnswer = .relist
         var conditionalAnswers: [SourceListing] = []
         var lifetime: FreshnessLifetime?
+        var placement: NewItemPlacement = .last
     }
 
     /// How a deletion answers (`SourceDeletion`), for testing each path of the repository.
     public enum DeletionAnswer: Sendable {
         /// `.relist`: the repository fetches the list again.
         case relist
-        /// `.removed`: the id is gone, nothing said of the rest.
+        /// `.applied`: the changes are made, nothing said of the rest.
         case removed
         /// `.remaining`: the list after the deletion, as a file source gives it.
         case remaining
@@ -148,8 +151,16 @@ public final class TestSource: Source {
         return .items(items, version: version)
     }
 
-    @discardableResult
-    public func deleteItem(id: String) async throws -> SourceDeletion {
+    /// Where new items go; `.last` by default, as a file puts them.
+    public var newItemPlacement: NewItemPlacement {
+        get { behaviour.withLock { $0.placement } }
+        set { behaviour.withLock { $0.placement = newValue } }
+    }
+
+    /// Makes the changes to the list held, in order, all or none, checking each expectation against it (a conflict
+    /// names the change and the item held); answers as `deletionAnswer` says. Removals count as deletes, the rest as
+    /// writes; `failNextDelete` and `holdNextDelete` apply to every write.
+    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
         calls.update { $0.deletesStarted += 1 }
         let (gate, delay, failure) = behaviour.withLock { behaviour in
             (behaviour.deleteGates.popFirst(), behaviour.delay, behaviour.deleteFailures.popFirst())
@@ -158,21 +169,56 @@ public final class TestSource: Source {
         if delay > .zero { try? await Task.sleep(for: delay) }
         defer { calls.update { $0.deletesFinished += 1 } }
         if let failure { throw failure }
-        let (remaining, idField, answer) = try behaviour.withLock { behaviour throws(SourceError) in
+        let (remaining, idField, answer, created, before) = try behaviour.withLock { behaviour throws(SourceError) in
             let field = behaviour.idField
-            guard let index = behaviour.items.firstIndex(where: { Self.id(of: $0, field: field) == id }) else {
-                throw SourceError.notFound(id: id, in: "test:memory")
+            let before = behaviour.items
+            var items = behaviour.items
+            var created: [Bool] = []
+            for (index, change) in changes.enumerated() {
+                let position = items.firstIndex { Self.id(of: $0, field: field) == change.id }
+                let current = position.flatMap { try? ItemCollection(values: [items[$0]], idField: field).items.first }
+                guard change.isMet(by: current) else {
+                    throw SourceError.conflict(index: index, change, current: current, in: "test:memory")
+                }
+                switch change.write {
+                case .remove(let id):
+                    guard let position else { throw SourceError.notFound(id: id, in: "test:memory") }
+                    items.remove(at: position)
+                    created.append(false)
+                case .put(let item):
+                    let value: JSONValue
+                    do { value = try item.value } catch { throw SourceError(.invalidData, "test:memory: \(error)") }
+                    if let position {
+                        items[position] = value
+                    } else if behaviour.placement == .byID {
+                        let at = items.firstIndex { Self.id(of: $0, field: field).map { ItemCollection.idPrecedes(item.id, $0) } ?? false }
+                        items.insert(value, at: at ?? items.count)
+                    } else {
+                        items.append(value)
+                    }
+                    created.append(position == nil)
+                }
             }
-            behaviour.items.remove(at: index)
-            return (behaviour.items, field, behaviour.deletionAnswer)
+            behaviour.items = items
+            return (items, field, behaviour.deletionAnswer, created, before)
         }
-        calls.update { $0.deletedIDs.append(id) }
+        calls.update {
+            $0.deletedIDs.append(contentsOf: changes.filter { $0.write.item == nil }.map(\.id))
+            $0.writtenIDs.append(contentsOf: changes.map(\.id))
+        }
+        let outcome: SourceWriteOutcome
         switch answer {
-        case .relist: return .relist
-        case .removed: return .removed
-        case .remaining: return .remaining(try ItemCollection(values: remaining, idField: idField), version: nil)
-        case .changed: return .changed
+        case .relist: outcome = .relist
+        case .removed: outcome = .applied
+        case .remaining:
+            // As a file source does: the held items with the changes made, when they are what it held.
+            let held = held.flatMap { held in held.items.items.map(\.json) == before.map(\.jsonBytes) ? held.items : nil }
+            let placement = behaviour.withLock { $0.placement }
+            let items = try held?.applying(changes.map(\.write), placement: placement) ?? ItemCollection(values: remaining, idField: idField)
+            outcome = .remaining(items, version: nil)
+        case .changed: outcome = .changed
         }
+        return SourceWriteResult(outcome, created: created)
     }
 
     private static func id(of item: JSONValue, field: String) -> String? {

@@ -1,6 +1,6 @@
 /// What a caller may do, decided from its credentials on every call: `read` (the state, items, subscriptions,
-/// the document), `write` (load, remove), `admin` (wipe, and what changes stored pipelines). Each level includes
-/// those below it.
+/// the document), `write` (load, remove, put, patch, apply), `admin` (wipe, and what changes stored pipelines). Each
+/// level includes those below it; the changing methods may also be granted one by one.
 public enum AccessLevel: String, Sendable, CaseIterable, Comparable {
     case read, write, admin
 

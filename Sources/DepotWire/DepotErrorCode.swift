@@ -4,8 +4,9 @@
 public enum DepotErrorCode {
     /// `load` failed; `data` is the failure state it published.
     public static let loadFailed = -32001
-    /// `remove` was refused by the source; `data` is the rolled-back state.
-    public static let removeFailed = -32002
+    /// The source refused a change (`remove`, `put`, `patch`, `apply`) or cannot be written; `data` holds the
+    /// rolled-back state.
+    public static let changeFailed = -32002
     /// No item has that id; for `remove`, `data` is the rolled-back state.
     public static let notFound = -32003
     /// A per-connection limit was reached (for example, too many subscriptions).
@@ -20,6 +21,12 @@ public enum DepotErrorCode {
     /// removed (`data` is the state published).
     public static let storageFailed = -32007
 
+    /// A conditional change found something else than it expected (`ifMatch`, `ifAbsent`, a JSON Patch `test`);
+    /// `data` holds the item as it is now and its etag (null when there is none). Nothing changed.
+    public static let conflict = -32008
+    /// An item a change would leave fails the item schema; `data` lists every violation. Nothing changed.
+    public static let invalidItem = -32009
+
     /// Every code of Depot's own, for tests that hold them to the document.
-    public static let all = [loadFailed, removeFailed, notFound, limitExceeded, forbidden, readOnly, storageFailed]
+    public static let all = [loadFailed, changeFailed, notFound, limitExceeded, forbidden, readOnly, storageFailed, conflict, invalidItem]
 }

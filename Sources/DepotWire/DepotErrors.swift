@@ -1,5 +1,5 @@
 public import DepotRPC
-public import NIOCore
+import NIOCore
 
 /// The error objects Depot's methods answer with, built in one place so their codes and data follow the document.
 extension RPCError {

@@ -1,7 +1,8 @@
 /// Every method a client may call, for the tests that hold the types to rpc-schema/openrpc.json.
 public enum DepotRequests {
     public static let all: [any DepotRequest.Type] = [
-        StateRequest.self, GetRequest.self, LoadRequest.self, RemoveRequest.self, WipeRequest.self,
+        StateRequest.self, GetRequest.self, LoadRequest.self, RemoveRequest.self, PutRequest.self, PatchRequest.self, ApplyRequest.self,
+        WipeRequest.self,
         SubscribeRequest.self, UnsubscribeRequest.self, DiscoverRequest.self, PipelinesPutRequest.self, PipelinesGetRequest.self,
         PipelinesListRequest.self, PipelinesDeleteRequest.self, WhoamiRequest.self, StatsRequest.self,
     ]

@@ -149,7 +149,12 @@ public struct DepotStatistics: Sendable, Equatable {
     public var subscriptions: [Subscription]
     public var source: String
     public var fetches: SourceCalls
+    /// Writes that only removed items.
     public var deletes: SourceCalls
+    /// Writes that put items: puts, patches, batches; empty from a depotd before 0.3.0.
+    public var writes = SourceCalls(calls: 0, failures: 0)
+    /// Optimistic writes shown that the source has not confirmed yet.
+    public var pendingWrites = 0
     /// How the source is kept fresh; nil from a depotd that does not say.
     public var refresh: Refresh?
     /// The on-disk cache's size (its files); nil without a cache.
@@ -224,8 +229,11 @@ public struct DepotStatistics: Sendable, Equatable {
             ),
             (
                 "source",
-                Self.object([("name", .string(source)), ("fetches", Self.json(fetches)), ("deletes", Self.json(deletes))] + Self.members(refresh))
+                Self.object(
+                    [("name", .string(source)), ("fetches", Self.json(fetches)), ("deletes", Self.json(deletes)), ("writes", Self.json(writes))]
+                        + Self.members(refresh))
             ),
+            ("pendingWrites", Self.number(pendingWrites)),
             ("cacheBytes", cacheBytes.map(Self.number)),
             ("process", Self.object([("residentBytes", residentBytes.map(Self.number)), ("openFiles", openFiles.map(Self.number))])),
             ("unfinishedLineBytes", Self.number(unfinishedLineBytes)),
@@ -310,6 +318,8 @@ public struct DepotStatistics: Sendable, Equatable {
         self.source = try source.string("name")
         fetches = try calls(try source.members("fetches"))
         deletes = try calls(try source.members("deletes"))
+        if source.object["writes"] != nil { writes = try calls(try source.members("writes")) }
+        pendingWrites = try members.optionalNonNegativeInteger("pendingWrites") ?? 0
         if let intervalFrom = try source.optionalString("intervalFrom") {
             refresh = Refresh(
                 intervalSeconds: source.object["interval"]?.numberValue?.doubleValue, intervalFrom: intervalFrom,

@@ -15,6 +15,8 @@ public enum StateMember {
     public static let staleReason = "staleReason"
     /// Success only, and only from a source with a change log (PostgreSQL): the log position the items reflect.
     public static let revision = "revision"
+    /// Success only: how many optimistic writes the items show that the source has not confirmed yet.
+    public static let pending = "pending"
     /// Success only, delta-mode subscriptions only: how many items the state has (after applying its delta).
     public static let count = "count"
     /// Success only: the items, in order. A delta-mode notification that carries a `delta` leaves it out.

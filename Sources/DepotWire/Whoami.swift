@@ -1,7 +1,7 @@
 public import DepotJSON
 
-/// What `whoami` answers: the caller as depotd sees it — uid, gid, groups, user name, pid — and the access levels
-/// it holds now.
+/// What `whoami` answers: the caller as depotd sees it — uid, gid, groups, user name, pid — the access levels it
+/// holds now, and the changing methods granted to it one by one beyond them.
 public struct Whoami: Sendable, Equatable {
     public let uid: UInt32
     public let gid: UInt32
@@ -9,14 +9,17 @@ public struct Whoami: Sendable, Equatable {
     public let user: String?
     public let pid: Int32?
     public let levels: [AccessLevel]
+    /// Methods granted one by one (remove, put, patch, apply), beyond `levels`.
+    public let methods: [String]
 
-    public init(uid: UInt32, gid: UInt32, groups: [UInt32], user: String?, pid: Int32?, levels: [AccessLevel]) {
+    public init(uid: UInt32, gid: UInt32, groups: [UInt32], user: String?, pid: Int32?, levels: [AccessLevel], methods: [String] = []) {
         self.uid = uid
         self.gid = gid
         self.groups = groups
         self.user = user
         self.pid = pid
         self.levels = levels
+        self.methods = methods
     }
 
     public var json: JSONValue {
@@ -27,6 +30,7 @@ public struct Whoami: Sendable, Equatable {
         if let user { members.append(("user", .string(user))) }
         if let pid { members.append(("pid", .number(JSONNumber(Int(pid))))) }
         members.append(("levels", .array(levels.map { .string($0.rawValue) })))
+        if !methods.isEmpty { members.append(("methods", .array(methods.map { .string($0) }))) }
         return .object(JSONObject(members))
     }
 
@@ -48,5 +52,6 @@ public struct Whoami: Sendable, Equatable {
         user = object["user"]?.stringValue
         pid = object["pid"]?.numberValue?.intValue.flatMap { Int32(exactly: $0) }
         levels = (object["levels"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(AccessLevel.init(rawValue:)) }
+        methods = (object["methods"]?.arrayValue ?? []).compactMap(\.stringValue)
     }
 }

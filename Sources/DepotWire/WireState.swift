@@ -76,7 +76,9 @@ public struct WireState: Sendable, Equatable {
                 fetchedAt: try members.string(StateMember.fetchedAt),
                 stale: try members.bool(StateMember.stale),
                 revision: try members.optionalNonNegativeInteger(StateMember.revision).map(Int64.init),
-                staleReason: try members.optionalString(StateMember.staleReason)
+                staleReason: try members.optionalString(StateMember.staleReason),
+                // 0.2.0 daemons send none: nothing they show is pending.
+                pending: try members.optionalNonNegativeInteger(StateMember.pending) ?? 0
             )
             // A delta-mode state gives `count`, and leaves `items` out when a delta comes with it.
             count = object[StateMember.count] == nil ? nil : try members.nonNegativeInteger(StateMember.count)
@@ -110,13 +112,16 @@ public struct WireProvenance: Sendable, Equatable {
     public var revision: Int64?
     /// Why the items are stale; nil unless they are.
     public var staleReason: String?
+    /// How many optimistic writes the items show that the source has not confirmed yet.
+    public var pending: Int
 
-    public init(origin: ItemOrigin, fetchedAt: String, stale: Bool, revision: Int64? = nil, staleReason: String? = nil) {
+    public init(origin: ItemOrigin, fetchedAt: String, stale: Bool, revision: Int64? = nil, staleReason: String? = nil, pending: Int = 0) {
         self.origin = origin
         self.fetchedAt = fetchedAt
         self.stale = stale
         self.revision = revision
         self.staleReason = staleReason
+        self.pending = pending
     }
 }
 

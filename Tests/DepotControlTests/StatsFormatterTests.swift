@@ -41,7 +41,7 @@ struct StatsFormatterTests {
         #expect(
             StatsFormatter.text(Self.stats) == """
                 seq 42 success, 151 items · epoch 3f2a9c0d1e4b5a67 · up 1h2m · 3 connections · 18.0 MiB resident · 14 open files · cache 48.0 KiB
-                source file:/var/lib/depot/items.json · fetches 3 p50 1.3 ms p99 2.4 ms max 2.4 ms · deletes 0
+                source file:/var/lib/depot/items.json · fetches 3 p50 1.3 ms p99 2.4 ms max 2.4 ms · deletes 0 · writes 0
 
                 UID   CONNECTIONS  SUBSCRIPTIONS  MEMORY    QUEUED
                 0     1            0              0 B       0

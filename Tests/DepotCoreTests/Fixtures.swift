@@ -9,10 +9,12 @@ struct Fixture {
     let repository: Repository
     let recorder = StateRecorder()
 
-    init(source: TestSource = TestSource(count: 3), idField: String = "id") {
+    init(source: TestSource = TestSource(count: 3), idField: String = "id", rules: WriteRules = WriteRules()) {
         self.source = source
-        self.repository = Repository(source: source, idField: idField, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-            .running()
+        self.repository = Repository(
+            source: source, idField: idField, rules: rules, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        .running()
         repository.addObserver(recorder)
     }
 

@@ -23,7 +23,7 @@ struct MutationQueueRunTests {
     static func held(by gate: Condition<Bool>, started: Condition<Bool>? = nil, seq: Int) -> MutationQueue.Body {
         {
             started?.update { $0 = true }
-            await withTaskCancellationHandler {
+            _ = await withTaskCancellationHandler {
                 await gate.wait { $0 }
             } onCancel: {
                 gate.update { $0 = true }

@@ -46,27 +46,27 @@ struct RepositoryRemoveTests {
         #expect(fixture.trace.suffix(2) == ["success[2,3]", "success[2,3,4]"])
     }
 
-    @Test("not optimistic, source refuses: loading, failure(removeFailed), then the items as before")
+    @Test("not optimistic, source refuses: loading, failure(changeFailed), then the items as before")
     func pessimisticRollback() async throws {
         let fixture = Fixture()
         _ = try await fixture.loaded()
         fixture.source.failNextDelete(SourceError(.refused, "HTTP 403 from the test source"))
         let error = try #require(await fixture.repository.remove(id: "2").result.failureValue)
-        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "loading", "failure(removeFailed)", "success[1,2,3]"])
-        #expect(error.kind == .removeFailed)
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "loading", "failure(changeFailed)", "success[1,2,3]"])
+        #expect(error.kind == .changeFailed)
         #expect(error.message == "could not remove \"2\": HTTP 403 from the test source")
         #expect(error.state == fixture.states.last)
-        #expect(fixture.states[4].state == .failure(StateError(.removeFailed, message: error.message)))
+        #expect(fixture.states[4].state == .failure(StateError(.changeFailed, message: error.message)))
         #expect(fixture.seqsAreConsecutive)
     }
 
-    @Test("optimistic, source refuses: success without it, failure(removeFailed), then the items as before")
+    @Test("optimistic, source refuses: success without it, failure(changeFailed), then the items as before")
     func optimisticRollback() async throws {
         let fixture = Fixture()
         _ = try await fixture.loaded()
         fixture.source.failNextDelete()
         let error = try #require(await fixture.repository.remove(id: "3", optimistic: true).result.failureValue)
-        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2]", "failure(removeFailed)", "success[1,2,3]"])
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2]", "failure(changeFailed)", "success[1,2,3]"])
         #expect(error.state.state.items == fixture.states[2].state.items)
         #expect(fixture.repository.item(id: "3") != nil)
         #expect(fixture.source.calls.value.fetchesStarted == 1, "a refused removal does not refetch")
@@ -129,7 +129,7 @@ struct RepositoryRemoveTests {
         let fixture = Fixture()
         fixture.source.failNextDelete()
         let error = try #require(await fixture.repository.remove(id: "2").result.failureValue)
-        #expect(error.kind == .removeFailed)
+        #expect(error.kind == .changeFailed)
         #expect(fixture.trace == ["idle"])
     }
 }

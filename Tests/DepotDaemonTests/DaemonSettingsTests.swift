@@ -447,7 +447,7 @@ struct DaemonSettingsTests {
         #expect(
             configurationError(["--config", typo, "--socket", "/flag.sock"])
                 == ConfigurationError(
-                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, access"#
+                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, putURL, patchURL, itemSchema, maxItemBytes, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, access"#
                 ))
     }
 

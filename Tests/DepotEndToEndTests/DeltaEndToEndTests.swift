@@ -96,7 +96,7 @@ struct DeltaEndToEndTests {
     /// wipes; after each, every subscriber's mirror equals `state`.
     static func randomHistory(subscribers count: Int, steps: Int, seed: UInt64) async throws {
         let directory = TemporaryDirectory()
-        var file = ItemsFile(path: directory.file("items.json"), count: 40)
+        let file = ItemsFile(path: directory.file("items.json"), count: 40)
         try file.write()
         try await withDaemon(["--source", "file:" + file.path, "--no-initial-load"], directory: directory) { [file] daemon in
             var file = file

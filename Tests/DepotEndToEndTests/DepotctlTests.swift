@@ -135,7 +135,7 @@ struct DepotctlTests {
             let unknownParam = try await daemon.depotctl(["call", "get", #"{"id": 1, "colour": "red"}"#])
             #expect(unknownParam.status == 64)
             #expect(
-                unknownParam.standardError.contains(#"param "colour": is not a param of get (it takes id, pipeline)"#),
+                unknownParam.standardError.contains(#"param "colour": is not a param of get (it takes id, pipeline, meta)"#),
                 "\(unknownParam.standardError)")
             let wrongType = try await daemon.depotctl(["call", "remove", #"{"id": "1", "optimistic": "yes"}"#])
             #expect(wrongType.status == 64)

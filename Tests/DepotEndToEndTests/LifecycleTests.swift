@@ -184,7 +184,7 @@ struct LifecycleTests {
 
 @Suite("depotd: a collection the file system will not let it rewrite")
 struct ReadOnlyCollectionTests {
-    @Test("a removal the file system refuses is removeFailed, rolled back, and the file is unchanged")
+    @Test("a removal the file system refuses is changeFailed, rolled back, and the file is unchanged")
     func readOnlyDirectory() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -36,7 +36,7 @@ struct StrictJSONRPCTests {
     static let epochPlaceholder = "<epoch>"
     static let idle = #"{"seq":0,"epoch":"<epoch>","status":"idle"}"#
     static let methods =
-        "get, load, pipelines.delete, pipelines.get, pipelines.list, pipelines.put, remove, rpc.discover, state, stats, subscribe, unsubscribe, whoami, wipe"
+        "apply, get, load, patch, pipelines.delete, pipelines.get, pipelines.list, pipelines.put, put, remove, rpc.discover, state, stats, subscribe, unsubscribe, whoami, wipe"
 
     static func result(_ id: String, _ result: String = idle) -> Answer {
         .lines([#"{"jsonrpc":"2.0","id":\#(id),"result":\#(result)}"#])
@@ -93,7 +93,9 @@ struct StrictJSONRPCTests {
         // structured value at all, so -32600; null is not allowed by the spec either.
         Case(
             "params by position", #"{"jsonrpc":"2.0","id":1,"method":"get","params":[1]}"#,
-            error("1", -32602, #"Invalid params: get takes params by name, not by position: send an object such as {"id": …, "pipeline": …}"#)),
+            error(
+                "1", -32602, #"Invalid params: get takes params by name, not by position: send an object such as {"id": …, "pipeline": …, "meta": …}"#
+            )),
         Case("empty params array", #"{"jsonrpc":"2.0","id":1,"method":"state","params":[]}"#, result("1")),
         Case(
             "params a string", #"{"jsonrpc":"2.0","id":1,"method":"get","params":"1"}"#,
@@ -103,7 +105,7 @@ struct StrictJSONRPCTests {
             error("1", -32600, #"Invalid Request: "params" must be an object or an array, not null"#)),
         Case(
             "unknown param names", #"{"jsonrpc":"2.0","id":1,"method":"get","params":{"id":1,"colour":"red","size":2}}"#,
-            error("1", -32602, #"Invalid params: unknown params "colour", "size"; get accepts id, pipeline"#)),
+            error("1", -32602, #"Invalid params: unknown params "colour", "size"; get accepts id, pipeline, meta"#)),
         Case(
             "missing required param", #"{"jsonrpc":"2.0","id":1,"method":"get","params":{}}"#, error("1", -32602, #"Invalid params: get needs "id""#)),
         Case(

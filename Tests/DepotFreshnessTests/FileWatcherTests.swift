@@ -192,7 +192,7 @@ struct FileWatcherTests {
         let path = directory.file("nowhere/items.json")
         let repository = Repository(source: FileSource(path: path), logger: Self.quiet).running()
         let watcher = FileWatcher(path: path, repository: repository, clock: ManualClock(), logger: Self.quiet)
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await watcher.run() }
             // Known as soon as the watcher is made: it sets its watches then.
             #expect(watcher.status.watchedFile == nil)

@@ -52,7 +52,7 @@ struct HTTPSourceDeleteTests {
                 error
                     == SourceError(
                         .refused,
-                        "DELETE \(server.url("/items/7")) answered 500 Internal Server Error, so the item was not removed; the server failed; look at the server's logs, or try again later"
+                        "DELETE \(server.url("/items/7")) answered 500 Internal Server Error, so the change was not made; the server failed; look at the server's logs, or try again later"
                     ))
         }
     }
@@ -64,8 +64,8 @@ struct HTTPSourceDeleteTests {
             #expect(
                 error
                     == SourceError(
-                        .refused,
-                        #"\#(server.url("/items")) allows no removals: no delete URL is set; set --delete-url ("deleteURL" in the config file) to the URL that deletes one item, with {id} where the id goes, as in http://HOST/items/{id}"#
+                        .unsupported,
+                        #"\#(server.url("/items")) allows no removals: no URL is set for them; set --delete-url ("deleteURL" in the config file) to the URL that takes a DELETE of one item, with {id} where the id goes, as in http://HOST/items/{id}"#
                     ))
             #expect(server.requests.value.isEmpty)
         }

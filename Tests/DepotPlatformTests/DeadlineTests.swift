@@ -37,7 +37,7 @@ struct DeadlineTests {
         let caller = Task {
             try await withDeadline(.seconds(3600)) {
                 started.update { $0 = true }
-                await withTaskCancellationHandler {
+                _ = await withTaskCancellationHandler {
                     await cancelled.wait { $0 }
                 } onCancel: {
                     cancelled.update { $0 = true }

@@ -47,14 +47,14 @@ struct DepthTests {
         }
         #expect(violations.isEmpty)
         #expect(isValid)
-        #expect(wrong == [at(String(repeating: "/0", count: depth - 1), "must be an array, found number 1")])
+        #expect(wrong.ignoringKeywords == [at(String(repeating: "/0", count: depth - 1), "must be an array, found number 1")])
     }
 
     @Test("an instance deeper than 512 levels is reported where it goes too deep")
     func deeperThanTheParserAllows() async {
         let schema = JSONSchema(json(##"{"items": {"$ref": "#"}}"##))
         let violations = await onDefaultSizedStack { schema.validate(Self.nestedArrays(600)) }
-        #expect(violations == [at(String(repeating: "/0", count: 513), "cannot be checked: nested deeper than 512 levels")])
+        #expect(violations.ignoringKeywords == [at(String(repeating: "/0", count: 513), "cannot be checked: nested deeper than 512 levels")])
     }
 
     @Test("a chain of $refs longer than the nesting limit is reported, not followed")
@@ -62,14 +62,14 @@ struct DepthTests {
         let schema = Self.chain(2_100) { $0 }
         #expect(schema.unsupportedKeywords.isEmpty)
         let violations = await onDefaultSizedStack { schema.validate(1) }
-        #expect(violations == [at("", "cannot be checked: schemas nest deeper than 2048 levels here")])
+        #expect(violations.ignoringKeywords == [at("", "cannot be checked: schemas nest deeper than 2048 levels here")])
     }
 
     @Test("the costliest nesting per level (not, not, allOf, $ref) stays within the limit and the stack")
     func compositeChain() async {
         let schema = Self.chain(1_000) { ["not": ["not": ["allOf": [$0]]]] }
         let (violations, isValid) = await onDefaultSizedStack { (schema.validate(1), schema.isValid(1)) }
-        #expect(violations == [at("", "cannot be checked: schemas nest deeper than 2048 levels here")])
+        #expect(violations.ignoringKeywords == [at("", "cannot be checked: schemas nest deeper than 2048 levels here")])
         #expect(!isValid)
     }
 

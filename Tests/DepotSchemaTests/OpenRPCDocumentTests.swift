@@ -13,8 +13,8 @@ struct OpenRPCDocumentTests {
         let document = try depotDocument()
         #expect(
             document.calledMethodNames == [
-                "state", "get", "load", "remove", "wipe", "subscribe", "unsubscribe", "pipelines.put", "pipelines.get", "pipelines.list",
-                "pipelines.delete", "whoami", "stats", "rpc.discover",
+                "state", "get", "load", "remove", "put", "patch", "apply", "wipe", "subscribe", "unsubscribe", "pipelines.put", "pipelines.get",
+                "pipelines.list", "pipelines.delete", "whoami", "stats", "rpc.discover",
             ])
         #expect(document.notificationNames == ["stateChanged", "heartbeat", "subscriptionEnded"])
         #expect(document.unsupportedKeywords.map(\.description) == [])
@@ -42,17 +42,22 @@ struct OpenRPCDocumentTests {
         }
     }
 
-    @Test("every error a method lists has a Depot or JSON-RPC code, and its data is a State when it carries one (a pointer for a bad pipeline)")
+    @Test(
+        "every error a method lists has a Depot or JSON-RPC code, and its data is a State when it carries one (a pointer for a bad pipeline, a WriteFailure for a write)"
+    )
     func errors() throws {
         let document = try depotDocument()
-        let codes = Set([-32001, -32002, -32003, -32004, -32005, -32006, -32007] + OpenRPCError.jsonRPCCodes)
+        let codes = Set([-32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009] + OpenRPCError.jsonRPCCodes)
         for method in document.methods {
             for error in method.errors {
                 #expect(codes.contains(error.code), "\(method.name) lists error \(error.code)")
             }
         }
         #expect(try document.required("load").errors.map(\.code) == [-32001, -32005, -32004])
-        #expect(try document.required("remove").errors.map(\.code) == [-32002, -32003, -32007, -32005, -32004])
+        #expect(try document.required("remove").errors.map(\.code) == [-32002, -32003, -32008, -32007, -32005, -32004])
+        for method in ["put", "patch", "apply"] {
+            #expect(try document.required(method).errors.map(\.code) == [-32002, -32003, -32008, -32009, -32602, -32001, -32007, -32005, -32004])
+        }
         #expect(try document.required("remove").errors.dropLast(2).allSatisfy { $0.dataSchema != nil })
         #expect(try document.required("get").errors.map(\.code) == [-32003, -32602, -32003, -32005, -32004])
         for method in document.methods where !method.isNotification {
@@ -70,7 +75,7 @@ struct OpenRPCDocumentTests {
     // MARK: What the checks catch
 
     static let loaded =
-        #"{"seq":2,"epoch":"e1","status":"success","origin":"cache","fetchedAt":"2026-11-21T20:41:49.123Z","stale":true,"items":[{"id":1}]}"#
+        #"{"seq":2,"epoch":"e1","status":"success","origin":"cache","fetchedAt":"2026-11-21T20:41:49.123Z","stale":true,"pending":0,"items":[{"id":1}]}"#
 
     struct Wrong: Sendable, CustomTestStringConvertible {
         let method: String
@@ -89,6 +94,7 @@ struct OpenRPCDocumentTests {
                 #"/result: missing required member "origin" (status is "success")"#,
                 #"/result: missing required member "fetchedAt" (status is "success")"#,
                 #"/result: missing required member "stale" (status is "success")"#,
+                #"/result: missing required member "pending" (status is "success")"#,
                 #"/result: matches none of the "anyOf" schemas: anyOf/0: missing required member "items"; anyOf/1: missing required member "count" (status is "success")"#,
             ]),
         Wrong(
@@ -98,6 +104,7 @@ struct OpenRPCDocumentTests {
             expected: [
                 #"/result/origin: is not one of "source", "cache", "memory" (found "disk")"#,
                 #"/result/stale: must be a boolean, found string "no""#,
+                #"/result: missing required member "pending" (status is "success")"#,
             ]),
         Wrong(
             method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"idle","items":[]}}"#,
@@ -112,7 +119,7 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "state", message: #"{"jsonrpc":"2.0","id":1,"result":{"seq":1,"epoch":"e1","status":"idle","etag":"x"}}"#,
             expected: [
-                #"/result: must not have member "etag" (it may have "seq", "epoch", "status", "origin", "fetchedAt", "stale", "staleReason", "revision", "count", "items" and "error")"#
+                #"/result: must not have member "etag" (it may have "seq", "epoch", "status", "origin", "fetchedAt", "stale", "staleReason", "revision", "pending", "count", "items" and "error")"#
             ]),
         Wrong(method: "state", message: #"{"jsonrpc":"1.0","id":1,"result":\#(loaded)}"#, expected: [#"/jsonrpc: must be "2.0", found "1.0""#]),
         Wrong(method: "state", message: #"{"jsonrpc":"2.0","result":\#(loaded)}"#, expected: [#"missing required member "id""#]),
@@ -138,7 +145,7 @@ struct OpenRPCDocumentTests {
         Wrong(
             method: "nosuch", message: #"{"jsonrpc":"2.0","id":1,"result":true}"#,
             expected: [
-                #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, wipe, subscribe, unsubscribe, pipelines.put, pipelines.get, pipelines.list, pipelines.delete, whoami, stats, rpc.discover), so the answer must be an error"#
+                #"/result: is not expected: "nosuch" is not a method of the document (it has state, get, load, remove, put, patch, apply, wipe, subscribe, unsubscribe, pipelines.put, pipelines.get, pipelines.list, pipelines.delete, whoami, stats, rpc.discover), so the answer must be an error"#
             ]),
     ]
 
@@ -196,7 +203,7 @@ struct OpenRPCDocumentTests {
                 ]
             ),
             (
-                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":4,"epoch":"e1","status":"success","origin":"memory","fetchedAt":"2026-11-21T20:41:49.123Z","stale":false,"count":1},"delta":{"base":3,"idField":"id","removed":["2"],"changed":[],"added":[]}}}"#,
+                #"{"jsonrpc":"2.0","method":"stateChanged","params":{"subscription":"s1","state":{"seq":4,"epoch":"e1","status":"success","origin":"memory","fetchedAt":"2026-11-21T20:41:49.123Z","stale":false,"pending":1,"count":1},"delta":{"base":3,"idField":"id","removed":["2"],"changed":[],"added":[]}}}"#,
                 []
             ),
             (
@@ -242,7 +249,7 @@ struct OpenRPCDocumentTests {
         #expect(remove.validateParams(["optimistic": true]).map(\.description) == [#"missing required param "id""#])
         #expect(
             remove.validateParams(["id": "25", "optimisitc": true]).map(\.description) == [
-                "/optimisitc: is not a param of remove (it takes id, optimistic, items)"
+                "/optimisitc: is not a param of remove (it takes id, optimistic, ifMatch, items)"
             ])
         #expect(
             remove.validateParams(["id": "25", "optimistic": "yes"]).map(\.description) == [#"/optimistic: must be a boolean, found string "yes""#])

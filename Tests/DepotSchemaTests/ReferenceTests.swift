@@ -116,7 +116,7 @@ struct ReferenceTests {
             ##"{"components": {"schemas": {"ID": {"type": "string"}, "Pair": {"type": "array", "items": {"$ref": "#/components/schemas/ID"}}}}}"##)
         let schema = JSONSchema(["$ref": "#/components/schemas/Pair"], root: document)
         #expect(schema.validate(json(##"["a", "b"]"##)).isEmpty)
-        #expect(schema.validate(json(##"["a", 2]"##)) == [at("/1", "must be a string, found number 2")])
+        #expect(schema.validate(json(##"["a", 2]"##)).ignoringKeywords == [at("/1", "must be a string, found number 2")])
         #expect(schema.unsupportedKeywords.isEmpty)
     }
 
@@ -133,7 +133,7 @@ struct ReferenceTests {
         #expect(schema.unsupportedKeywords.isEmpty, "\(schema.unsupportedKeywords)")
         #expect(schema.validate(json(##"{"a": 1, "b": "x", "c": "y"}"##)).isEmpty)
         #expect(
-            schema.validate(json(##"{"a": "1", "b": 2}"##)) == [
+            schema.validate(json(##"{"a": "1", "b": 2}"##)).ignoringKeywords == [
                 at("/a", "must be an integer, found string \"1\""), at("/b", "must be a string, found number 2"),
             ])
     }
@@ -146,6 +146,6 @@ struct ReferenceTests {
                 "http://example.com/item.json": json(##"{"definitions": {"id": {"type": "string", "minLength": 1}}}"##)
             ])
         #expect(schema.validate(json(##""x""##)).isEmpty)
-        #expect(schema.validate(json(##""""##)) == [at("", "must be at least 1 character long, found 0 characters")])
+        #expect(schema.validate(json(##""""##)).ignoringKeywords == [at("", "must be at least 1 character long, found 0 characters")])
     }
 }

@@ -12,7 +12,7 @@ import Testing
 @Suite("Error codes: the domain's kinds become the document's codes here, and only here")
 struct ErrorCodeTests {
     @Test func depotErrorCodesAreInTheServerErrorRange() {
-        #expect(DepotErrorCode.all == [-32001, -32002, -32003, -32004, -32005, -32006, -32007])
+        #expect(DepotErrorCode.all == [-32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009])
         #expect(DepotErrorCode.all.allSatisfy { (-32099)...(-32000) ~= $0 })
     }
 
@@ -41,7 +41,7 @@ struct ErrorCodeTests {
     func mutationFailed() {
         let state = PublishedState(seq: 9, state: .idle)
         let error = RPCError.mutationFailed(
-            RepositoryError(.removeFailed, message: "refused", state: state),
+            RepositoryError(.changeFailed, message: "refused", state: state),
             encodedState: StateEncoder.encode(state, epoch: "e1")
         )
         #expect(error.code == -32002)

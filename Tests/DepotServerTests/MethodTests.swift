@@ -119,19 +119,19 @@ struct MethodTests {
         #expect(bench.session.notes == ["load fastestAvailable", "load fastestAvailable"])
     }
 
-    @Test("a refused removal answers removeFailed with the rolled-back state as data")
-    func removeFailed() async throws {
+    @Test("a refused removal answers changeFailed with the rolled-back state as data")
+    func changeFailed() async throws {
         let bench = MethodBench()
         _ = await bench.answerLater(#"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
         bench.source.failNextDelete()
         let answer = await bench.answerLater(#"{"jsonrpc":"2.0","id":2,"method":"remove","params":{"id":2,"optimistic":true}}"#)
-        #expect(answer?["error"]?["code"] == .number(JSONNumber(DepotErrorCode.removeFailed)))
+        #expect(answer?["error"]?["code"] == .number(JSONNumber(DepotErrorCode.changeFailed)))
         #expect(answer?["error"]?["data"]?[StateMember.count] == 3)
         #expect(answer?["error"]?["data"]?[StateMember.items] == nil)
         #expect(bench.session.notes == ["load", "remove 2 (optimistic)"])
         let outcomes = await bench.session.outcomes.wait { $0.count == 2 }
         #expect(outcomes.first == "load: done, seq 2 success")
-        #expect(outcomes.last?.hasPrefix("remove 2 (optimistic): failed (removeFailed): ") == true, "\(outcomes)")
+        #expect(outcomes.last?.hasPrefix("remove 2 (optimistic): failed (changeFailed): ") == true, "\(outcomes)")
     }
 
     @Test("get reads the current state; notFound names why")

@@ -71,8 +71,8 @@ struct RequestTests {
         }
     }
 
-    @Test("a refused removal answers removeFailed (-32002) with the rolled-back state as data")
-    func removeFailed() async throws {
+    @Test("a refused removal answers changeFailed (-32002) with the rolled-back state as data")
+    func changeFailed() async throws {
         try await withServer { server in
             let connection = try await server.connect()
             _ = try await connection.call("load")

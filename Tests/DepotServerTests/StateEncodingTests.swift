@@ -28,7 +28,7 @@ struct StateEncodingTests {
         PublishedState(seq: 3, state: .success(ItemCollection(), Provenance(origin: .cache, fetchedAt: fetchedAt, stale: true))),
         PublishedState(seq: 4, state: .success(items, Provenance(origin: .memory, fetchedAt: fetchedAt))),
         PublishedState(seq: 5, state: .failure(StateError(.loadFailed, message: "cannot read \"x\"\n: gone ☂"))),
-        PublishedState(seq: 6, state: .failure(StateError(.removeFailed, message: "refused"))),
+        PublishedState(seq: 6, state: .failure(StateError(.changeFailed, message: "refused"))),
         PublishedState(seq: 7, state: .failure(StateError(.notFound, message: "no such id"))),
         PublishedState(
             seq: 8, state: .success(items, Provenance(origin: .cache, fetchedAt: fetchedAt, stale: true, staleReason: "GET http://x/ failed \"☂\""))),
@@ -91,7 +91,7 @@ struct StateEncodingTests {
         let success = StateEncoder.encode(Self.states[2], epoch: Self.epoch)
         #expect(
             String(buffer: success)
-                == #"{"seq":2,"epoch":"9f2c4e1a7b3d5860","status":"success","origin":"source","fetchedAt":"2026-11-19T20:41:49.123Z","stale":false,"items":[{"id":25,"name":"Pikachu","stats":{"hp":35,"speed":90.0}},{"name":"Mew \"151\"\n","id":"mew"}]}"#
+                == #"{"seq":2,"epoch":"9f2c4e1a7b3d5860","status":"success","origin":"source","fetchedAt":"2026-11-19T20:41:49.123Z","stale":false,"pending":0,"items":[{"id":25,"name":"Pikachu","stats":{"hp":35,"speed":90.0}},{"name":"Mew \"151\"\n","id":"mew"}]}"#
         )
         let failure = StateEncoder.encode(Self.states[6], epoch: Self.epoch)
         #expect(String(buffer: failure) == #"{"seq":6,"epoch":"9f2c4e1a7b3d5860","status":"failure","error":{"code":-32002,"message":"refused"}}"#)

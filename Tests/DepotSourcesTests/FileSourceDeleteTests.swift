@@ -15,7 +15,7 @@ struct FileSourceDeleteTests {
 
         """
 
-    @Test("removes the item with a string id and rewrites the file one item per line")
+    @Test("removes the item with a string id: the item and its separator go, every other byte stays")
     func removesStringID() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -26,8 +26,8 @@ struct FileSourceDeleteTests {
         #expect(
             TestFiles.text(path) == """
                 [
-                {"id":25,"name":"Pikachu","types":["electric"]},
-                {"name":"Mew","id":"c","big":12345678901234567890,"exp":1E+2,"nested":{"z":1,"a":[true,null]}}
+                  {"id": 25, "name": "Pikachu", "types": ["electric"]},
+                  {"name": "Mew", "id": "c", "big": 12345678901234567890, "exp": 1E+2, "nested": {"z": 1, "a": [true, null]}}
                 ]
 
                 """)
@@ -44,8 +44,8 @@ struct FileSourceDeleteTests {
         #expect(
             TestFiles.text(path) == """
                 [
-                {"id":"a","name":"Alpha","price":1.50},
-                {"name":"Mew","id":"c","big":12345678901234567890,"exp":1E+2,"nested":{"z":1,"a":[true,null]}}
+                  {"id": "a", "name": "Alpha", "price": 1.50},
+                  {"name": "Mew", "id": "c", "big": 12345678901234567890, "exp": 1E+2, "nested": {"z": 1, "a": [true, null]}}
                 ]
 
                 """)
@@ -63,7 +63,7 @@ struct FileSourceDeleteTests {
 
         try await FileSource(path: path).deleteItem(id: "2")
 
-        #expect(TestFiles.text(path) == "[\n\(kept[0]),\n\(kept[1])\n]\n")
+        #expect(TestFiles.text(path) == "[\(kept[0]),\(kept[1])]")
         let items = try await FileSource(path: path).fetchItems()
         #expect(items.map(\.jsonText) == kept)
     }
@@ -76,7 +76,7 @@ struct FileSourceDeleteTests {
 
         try await FileSource(path: path).deleteItem(id: "7")
 
-        #expect(TestFiles.text(path) == "[\n]\n")
+        #expect(TestFiles.text(path) == "[]")
         #expect(try await FileSource(path: path).fetchItems() == [])
     }
 
@@ -103,7 +103,7 @@ struct FileSourceDeleteTests {
         try await FileSource(path: path).deleteItem(id: "c")
 
         #expect(TestFiles.entries(directory.path) == ["items.json", "other.txt"])
-        #expect(TestFiles.text(path) == "[\n{\"id\":25,\"name\":\"Pikachu\",\"types\":[\"electric\"]}\n]\n")
+        #expect(TestFiles.text(path) == "[\n  {\"id\": 25, \"name\": \"Pikachu\", \"types\": [\"electric\"]}\n]\n")
     }
 
     @Test("an unknown id is notFound with an exact message, and the file is unchanged byte for byte")
@@ -205,10 +205,10 @@ struct FileSourceDeleteTests {
         #expect(source.idField == "sku")
 
         try await source.deleteItem(id: "X-2")
-        #expect(TestFiles.text(path) == "[\n{\"sku\":\"X-1\",\"id\":2},\n{\"sku\":3}\n]\n")
+        #expect(TestFiles.text(path) == #"[{"sku": "X-1", "id": 2}, {"sku": 3}]"#)
 
         try await source.deleteItem(id: "3")
-        #expect(TestFiles.text(path) == "[\n{\"sku\":\"X-1\",\"id\":2}\n]\n")
+        #expect(TestFiles.text(path) == #"[{"sku": "X-1", "id": 2}]"#)
 
         let error = try #require(await sourceError { try await source.deleteItem(id: "2") })
         #expect(error == SourceError(.notFound, "file:\(path) has no item with id \"2\""))
@@ -226,7 +226,7 @@ struct FileSourceDeleteTests {
 
         var status = stat()
         #expect(lstat(link, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK)
-        #expect(TestFiles.text(target) == "[\n{\"id\":2}\n]\n")
+        #expect(TestFiles.text(target) == #"[{"id": 2}]"#)
     }
 
     @Test(
@@ -259,7 +259,7 @@ struct FileSourceDeleteTests {
         let error = try #require(await sourceError { try await FileSource(path: path).deleteItem(id: "a") })
 
         let shown = mode == 0o444 ? "0444" : mode == 0o400 ? "0400" : "0555"
-        #expect(error == SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(shown)); make it writable to allow removals"))
+        #expect(error == SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(shown)); make it writable to allow changes"))
         #expect(TestFiles.text(path) == Self.threeItems)
         #expect(TestFiles.mode(path) == mode)
         #expect(TestFiles.entries(directory.path) == ["items.json"])
@@ -276,7 +276,7 @@ struct FileSourceDeleteTests {
 
         let error = try #require(await sourceError { try await FileSource(path: link).deleteItem(id: "1") })
 
-        #expect(error == SourceError(.refused, "refusing to rewrite \(link): it is read-only (mode 0444); make it writable to allow removals"))
+        #expect(error == SourceError(.refused, "refusing to rewrite \(link): it is read-only (mode 0444); make it writable to allow changes"))
         #expect(TestFiles.text(target) == #"[{"id": 1}]"#)
     }
 
@@ -291,7 +291,7 @@ struct FileSourceDeleteTests {
 
         let error = try #require(await sourceError { try await FileSource(path: path).deleteItem(id: "a") })
 
-        #expect(error == SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode 0464); make it writable to allow removals"))
+        #expect(error == SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode 0464); make it writable to allow changes"))
         #expect(TestFiles.text(path) == Self.threeItems)
     }
 

@@ -15,7 +15,7 @@ struct FileSourceDigestTests {
         defer { directory.remove() }
         let path = directory.write("items.json", #"[{"id": 1}, {"id": 2}]"#)
         let source = FileSource(path: path)
-        guard case .items(_, let version?) = try await source.fetchItems(ifChangedSince: nil) else {
+        guard case .collection(_, _, let version?) = try await source.fetchItems(ifChangedSince: nil) else {
             Issue.record("a first read gives items with a version")
             return
         }
@@ -23,7 +23,7 @@ struct FileSourceDigestTests {
         #expect(try await source.fetchItems(ifChangedSince: version) == .unchanged)
 
         directory.write("items.json", #"[{"id": 1}, {"id": 2} ]"#)
-        guard case .items(let items, let newVersion?) = try await source.fetchItems(ifChangedSince: version) else {
+        guard case .collection(let items, _, let newVersion?) = try await source.fetchItems(ifChangedSince: version) else {
             Issue.record("other bytes are read again")
             return
         }

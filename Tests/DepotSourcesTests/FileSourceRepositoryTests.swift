@@ -45,7 +45,7 @@ struct FileSourceRepositoryTests {
 
         let published = try await withTimeout { try await repository.remove(id: "two").result.get() }
 
-        #expect(TestFiles.text(path) == "[\n{\"id\":1,\"name\":\"Bulbasaur\"},\n{\"id\":3,\"name\":\"Venusaur\"}\n]\n")
+        #expect(TestFiles.text(path) == "[\n  {\"id\": 1, \"name\": \"Bulbasaur\"},\n  {\"id\": 3, \"name\": \"Venusaur\"}\n]\n")
         let stateItems = try #require(published.state.items).items
         #expect(stateItems.map(\.id) == ["1", "3"])
         let fileItems = try await source.fetchItems()
@@ -67,7 +67,8 @@ struct FileSourceRepositoryTests {
 
         #expect(recorder.statuses == [.idle, .loading, .success, .success, .success])
         #expect(published.state.items?.items.map(\.id) == ["two", "3"])
-        #expect(TestFiles.text(path) == "[\n{\"id\":\"two\",\"name\":\"Ivysaur\",\"weight\":13.0},\n{\"id\":3,\"name\":\"Venusaur\"}\n]\n")
+        #expect(
+            TestFiles.text(path) == "[\n  {\"id\": \"two\", \"name\": \"Ivysaur\", \"weight\": 13.0},\n  {\"id\": 3, \"name\": \"Venusaur\"}\n]\n")
     }
 
     @Test("removing an unknown id fails with notFound naming the source, rolls back, and leaves the file alone")

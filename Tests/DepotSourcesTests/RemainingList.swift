@@ -3,7 +3,7 @@ import Testing
 
 /// The list a deletion handed back with its version, required: a file source always says what it wrote.
 func remainingList(
-    _ deletion: SourceDeletion, sourceLocation: SourceLocation = #_sourceLocation
+    _ deletion: SourceWriteOutcome, sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> (items: ItemCollection, version: SourceVersion?) {
     guard case .remaining(let items, let version) = deletion else {
         try #require(Bool(false), "expected the remaining list, got \(deletion)", sourceLocation: sourceLocation)

@@ -37,7 +37,7 @@ struct ScriptSourceTests {
     @Test("a repeating stream starts over; a removal lasts until the next step")
     func repeatsAndRemovals() async throws {
         let source = try source(Self.script.replacing(#""repeat": false"#, with: #""repeat": true"#))
-        #expect(try await source.deleteItem(id: "1") == .removed)
+        #expect(try await source.deleteItem(id: "1") == .applied)
         #expect(try await source.fetchItems().map { $0["id"] } == [2])
         await #expect(throws: SourceError.self) { try await source.deleteItem(id: "1") }
         await #expect(throws: SourceError.self) { try await source.deleteItem(id: "9") }

@@ -10,7 +10,7 @@ import NIOPosix
 import Glibc
 #endif
 
-/// A source that always lists the same twelve items and confirms any removal of one of them without changing:
+/// A source that always lists the same twelve items and confirms any write to one of them without changing:
 /// every iteration starts from a collection a load can bring back.
 private struct FixedSource: Source {
     let description = "fuzz:fixed"
@@ -18,9 +18,11 @@ private struct FixedSource: Source {
 
     func fetchItems() async throws -> [JSONValue] { Self.items }
 
-    func deleteItem(id: String) async throws -> SourceDeletion {
-        guard let number = Int(id), (1...12).contains(number) else { throw SourceError.notFound(id: id, in: description) }
-        return .removed
+    func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+        for change in changes {
+            guard let number = Int(change.id), (1...12).contains(number) else { throw SourceError.notFound(id: change.id, in: description) }
+        }
+        return SourceWriteResult(.applied)
     }
 }
 

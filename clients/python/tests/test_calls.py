@@ -256,7 +256,7 @@ def test_threads_share_a_connection_with_a_watch(daemon: Daemon) -> None:
 
 
 def test_removal_refused_rolls_back(workdir: Path) -> None:
-    """An HTTP source on loopback whose DELETE answers 409: the optimistic removal is rolled back, and the error
+    """An HTTP source on loopback whose DELETE answers 403: the optimistic removal is rolled back, and the error
     carries the State after the rollback."""
     body = json.dumps([{"id": index, "name": f"item {index}"} for index in range(1, 6)]).encode()
     deletes: list[str] = []
@@ -271,7 +271,7 @@ def test_removal_refused_rolls_back(workdir: Path) -> None:
 
         def do_DELETE(self) -> None:
             deletes.append(self.path)
-            self.send_response(409)
+            self.send_response(403)
             self.send_header("Content-Length", "0")
             self.end_headers()
 

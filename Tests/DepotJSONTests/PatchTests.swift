@@ -1,0 +1,73 @@
+import DepotJSON
+import Testing
+
+/// What the conformance vectors do not say: member order, errors a user can act on, and a patch applied whole.
+@Suite("JSON Patch and Merge Patch: order, errors, atomicity")
+struct PatchTests {
+    static func parse(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8))
+    }
+
+    static func text(_ value: JSONValue) -> String {
+        String(decoding: value.jsonBytes, as: UTF8.self)
+    }
+
+    @Test("a merge patch replaces members where they stand and adds new ones last")
+    func mergeKeepsOrder() throws {
+        let item = try Self.parse(#"{"id":"a","name":"old","tags":["x"],"n":1}"#)
+        let patched = JSONMergePatch.apply(try Self.parse(#"{"name":"new","extra":true,"n":null}"#), to: item)
+        #expect(Self.text(patched) == #"{"id":"a","name":"new","tags":["x"],"extra":true}"#)
+    }
+
+    @Test("a merge patch keeps number literals it does not touch")
+    func mergeKeepsLiterals() throws {
+        let patched = JSONMergePatch.apply(try Self.parse(#"{"b":2}"#), to: try Self.parse(#"{"a":1.50,"big":12345678901234567890123}"#))
+        #expect(Self.text(patched) == #"{"a":1.50,"big":12345678901234567890123,"b":2}"#)
+    }
+
+    @Test("JSON Patch replaces a member where it stands")
+    func jsonPatchKeepsOrder() throws {
+        let patch = try JSONPatch(decoding: try Self.parse(#"[{"op":"replace","path":"/name","value":"new"},{"op":"add","path":"/z","value":0}]"#))
+        #expect(Self.text(try patch.apply(to: try Self.parse(#"{"id":"a","name":"old","n":1}"#))) == #"{"id":"a","name":"new","n":1,"z":0}"#)
+    }
+
+    @Test("a failing operation fails the whole patch and names itself and why")
+    func failureNamesTheOperation() throws {
+        let patch = try JSONPatch(
+            decoding: try Self.parse(#"[{"op":"replace","path":"/n","value":2},{"op":"test","path":"/n","value":1}]"#))
+        #expect(throws: JSONPatchError(index: 1, #"test at "/n": the value there is not the one the test expects"#)) {
+            try patch.apply(to: try Self.parse(#"{"n":1}"#))
+        }
+    }
+
+    @Test(
+        "a malformed patch is refused when decoded, naming the operation and the member",
+        arguments: [
+            (#"{"op":"add"}"#, nil as Int?, "a JSON Patch must be an array of operations, not an object"),
+            (#"[1]"#, 0, "an operation must be an object, not a number"),
+            (#"[{"op":"add","path":"/a"}]"#, 0, #"the operation has no "value""#),
+            (
+                #"[{"op":"remove","path":"/a"},{"op":"frob","path":"/a"}]"#, 1,
+                #""op" must be one of add, remove, replace, move, copy, test, not "frob""#
+            ),
+            (#"[{"op":"remove","path":"a"}]"#, 0, #""path" is not a JSON Pointer: "a" (write "" or "/member/0")"#),
+            (#"[{"op":"copy","path":"/a"}]"#, 0, #"the operation has no "from""#),
+        ])
+    func malformed(text: String, index: Int?, reason: String) {
+        #expect(throws: JSONPatchError(index: index, reason)) { try JSONPatch(decoding: try Self.parse(text)) }
+    }
+
+    @Test("an index past the end says how long the array is")
+    func outOfBounds() throws {
+        let patch = try JSONPatch(decoding: try Self.parse(#"[{"op":"add","path":"/a/3","value":0}]"#))
+        #expect(throws: JSONPatchError(index: 0, #"add at "/a/3": index 3 is out of bounds: the array has 2 elements"#)) {
+            try patch.apply(to: try Self.parse(#"{"a":[1,2]}"#))
+        }
+    }
+
+    @Test("a patch round-trips through its JSON")
+    func roundTrip() throws {
+        let text = #"[{"op":"move","from":"/a","path":"/b"},{"op":"test","path":"/b","value":[1]},{"op":"remove","path":"/c~1d"}]"#
+        #expect(Self.text(try JSONPatch(decoding: try Self.parse(text)).json) == text)
+    }
+}
