@@ -252,6 +252,7 @@ let package = Package(
                 "DepotClient",
                 "DepotJSON",
                 "DepotPlatform",
+                "DepotRPC",
                 "DepotSchema",
                 "DepotWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

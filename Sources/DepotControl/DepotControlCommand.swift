@@ -18,7 +18,8 @@ public struct DepotControlCommand: AsyncParsableCommand {
             """,
         version: DepotVersion.current,
         subcommands: [
-            StateCommand.self, StatusCommand.self, GetCommand.self, LoadCommand.self, RemoveCommand.self,
+            StateCommand.self, StatusCommand.self, GetCommand.self, LoadCommand.self, PutCommand.self, PatchCommand.self, RemoveCommand.self,
+            ApplyCommand.self, EditCommand.self,
             WipeCommand.self, WatchCommand.self, PipelineCommand.self, WhoamiCommand.self, StatsCommand.self, CallCommand.self, SchemaCommand.self,
             SocketCommand.self,
         ]

@@ -17,11 +17,17 @@ struct RemoveCommand: AsyncParsableCommand {
     @Flag(help: "Show the collection without the item at once, before the source confirms.")
     var optimistic = false
 
+    @Option(
+        name: .customLong("if-match"),
+        help: ArgumentHelp("Remove only while the item's etag is this one; otherwise depotd answers conflict and nothing changes.", valueName: "etag")
+    )
+    var ifMatch: String?
+
     @Flag(help: "Have the state printed with --json carry the items, not only their count.")
     var items = false
 
     func run() async throws {
-        let state = try await RemoteCall(options: options).run(RemoveRequest(id: id, optimistic: optimistic, items: items)).json
+        let state = try await RemoteCall(options: options).run(RemoveRequest(id: id, optimistic: optimistic, ifMatch: ifMatch, items: items)).json
         Output.line(options.json ? state.jsonText : "removed \(id) · " + StateFormatter.statusLine(state))
     }
 }

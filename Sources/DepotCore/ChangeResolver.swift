@@ -41,7 +41,7 @@ struct ChangeResolver {
             let current: Item? = written[change.id] ?? items.item(id: change.id)
             do {
                 try check(change.precondition, of: change, current: current, index: index)
-                let sourceChange = try resolve(change, current: current, index: index, alone: changes.count == 1)
+                let sourceChange = try resolve(change, current: current, index: index, alone: changes.count == 1, items: items)
                 resolved.append(sourceChange)
                 etags.append(sourceChange.write.item?.etag)
                 created.append(current == nil && sourceChange.write.item != nil)
@@ -78,7 +78,7 @@ struct ChangeResolver {
         }
     }
 
-    private func resolve(_ change: ItemChange, current: Item?, index: Int, alone: Bool) throws(Rejection) -> SourceChange {
+    private func resolve(_ change: ItemChange, current: Item?, index: Int, alone: Bool, items: ItemCollection) throws(Rejection) -> SourceChange {
         let expected: SourceChange.Expectation
         switch change.precondition {
         case .none: expected = .anything
@@ -92,8 +92,10 @@ struct ChangeResolver {
                     "the item's \"\(idField)\" is \(Self.describe(member)), not the id \"\(change.id)\" it is put as; leave it out or make them equal",
                     change, index)
             }
-            // An item put without its id gets it, first, as the change names it.
-            let complete = object[idField] != nil ? object : JSONObject([JSONObject.Member(key: idField, value: .string(change.id))] + object.members)
+            // An item put without its id gets it, first, written as the client gave it, or as the items held write theirs.
+            let complete =
+                object[idField] != nil
+                ? object : JSONObject([JSONObject.Member(key: idField, value: idValue(for: change, current: current, items: items))] + object.members)
             return SourceChange(.put(try checkedItem(.object(complete), change, index)), expected: expected)
         case .patch(let patch):
             guard let current else {
@@ -136,6 +138,17 @@ struct ChangeResolver {
             }
             return SourceChange(.remove(id: change.id), expected: expected)
         }
+    }
+
+    /// The id member an item put without one gets: as the client gave it when it gave a number; otherwise, for an
+    /// integer id, a number when the item it replaces — or, for a new item, the first item held — has a number there,
+    /// so an item put by `depotctl put 152` into a list with ids 1…151 gets 152, not "152".
+    private func idValue(for change: ItemChange, current: Item?, items: ItemCollection) -> JSONValue {
+        if let given = change.idValue, case .number = given { return given }
+        guard let number = JSONNumber(literal: change.id), number.isInteger, let example = current ?? items.items.first,
+            case .number? = (try? example.value)?[idField]
+        else { return .string(change.id) }
+        return .number(number)
     }
 
     /// The item `value` makes, checked against the size limit and the item schema.

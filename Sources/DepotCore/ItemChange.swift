@@ -27,11 +27,15 @@ public struct ItemChange: Sendable, Equatable {
     public var id: String
     public var operation: Operation
     public var precondition: Precondition
+    /// The id as the client gave it (a string or an integer), for an item put without its id member; nil: as the items
+    /// held write their ids.
+    public var idValue: JSONValue?
 
-    public init(id: String, operation: Operation, precondition: Precondition = .none) {
+    public init(id: String, operation: Operation, precondition: Precondition = .none, idValue: JSONValue? = nil) {
         self.id = id
         self.operation = operation
         self.precondition = precondition
+        self.idValue = idValue
     }
 
     public static func put(_ id: String, _ item: JSONObject, _ precondition: Precondition = .none) -> ItemChange {

@@ -218,14 +218,14 @@ enum DepotMethods {
             },
             method(PutRequest.self) { request, connection throws(RPCError) in
                 let note = connection.noteMutation(PutRequest.method, request.optimistic ? "\(request.change.id) (optimistic)" : request.change.id)
-                let change = ItemChange(request.change, idField: repository.idField)
+                let change = ItemChange(request.change)
                 return answer(
                     repository.apply([change], optimistic: request.optimistic, by: connection.requester), note, withItems: request.items, batch: false
                 )
             },
             method(PatchRequest.self) { request, connection throws(RPCError) in
                 let note = connection.noteMutation(PatchRequest.method, request.optimistic ? "\(request.change.id) (optimistic)" : request.change.id)
-                let change = ItemChange(request.change, idField: repository.idField)
+                let change = ItemChange(request.change)
                 return answer(
                     repository.apply([change], optimistic: request.optimistic, by: connection.requester), note, withItems: request.items, batch: false
                 )
@@ -234,8 +234,7 @@ enum DepotMethods {
                 let note = connection.noteMutation(
                     ApplyRequest.method,
                     "\(request.changes.count) change\(request.changes.count == 1 ? "" : "s")\(request.optimistic ? " (optimistic)" : "")")
-                let idField = repository.idField
-                let changes = request.changes.map { ItemChange($0, idField: idField) }
+                let changes = request.changes.map(ItemChange.init)
                 return answer(
                     repository.apply(changes, optimistic: request.optimistic, by: connection.requester), note, withItems: request.items, batch: true)
             },

@@ -3,15 +3,14 @@ import DepotJSON
 import DepotWire
 
 extension ItemChange {
-    /// The change a client sent, in the domain's terms. An item put without its id member gets it, first, as the
-    /// client gave the id (a string or an integer), read from the repository's `idField`.
-    init(_ change: WireChange, idField: String) {
+    /// The change a client sent, in the domain's terms (an item put without its id member gets it from the repository,
+    /// as the client gave it: `idValue`).
+    init(_ change: WireChange) {
         let precondition: Precondition = change.ifAbsent ? .ifAbsent : change.ifMatch.map { .ifMatch($0) } ?? .none
         let operation: Operation
         switch change.operation {
         case .put:
-            let item = change.item ?? JSONObject()
-            operation = .put(item[idField] == nil ? JSONObject([JSONObject.Member(key: idField, value: change.idValue)] + item.members) : item)
+            operation = .put(change.item ?? JSONObject())
         case .patch:
             switch change.patch {
             case .jsonPatch(let patch)?: operation = .patch(.jsonPatch(patch))
@@ -21,6 +20,6 @@ extension ItemChange {
         case .remove:
             operation = .remove
         }
-        self.init(id: change.id, operation: operation, precondition: precondition)
+        self.init(id: change.id, operation: operation, precondition: precondition, idValue: change.idValue)
     }
 }

@@ -26,7 +26,7 @@ struct RepositoryWriteTests {
         let outcome = try await fixture.repository.apply([.put("4", Self.object(#"{"name":"item 4"}"#))]).result.get()
         #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2,3,4]"])
         let written = try #require(fixture.repository.item(id: "4"))
-        #expect(written.json == Array(#"{"id":"4","name":"item 4"}"#.utf8))
+        #expect(written.json == Array(#"{"id":4,"name":"item 4"}"#.utf8), "an integer id, as the items held write theirs")
         #expect(outcome.etags == [written.etag])
         #expect(outcome.created == [true])
         #expect(fixture.source.items.count == 4)
@@ -74,7 +74,7 @@ struct RepositoryWriteTests {
         }
         #expect(error.kind == .changeFailed)
         // Once shown, the first and third writes are in every success state after; the middle one in none after its refusal.
-        for (id, value) in [("1", #"{"id":"1","v":"first"}"#), ("3", #"{"id":"3","v":"third"}"#)] {
+        for (id, value) in [("1", #"{"id":1,"v":"first"}"#), ("3", #"{"id":3,"v":"third"}"#)] {
             let shownAt = try #require(fixture.states.firstIndex { $0.state.items?.item(id: id)?.json == Array(value.utf8) })
             for state in fixture.states[shownAt...] where state.state.status == .success {
                 #expect(state.state.items?.item(id: id)?.json == Array(value.utf8), "seq \(state.seq): write \(id) undone")

@@ -57,12 +57,14 @@ struct Daemon: CheckedEndpoint {
         return "file:" + directory.write(name, "[\n" + items.joined(separator: ",\n") + "\n]\n")
     }
 
-    /// Runs depotctl against this daemon.
-    func depotctl(_ arguments: [String], useDefaultSocket: Bool = false) async throws -> CommandResult {
+    /// Runs depotctl against this daemon, with `extra` in its environment (an `EDITOR`) and `input` on its standard input.
+    func depotctl(
+        _ arguments: [String], useDefaultSocket: Bool = false, environment extra: [String: String] = [:], input: String? = nil
+    ) async throws -> CommandResult {
         try await CommandResult.run(
             Binaries.depotctl,
             arguments + (useDefaultSocket ? [] : ["--socket", socketPath]),
-            environment: Self.environment(in: directory)
+            environment: Self.environment(in: directory).merging(extra) { _, new in new }, input: input
         )
     }
 

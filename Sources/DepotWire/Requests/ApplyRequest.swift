@@ -21,6 +21,13 @@ public struct ApplyRequest: DepotRequest {
 
     public init(params: Params) throws(RPCError) {
         guard let value = params.members["changes"] else { throw .invalidParams("apply needs \"changes\", an array of changes") }
+        changes = try Self.changes(decoding: value)
+        optimistic = try params.bool("optimistic", default: false)
+        items = try params.bool("items", default: false)
+    }
+
+    /// The changes of `value`, a JSON array of change objects; an error names the change's index and what is wrong.
+    public static func changes(decoding value: JSONValue) throws(RPCError) -> [WireChange] {
         guard case .array(let elements) = value else {
             throw .invalidParams("\"changes\" must be an array of changes, found \(Params.brief(value))")
         }
@@ -37,9 +44,7 @@ public struct ApplyRequest: DepotRequest {
             }
             changes.append(try WireChange(operation, members: members, place: place))
         }
-        self.changes = changes
-        optimistic = try params.bool("optimistic", default: false)
-        items = try params.bool("items", default: false)
+        return changes
     }
 
     public var params: JSONObject? {

@@ -12,11 +12,14 @@ from . import aio
 from ._paths import socket_path
 from .client import Depot, Pipelines, connect
 from .errors import (
+    ChangeFailed,
+    Conflict,
     ConnectionLost,
     DaemonNotRunning,
     DepotError,
     Forbidden,
     InternalError,
+    InvalidItem,
     InvalidParams,
     InvalidRequest,
     LimitExceeded,
@@ -34,6 +37,7 @@ from .errors import (
 from .mirror import Mirror
 from .types import (
     AccessLevel,
+    Applied,
     CallFigures,
     Item,
     ItemID,
@@ -46,21 +50,28 @@ from .types import (
     StoredPipeline,
     SubscriptionStats,
     UserStats,
+    Versioned,
+    Violation,
     Whoami,
+    Written,
     apply_delta,
 )
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "AccessLevel",
+    "Applied",
     "CallFigures",
+    "ChangeFailed",
+    "Conflict",
     "ConnectionLost",
     "DaemonNotRunning",
     "Depot",
     "DepotError",
     "Forbidden",
     "InternalError",
+    "InvalidItem",
     "InvalidParams",
     "InvalidRequest",
     "Item",
@@ -87,7 +98,10 @@ __all__ = [
     "SubscriptionStats",
     "Timeout",
     "UserStats",
+    "Versioned",
+    "Violation",
     "Whoami",
+    "Written",
     "aio",
     "apply_delta",
     "connect",

@@ -60,8 +60,50 @@ def load_params(strategy: Optional[str], items: bool) -> Dict[str, Any]:
     return params
 
 
-def remove_params(id: ItemID, optimistic: bool, items: bool) -> Dict[str, Any]:
+def remove_params(id: ItemID, optimistic: bool, items: bool, if_match: Optional[str] = None) -> Dict[str, Any]:
     params: Dict[str, Any] = {"id": id, "optimistic": optimistic}
+    if if_match is not None:
+        params["ifMatch"] = if_match
+    if items:
+        params["items"] = True
+    return params
+
+
+def write_params(
+    id: ItemID,
+    *,
+    optimistic: bool,
+    items: bool,
+    if_match: Optional[str] = None,
+    if_absent: bool = False,
+    **members: Any,
+) -> Dict[str, Any]:
+    """The params of `put` or `patch`: the id, the item or patch members given, the precondition, the flags."""
+    params: Dict[str, Any] = {"id": id, **members}
+    if if_match is not None:
+        params["ifMatch"] = if_match
+    if if_absent:
+        params["ifAbsent"] = True
+    if optimistic:
+        params["optimistic"] = True
+    if items:
+        params["items"] = True
+    return params
+
+
+def patch_params(
+    id: ItemID, patch: Any, *, json_patch: bool, optimistic: bool, items: bool, if_match: Optional[str]
+) -> Dict[str, Any]:
+    members: Dict[str, Any] = {"patch": patch}
+    if json_patch:
+        members["format"] = "json-patch"
+    return write_params(id, optimistic=optimistic, items=items, if_match=if_match, **members)
+
+
+def apply_params(changes: Sequence[Mapping[str, Any]], *, optimistic: bool, items: bool) -> Dict[str, Any]:
+    params: Dict[str, Any] = {"changes": [dict(change) for change in changes]}
+    if optimistic:
+        params["optimistic"] = True
     if items:
         params["items"] = True
     return params

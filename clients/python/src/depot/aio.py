@@ -8,12 +8,28 @@ import itertools
 import json
 import random
 from types import TracebackType
-from typing import Any, AsyncGenerator, Callable, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import (
+    Any,
+    AsyncGenerator,
+    Callable,
+    Dict,
+    Generator,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    Union,
+    overload,
+)
 
 from . import _wire
 from ._paths import socket_path
 from .errors import ConnectionLost, DaemonNotRunning, DepotError, SubscriptionEnded, Timeout, error_from_answer
 from .types import (
+    Applied,
     DeltaMismatch,
     Item,
     ItemID,
@@ -22,7 +38,9 @@ from .types import (
     Stats,
     StoredPipeline,
     Subscribed,
+    Versioned,
     Whoami,
+    Written,
 )
 
 #: The longest line the reader accepts: depotd's states can be hundreds of megabytes.
@@ -213,15 +231,66 @@ class AsyncDepot:
     async def state(self, pipeline: Optional[PipelineArg] = None) -> State:
         return State.from_json(await self.call("state", _wire.pipeline_params(pipeline)))
 
-    async def get(self, id: ItemID, pipeline: Optional[PipelineArg] = None) -> Item:
-        return dict(await self.call("get", {"id": id, **_wire.pipeline_params(pipeline)}))
+    @overload
+    async def get(
+        self, id: ItemID, pipeline: Optional[PipelineArg] = None, *, meta: Literal[False] = False
+    ) -> Item: ...
+
+    @overload
+    async def get(self, id: ItemID, pipeline: Optional[PipelineArg] = None, *, meta: Literal[True]) -> Versioned: ...
+
+    async def get(
+        self, id: ItemID, pipeline: Optional[PipelineArg] = None, *, meta: bool = False
+    ) -> Union[Item, Versioned]:
+        params = {"id": id, **_wire.pipeline_params(pipeline), **({"meta": True} if meta else {})}
+        answer = await self.call("get", params)
+        return Versioned.from_json(answer) if meta else dict(answer)
+
+    async def put(
+        self,
+        id: ItemID,
+        item: Mapping[str, Any],
+        *,
+        if_match: Optional[str] = None,
+        if_absent: bool = False,
+        optimistic: bool = False,
+        items: bool = False,
+    ) -> Written:
+        params = _wire.write_params(
+            id, item=dict(item), optimistic=optimistic, items=items, if_match=if_match, if_absent=if_absent
+        )
+        return Written.from_json(await self.call("put", params))
+
+    async def patch(
+        self,
+        id: ItemID,
+        patch: Any,
+        *,
+        json_patch: bool = False,
+        if_match: Optional[str] = None,
+        optimistic: bool = False,
+        items: bool = False,
+    ) -> Written:
+        params = _wire.patch_params(
+            id, patch, json_patch=json_patch, optimistic=optimistic, items=items, if_match=if_match
+        )
+        return Written.from_json(await self.call("patch", params))
+
+    async def apply(
+        self, changes: Sequence[Mapping[str, Any]], *, optimistic: bool = False, items: bool = False
+    ) -> Applied:
+        return Applied.from_json(
+            await self.call("apply", _wire.apply_params(changes, optimistic=optimistic, items=items))
+        )
 
     async def load(self, strategy: Optional[str] = None, *, items: bool = False) -> State:
         params = _wire.load_params(strategy, items)
         return State.from_json(await self.call("load", params))
 
-    async def remove(self, id: ItemID, optimistic: bool = False, *, items: bool = False) -> State:
-        params = _wire.remove_params(id, optimistic, items)
+    async def remove(
+        self, id: ItemID, optimistic: bool = False, *, if_match: Optional[str] = None, items: bool = False
+    ) -> State:
+        params = _wire.remove_params(id, optimistic, items, if_match)
         return State.from_json(await self.call("remove", params))
 
     async def wipe(self) -> State:

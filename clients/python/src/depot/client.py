@@ -11,12 +11,27 @@ import socket
 import threading
 import time
 from types import TracebackType
-from typing import Any, Callable, Dict, Generator, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Generator,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    Union,
+    overload,
+)
 
 from . import _wire
 from ._paths import socket_path
 from .errors import ConnectionLost, DaemonNotRunning, DepotError, SubscriptionEnded, Timeout, error_from_answer
 from .types import (
+    Applied,
     DeltaMismatch,
     Item,
     ItemID,
@@ -25,7 +40,9 @@ from .types import (
     Stats,
     StoredPipeline,
     Subscribed,
+    Versioned,
     Whoami,
+    Written,
 )
 
 _Event = _wire.Event
@@ -233,9 +250,58 @@ class Depot:
         """The current state, with its items (through `pipeline` when given: operators, or a stored one's name)."""
         return State.from_json(self.call("state", _wire.pipeline_params(pipeline)))
 
-    def get(self, id: ItemID, pipeline: Optional[PipelineArg] = None) -> Item:
-        """The item with `id` in the current state; NotFound when there is none."""
-        return dict(self.call("get", {"id": id, **_wire.pipeline_params(pipeline)}))
+    @overload
+    def get(self, id: ItemID, pipeline: Optional[PipelineArg] = None, *, meta: Literal[False] = False) -> Item: ...
+
+    @overload
+    def get(self, id: ItemID, pipeline: Optional[PipelineArg] = None, *, meta: Literal[True]) -> Versioned: ...
+
+    def get(self, id: ItemID, pipeline: Optional[PipelineArg] = None, *, meta: bool = False) -> Union[Item, Versioned]:
+        """The item with `id` in the current state; NotFound when there is none. With `meta`, a `Versioned`: the item
+        and its etag, for `if_match`."""
+        params = {"id": id, **_wire.pipeline_params(pipeline), **({"meta": True} if meta else {})}
+        answer = self.call("get", params)
+        return Versioned.from_json(answer) if meta else dict(answer)
+
+    def put(
+        self,
+        id: ItemID,
+        item: Mapping[str, Any],
+        *,
+        if_match: Optional[str] = None,
+        if_absent: bool = False,
+        optimistic: bool = False,
+        items: bool = False,
+    ) -> Written:
+        """Creates or replaces the item through the source; once the source has it, its etag, whether it was created,
+        and the State. `if_match`: only while the item is that version; `if_absent`: only create — else Conflict, with
+        the item as it is now. `optimistic`: subscribers see it at once, pending; rolled back alone if refused."""
+        params = _wire.write_params(
+            id, item=dict(item), optimistic=optimistic, items=items, if_match=if_match, if_absent=if_absent
+        )
+        return Written.from_json(self.call("put", params))
+
+    def patch(
+        self,
+        id: ItemID,
+        patch: Any,
+        *,
+        json_patch: bool = False,
+        if_match: Optional[str] = None,
+        optimistic: bool = False,
+        items: bool = False,
+    ) -> Written:
+        """Changes the item by an RFC 7396 merge patch (a dict), or with `json_patch` an RFC 6902 JSON Patch (a list
+        of operations), through the source. Without `if_match`, the patch is made to the item as the source holds it."""
+        params = _wire.patch_params(
+            id, patch, json_patch=json_patch, optimistic=optimistic, items=items, if_match=if_match
+        )
+        return Written.from_json(self.call("patch", params))
+
+    def apply(self, changes: Sequence[Mapping[str, Any]], *, optimistic: bool = False, items: bool = False) -> Applied:
+        """Makes `changes` — each `{"op": "put"|"patch"|"remove", "id", …}` as the protocol writes them — in order,
+        all or none, in one write to the source; a change that cannot be made fails them all (the error's `index`)."""
+        return Applied.from_json(self.call("apply", _wire.apply_params(changes, optimistic=optimistic, items=items)))
 
     def load(self, strategy: Optional[str] = None, *, items: bool = False) -> State:
         """Loads the collection (`strategy`: upToDateWithFallback by default, fastestAvailable,
@@ -243,10 +309,13 @@ class Depot:
         params = _wire.load_params(strategy, items)
         return State.from_json(self.call("load", params))
 
-    def remove(self, id: ItemID, optimistic: bool = False, *, items: bool = False) -> State:
+    def remove(
+        self, id: ItemID, optimistic: bool = False, *, if_match: Optional[str] = None, items: bool = False
+    ) -> State:
         """Removes the item from the source. `optimistic`: subscribers see it gone at once, and back if the source
-        refuses (RemovalRefused, its `state` the one after the rollback)."""
-        params = _wire.remove_params(id, optimistic, items)
+        refuses (ChangeFailed, its `state` the one after the rollback). `if_match`: only while the item is that
+        version, else Conflict."""
+        params = _wire.remove_params(id, optimistic, items, if_match)
         return State.from_json(self.call("remove", params))
 
     def wipe(self) -> State:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Type
+from typing import Any, Dict, List, Optional, Type
 
-from .types import State
+from .types import Item, State, Violation
 
 
 class DepotError(Exception):
     """An error from depotd (`code`, `message`, `data` as the answer gave them), or a failure to reach it.
 
     `state` is the State an error's data carries (a failed load's failure state, the state after a refused removal's
-    rollback), typed; None when the data is something else."""
+    or write's rollback), typed; None when the data is something else. `index` is the failing change's index in an
+    `apply`."""
 
     code: Optional[int] = None
 
@@ -21,7 +22,10 @@ class DepotError(Exception):
         if code is not None:
             self.code = code
         self.data = data
-        self.state: Optional[State] = State.from_json(data) if State.looks_like(data) else None
+        # A write's error data is {"state", …}; a load's or a removal's, the State itself.
+        held: Any = data.get("state") if isinstance(data, dict) and "state" in data else data
+        self.state: Optional[State] = State.from_json(held) if State.looks_like(held) else None
+        self.index: Optional[int] = data.get("index") if isinstance(data, dict) and "state" in data else None
 
     def __str__(self) -> str:
         return self.message if self.code is None else f"{self.message} (code {self.code})"
@@ -63,14 +67,16 @@ class LoadFailed(DepotError):
     code = -32001
 
 
-class RemovalRefused(DepotError):
-    """-32002 (removeFailed): the source refused to delete the item; an optimistic removal was rolled back."""
+class ChangeFailed(DepotError):
+    """-32002 (changeFailed): the source refused the change — a removal, a put, a patch, a batch — or cannot be
+    written at all (the message names the setting that allows it); an optimistic change was rolled back, alone."""
 
     code = -32002
 
 
-#: The protocol's name for RemovalRefused.
-RemoveFailed = RemovalRefused
+#: Earlier names of ChangeFailed: the removals they were about are changes too.
+RemovalRefused = ChangeFailed
+RemoveFailed = ChangeFailed
 
 
 class NotFound(DepotError):
@@ -104,6 +110,38 @@ class StorageFailed(DepotError):
     code = -32007
 
 
+class Conflict(DepotError):
+    """-32008: the write's `if_match` names another version than the item's (or it is gone), `if_absent` found the
+    item, or a JSON Patch does not fit it; nothing changed. `item` and `etag` are the item as it is now (None when there
+    is none): read it again, redo the change, write with `if_match=etag`."""
+
+    code = -32008
+
+    def __init__(self, message: str, *, code: Optional[int] = None, data: Any = None) -> None:
+        super().__init__(message, code=code, data=data)
+        fields = data if isinstance(data, dict) else {}
+        item = fields.get("item")
+        self.item: Optional[Item] = dict(item) if isinstance(item, dict) else None
+        etag = fields.get("etag")
+        self.etag: Optional[str] = str(etag) if etag is not None else None
+
+
+class InvalidItem(DepotError):
+    """-32009: an item the write would leave fails depotd's item schema; `violations` lists every one. Nothing
+    changed."""
+
+    code = -32009
+
+    def __init__(self, message: str, *, code: Optional[int] = None, data: Any = None) -> None:
+        super().__init__(message, code=code, data=data)
+        found = data.get("violations", []) if isinstance(data, dict) else []
+        self.violations: List[Violation] = [
+            Violation(str(entry.get("pointer", "")), str(entry.get("keyword", "")), str(entry.get("message", "")))
+            for entry in found
+            if isinstance(entry, dict)
+        ]
+
+
 class ConnectionLost(DepotError):
     """The connection to depotd ended (the daemon stopped or restarted) before the answer came."""
 
@@ -130,12 +168,14 @@ _BY_CODE: Dict[int, Type[DepotError]] = {
         InvalidParams,
         InternalError,
         LoadFailed,
-        RemovalRefused,
+        ChangeFailed,
         NotFound,
         LimitExceeded,
         Forbidden,
         ReadOnly,
         StorageFailed,
+        Conflict,
+        InvalidItem,
     )
 }
 

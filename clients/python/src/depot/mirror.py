@@ -58,6 +58,12 @@ class Mirror:
             return self._state
 
     @property
+    def pending(self) -> int:
+        """How many optimistic writes the items show that the source has not confirmed yet (0 while not a success)."""
+        with self._condition:
+            return self._state.pending if self._state is not None and self._state.is_success else 0
+
+    @property
     def last_success(self) -> Optional[State]:
         with self._condition:
             return self._last_success

@@ -54,9 +54,10 @@ class StateError:
 class State:
     """A state the repository published. `seq` counts the states of one daemon run, named by `epoch`.
 
-    `items` is the list on a success (None where the answer left it out: `load` and `remove` give `count` unless
-    asked for the items). `resync` is True on a state `watch` yields after a resume the daemon could not make: it
-    replaces what the reader held. `skipped` counts states a lagging reader missed before this one."""
+    `items` is the list on a success (None where the answer left it out: `load`, `remove` and the writes give `count`
+    unless asked for the items). `pending` counts the optimistic writes shown that the source has not confirmed yet.
+    `resync` is True on a state `watch` yields after a resume the daemon could not make: it replaces what the reader
+    held. `skipped` counts states a lagging reader missed before this one."""
 
     seq: int
     epoch: str
@@ -68,6 +69,7 @@ class State:
     stale: bool = False
     stale_reason: Optional[str] = None
     revision: Optional[int] = None
+    pending: int = 0
     error: Optional[StateError] = None
     resync: bool = False
     skipped: int = 0
@@ -88,6 +90,7 @@ class State:
             stale=bool(value.get("stale", False)),
             stale_reason=value.get("staleReason"),
             revision=value.get("revision"),
+            pending=int(value.get("pending", 0)),
             error=StateError(int(error["code"]), str(error["message"])) if error is not None else None,
         )
 
@@ -102,6 +105,55 @@ class State:
     @property
     def is_success(self) -> bool:
         return self.status is Status.SUCCESS
+
+
+@dataclass(frozen=True)
+class Versioned:
+    """An item and its etag: what `get(id, meta=True)` answers. Give `etag` as `if_match` to write the item only
+    while it is still this version."""
+
+    item: Item
+    etag: str
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> Versioned:
+        return cls(dict(value["item"]), str(value["etag"]))
+
+
+@dataclass(frozen=True)
+class Written:
+    """What `put` and `patch` answer once the source has the change: the item's new etag, whether the change
+    created it, and the State published then."""
+
+    etag: str
+    created: bool
+    state: State
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> Written:
+        return cls(str(value["etag"]), bool(value["created"]), State.from_json(value["state"]))
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What `apply` answers once the source has every change: each change's new etag (None for a removal), and the
+    State published then."""
+
+    etags: List[Optional[str]]
+    state: State
+
+    @classmethod
+    def from_json(cls, value: Mapping[str, Any]) -> Applied:
+        return cls([None if etag is None else str(etag) for etag in value["etags"]], State.from_json(value["state"]))
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One way an item breaks depotd's item schema: where in the item (a JSON Pointer), which keyword, and why."""
+
+    pointer: str
+    keyword: str
+    message: str
 
 
 def item_id(item: Mapping[str, Any], id_field: str) -> str:
