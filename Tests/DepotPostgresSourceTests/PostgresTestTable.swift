@@ -8,8 +8,8 @@ import Foundation
 import Logging
 import Testing
 
-/// A PostgreSQL of the test's own with an `items` table (id text, doc json), and a source on it whose link runs
-/// for the test's duration.
+/// A PostgreSQL of the test's own with an `items` table (id text, doc json, unless the test gives another), and a
+/// source on it whose link runs for the test's duration.
 struct PostgresTestTable {
     let cluster: PostgresCluster
     let address: PostgresAddress
@@ -19,11 +19,12 @@ struct PostgresTestTable {
     /// Runs `body` with a fresh cluster holding `rows` (id → doc text), then removes the cluster. A failure adds
     /// the server's log.
     static func with(
-        rows: [(String, String)] = [], parameters: String = "", _ body: (PostgresTestTable) async throws -> Void
+        rows: [(String, String)] = [], parameters: String = "", table: String = "CREATE TABLE items (id text PRIMARY KEY, doc json NOT NULL);",
+        _ body: (PostgresTestTable) async throws -> Void
     ) async throws {
         let cluster = try await PostgresCluster.start()
         do {
-            try await cluster.psql("CREATE TABLE items (id text PRIMARY KEY, doc json NOT NULL);")
+            try await cluster.psql(table)
             let table = PostgresTestTable(cluster: cluster, address: try PostgresAddress(parsing: cluster.sourceURI(parameters: parameters)))
             for (id, doc) in rows { try await table.insert(id, doc) }
             try await body(table)

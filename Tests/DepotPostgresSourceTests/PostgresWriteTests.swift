@@ -1,0 +1,144 @@
+import DepotCore
+import DepotJSON
+import DepotPostgresSource
+import DepotTestSupport
+import Logging
+import Testing
+
+/// Writes to a real PostgreSQL table: each change one statement with its precondition in it, a batch one transaction,
+/// whatever the table's shape — a json or jsonb doc column, a text or integer id, or the whole row as the item.
+@Suite("PostgresSource: writes with the precondition in the statement", .enabled(if: PostgresTestTable.enabled))
+struct PostgresWriteTests {
+    static func item(_ text: String) throws -> Item {
+        let value = try JSONParser.parse(text)
+        return Item(id: ItemCollection.id(of: value, idField: "id") ?? "", json: value.jsonBytes)
+    }
+
+    static func put(_ text: String, expecting expected: SourceChange.Expectation = .anything) throws -> SourceChange {
+        SourceChange(.put(try item(text)), expected: expected)
+    }
+
+    /// The rows as `id=document` lines, in id order.
+    static func rows(_ table: PostgresTestTable, _ document: String = "doc") async throws -> String {
+        try await table.cluster.psql("SELECT id || '=' || \(document)::text FROM items ORDER BY id")
+    }
+
+    @Test("a put creates or replaces, saying which; the change log has it, and a catch-up brings it back")
+    func put() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            try await table.withSource { source in
+                let start = try #require(try await source.fetchItems(ifChangedSince: nil).version)
+                let created = try await source.write([try Self.put(#"{"id":"b","n":2}"#)], held: nil)
+                #expect(created == SourceWriteResult(.changed, created: [true]))
+                let replaced = try await source.write([try Self.put(#"{"id":"a","n":10}"#)], held: nil)
+                #expect(replaced.created == [false])
+                #expect(try await Self.rows(table) == "a={\"id\":\"a\",\"n\":10}\nb={\"id\":\"b\",\"n\":2}\n")
+                guard case .changes(let changes, let version) = try await source.fetchItems(ifChangedSince: start) else {
+                    Issue.record("no changes")
+                    return
+                }
+                #expect(version.revision == 2)
+                #expect(changes.changed.map(\.jsonText).sorted() == [#"{"id":"a","n":10}"#, #"{"id":"b","n":2}"#])
+            }
+        }
+    }
+
+    @Test("ifAbsent, ifMatch and a patch's base are checked in the statement: a conflict names the change and the row as it is")
+    func preconditions() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            try await table.withSource { source in
+                let a = try Self.item(document("a", 1))
+                await #expect(
+                    throws: SourceError.conflict(index: 0, try Self.put(#"{"id":"a"}"#, expecting: .absent), current: a, in: source.description)
+                ) {
+                    try await source.write([try Self.put(#"{"id":"a"}"#, expecting: .absent)], held: nil)
+                }
+                // Another writer changes the row: a change made from the old version is refused, with the new one.
+                try await table.cluster.psql(#"UPDATE items SET doc = '{"id": "a", "n": 7}' WHERE id = 'a'"#)
+                let stale = try Self.put(#"{"id":"a","n":2}"#, expecting: .item(a))
+                let conflict = try #require(await #expect(throws: SourceError.self) { try await source.write([stale], held: nil) })
+                #expect(conflict.kind == .conflict)
+                #expect(conflict.conflict?.current?.json == Array(#"{"id":"a","n":7}"#.utf8))
+                // Spaced or not, the same item matches: items are compared as jsonb.
+                let current = try Self.item(#"{"id":"a","n":7}"#)
+                #expect(try await source.write([try Self.put(#"{"id":"a","n":8}"#, expecting: .item(current))], held: nil).created == [false])
+                await #expect(throws: SourceError.self) {
+                    try await source.write([SourceChange(.remove(id: "a"), expected: .item(current))], held: nil)
+                }
+                await #expect(throws: SourceError.notFound(id: "z", in: source.description)) {
+                    try await source.write([SourceChange(.remove(id: "z"))], held: nil)
+                }
+                #expect(try await Self.rows(table) == "a={\"id\":\"a\",\"n\":8}\n")
+            }
+        }
+    }
+
+    @Test("a batch is one transaction: a change that fails leaves every row as it was, and the log without a gap")
+    func batch() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1)), ("b", document("b", 2))]) { table in
+            try await table.withSource { source in
+                _ = try await source.fetchItems(ifChangedSince: nil)  // installs the change log
+                let before = try await table.revision()
+                let failing = [try Self.put(#"{"id":"c"}"#), SourceChange(.remove(id: "a")), try Self.put(#"{"id":"b"}"#, expecting: .absent)]
+                let error = try #require(await #expect(throws: SourceError.self) { try await source.write(failing, held: nil) })
+                #expect(error.conflict?.index == 2)
+                #expect(try await Self.rows(table) == "a=\(document("a", 1))\nb=\(document("b", 2))\n")
+                #expect(try await table.revision() == before, "nothing logged")
+                let made = try await source.write([try Self.put(#"{"id":"c"}"#), SourceChange(.remove(id: "a"))], held: nil)
+                #expect(made.created == [true, false])
+                #expect(try await table.revision() == before + 2)
+            }
+        }
+    }
+
+    @Test(
+        "any table shape: a jsonb doc and an integer id, or the whole row as the item",
+        arguments: [
+            ("CREATE TABLE items (id integer PRIMARY KEY, doc jsonb NOT NULL);", ""),
+            ("CREATE TABLE items (id integer PRIMARY KEY, name text, tags text[], added timestamptz DEFAULT now());", "doc_column=*"),
+        ])
+    func shapes(schema: String, parameters: String) async throws {
+        try await PostgresTestTable.with(parameters: parameters, table: schema) { table in
+            try await table.withSource { source in
+                let wholeRow = parameters.contains("*")
+                let first = try Self.put(wholeRow ? #"{"id":7,"name":"seven","tags":["x"],"added":null}"# : #"{"id":7,"name":"seven"}"#)
+                #expect(try await source.write([first], held: nil).created == [true])
+                guard case .items(let values, _) = try await source.fetchItems(ifChangedSince: nil), let stored = values.first else {
+                    Issue.record("no rows")
+                    return
+                }
+                let held = try Self.item(stored.jsonText)
+                let changed = try Self.put(
+                    wholeRow ? #"{"id":7,"name":"SEVEN","tags":[],"added":null}"# : #"{"id":7,"name":"SEVEN"}"#, expecting: .item(held))
+                #expect(try await source.write([changed], held: nil).created == [false])
+                #expect(
+                    try await table.cluster.psql("SELECT count(*) FROM items WHERE id = 7 AND \(wholeRow ? "name" : "doc->>'name'") = 'SEVEN'")
+                        == "1\n")
+                _ = try await source.write([SourceChange(.remove(id: "7"), expected: .anything)], held: nil)
+                #expect(try await table.cluster.psql("SELECT count(*) FROM items") == "0\n")
+            }
+        }
+    }
+
+    @Test("through a repository: an optimistic put is shown, then confirmed by the change log; a second daemon sees it")
+    func repository() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            try await table.withSource { source in
+                try await table.withSource { other in
+                    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+                    let writer = Repository(source: source, logger: quiet).running()
+                    let reader = Repository(source: other, logger: quiet).running()
+                    _ = try await writer.load().result.get()
+                    _ = try await reader.load().result.get()
+                    let outcome = try await writer.apply([.put("b", ["n": 2])], optimistic: true).result.get()
+                    #expect(outcome.state.state.provenance?.pending == 0)
+                    #expect(outcome.state.state.provenance?.revision == 1, "confirmed at the log's revision")
+                    #expect(writer.item(id: "b")?.json == Array(#"{"id":"b","n":2}"#.utf8))
+                    let followed = try await reader.follow().result.get()
+                    #expect(followed.state.items == outcome.state.state.items, "the same items at the same revision on both daemons")
+                    #expect(reader.item(id: "b")?.etag == writer.item(id: "b")?.etag)
+                }
+            }
+        }
+    }
+}
