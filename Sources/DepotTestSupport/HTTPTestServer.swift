@@ -13,6 +13,11 @@ public final class HTTPTestServer: Sendable {
         /// The request target as sent, percent escapes and query included: `/items/a%2Fb?x=1`.
         public let uri: String
         public let headers: [(name: String, value: String)]
+        /// The body as received (a PUT's item, a PATCH's patch); empty for a GET.
+        public let body: [UInt8]
+
+        /// The body as UTF-8 text.
+        public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
         /// The first value of the header `name`, compared ignoring case.
         public func header(_ name: String) -> String? {
@@ -92,6 +97,7 @@ extension HTTPTestServer {
         private let reply: @Sendable (Request) -> Reply
         private let requests: Condition<[Request]>
         private var head: HTTPRequestHead?
+        private var body: [UInt8] = []
 
         init(reply: @escaping @Sendable (Request) -> Reply, requests: Condition<[Request]>) {
             self.reply = reply
@@ -102,12 +108,14 @@ extension HTTPTestServer {
             switch unwrapInboundIn(data) {
             case .head(let head):
                 self.head = head
-            case .body:
-                break
+            case .body(let buffer):
+                body.append(contentsOf: buffer.readableBytesView)
             case .end:
                 guard let head else { return }
                 self.head = nil
-                let request = Request(method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) })
+                let request = Request(
+                    method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) }, body: body)
+                body = []
                 requests.update { $0.append(request) }
                 answer(reply(request), context: context)
             }
