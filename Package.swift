@@ -351,8 +351,8 @@ let package = Package(
         .testTarget(
             name: "DepotDaemonTests",
             dependencies: [
-                "DepotDaemon", "DepotCore", "DepotFreshness", "DepotHTTPSource", "DepotPlatform", "DepotServer", "DepotSources", "DepotSystemd",
-                "DepotTestSupport",
+                "DepotDaemon", "DepotCore", "DepotFreshness", "DepotHTTPSource", "DepotJSON", "DepotPlatform", "DepotServer", "DepotSources",
+                "DepotSystemd", "DepotTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -77,6 +77,30 @@ struct AccessTests {
         #expect(bench.answerNow(#"{"jsonrpc":"2.0","id":4,"method":"state"}"#)?["result"] != nil)
     }
 
+    @Test("a method granted by itself: put lets a read-only user put, and nothing else that changes items; whoami lists it")
+    func grantedMethods() async throws {
+        let (bench, access) = bench(AccessPolicy(read: [.anyone], methods: ["put": [.user(1000)], "patch": [.group(100)]]))
+        bench.session.peer = PeerCredentials(pid: 1, uid: 1000, gid: 1000, groups: [1000], userName: "bot")
+        let whoami = try #require(bench.answerNow(#"{"jsonrpc":"2.0","id":1,"method":"whoami"}"#)?["result"])
+        #expect(whoami["levels"] == ["read"])
+        #expect(whoami["methods"] == ["put"], "patch is granted to a group the caller is not in")
+        _ = try await bench.repository.load().result.get()
+        let put = await bench.answerLater(#"{"jsonrpc":"2.0","id":2,"method":"put","params":{"id":"9","item":{"name":"nine"}}}"#)
+        #expect(put?["result"]?["etag"]?.stringValue?.count == 32, "\(String(describing: put))")
+        for (method, params) in [
+            ("patch", #"{"id":"9","patch":{"name":"NINE"}}"#), ("remove", #"{"id":"9"}"#),
+            ("apply", #"{"changes":[{"op":"put","id":"8","item":{}}]}"#),
+        ] {
+            let answer = try #require(bench.answerNow(#"{"jsonrpc":"2.0","id":3,"method":"\#(method)","params":\#(params)}"#))
+            #expect(answer["error"]?["code"] == -32005, "\(method)")
+        }
+        // The grant goes with the next policy: the same call is then refused.
+        access.current = AccessPolicy(read: [.anyone])
+        let refused = try #require(bench.answerNow(#"{"jsonrpc":"2.0","id":4,"method":"put","params":{"id":"7","item":{}}}"#))
+        #expect(refused["error"]?["message"]?.stringValue?.hasPrefix("forbidden: put needs write access, and uid 1000 has only read access") == true)
+        #expect(bench.repository.item(id: "7") == nil)
+    }
+
     @Test("granting a group write lets its members load; narrowing the policy applies to the next call; whoami says so")
     func liveChanges() async throws {
         let (bench, access) = bench(AccessPolicy(read: [.anyone], write: [.group(100)]))
