@@ -91,15 +91,16 @@ struct DaemonDidNotStart: Error, CustomStringConvertible {
     var description: String { "depotd exited before listening:\n\(log)" }
 }
 
-/// Runs `body` with a started daemon and always cleans up after it.
+/// Runs `body` with a started daemon and always cleans up after it; `timeout` is the safety net for the whole body.
 func withDaemon<Value: Sendable>(
     _ arguments: [String] = [],
     directory: TemporaryDirectory = TemporaryDirectory(),
+    timeout: Duration = .seconds(120),
     _ body: @escaping @Sendable (Daemon) async throws -> Value
 ) async throws -> Value {
     let daemon = try await Daemon.start(arguments, directory: directory)
     do {
-        let value = try await withTimeout(.seconds(120), "the test's exchanges with depotd") { try await body(daemon) }
+        let value = try await withTimeout(timeout, "the test's exchanges with depotd") { try await body(daemon) }
         await daemon.cleanUp()
         return value
     } catch {
