@@ -12,6 +12,9 @@ extension Repository {
         case fileChanged
         /// The watched file is gone (`reason` says so, in words for a user): the source is not asked.
         case fileDeleted(reason: String)
+        /// The source refused a write as a conflict: it holds another version than depotd shows, so depotd's copy is
+        /// behind (another writer), and is read again — a client retrying reads what it must build on.
+        case writeConflict
     }
 
     /// Asked when a refresh after a file change failed, before the failure is recorded or shown: waits until the
@@ -40,7 +43,7 @@ extension Repository {
         let joining: MutationQueue.Joining =
             switch trigger {
             case .schedule: .queuedOrRunning
-            case .fileChanged: .queued
+            case .fileChanged, .writeConflict: .queued
             case .fileDeleted: .never
             }
         return queue.submit(joining, from: .daemon) { [self] in

@@ -127,6 +127,7 @@ extension Repository {
             } catch let error as SourceError {
                 attempt += 1
                 guard let conflict = error.conflict, attempt <= writeRules.patchRetries, Self.isUnconditionalPatch(changes, at: conflict.index) else {
+                    if error.kind == .conflict { refresh(.writeConflict) }
                     return finish(.failure(refuse(changes, error, pending: number, showedLoading: showedLoading)))
                 }
                 logger.info("item \"\(changes[conflict.index].id)\" changed at the source before its patch was made; applying the patch again")

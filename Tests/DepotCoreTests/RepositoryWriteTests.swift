@@ -113,7 +113,7 @@ struct RepositoryWriteTests {
         #expect(matched.created == [false])
     }
 
-    @Test("the source finds another version than the one a conditional write was checked against: a conflict, rolled back")
+    @Test("the source finds another version than the one a conditional write was checked against: a conflict, rolled back, and the items read again")
     func conflictAtTheSource() async throws {
         let fixture = Self.fixture()
         _ = try await fixture.loaded()
@@ -130,7 +130,14 @@ struct RepositoryWriteTests {
             return
         }
         #expect(current.json == Array(#"{"id":2,"name":"changed behind depotd's back"}"#.utf8))
-        #expect(fixture.trace.suffix(3) == ["success[1,2,3]", "failure(conflict)", "success[1,2,3]"])
+        // Rolled back; then, since depotd's copy is behind the source's, read again: the other writer's version shown.
+        try await withTimeout(.seconds(30), "the items read again") {
+            await fixture.recorder.states.wait { states in
+                states.last?.state.items?.item(id: "2")?.json == Array(#"{"id":2,"name":"changed behind depotd's back"}"#.utf8)
+            }
+        }
+        #expect(fixture.trace.suffix(4) == ["success[1,2,3]", "failure(conflict)", "success[1,2,3]", "success[1,2,3]"])
+        #expect(fixture.repository.item(id: "2")?.etag == current.etag, "a retry builds on the version the conflict named")
     }
 
     @Test("a patch without ifMatch whose item changed at the source is applied again to the item there")
