@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "DepotWire", targets: ["DepotWire"]),
         .library(name: "DepotServer", targets: ["DepotServer"]),
         .library(name: "DepotDaemon", targets: ["DepotDaemon"]),
+        // The power-loss test's recorder of file changes, loaded into depotd with LD_PRELOAD; nothing links it.
+        .library(name: "DepotWriteRecorder", type: .dynamic, targets: ["DepotWriteRecorder"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -53,6 +55,9 @@ let package = Package(
         .target(name: "CPeerCredentials"),
         // mallopt, which Swift's Glibc module does not export: large blocks go back to the system when freed.
         .target(name: "CAllocator"),
+        // Records every write, fsync and rename a process makes in one directory, for the power-loss test: C, since
+        // it interposes libc's calls with LD_PRELOAD; built as a library of its own, never linked into anything.
+        .target(name: "DepotWriteRecorder", linkerSettings: [.linkedLibrary("dl")]),
 
         // depotd's side of systemd: readiness and status, watchdog, socket activation, journal logging.
         .target(
@@ -317,7 +322,8 @@ let package = Package(
         .testTarget(
             name: "DepotHTTPSourceTests",
             dependencies: [
-                "DepotHTTPSource", "DepotCore", "DepotJSON", "DepotSources", "DepotTestSupport", .product(name: "Logging", package: "swift-log"),
+                "DepotHTTPSource", "DepotCore", "DepotJSON", "DepotPlatform", "DepotSources", "DepotTestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
