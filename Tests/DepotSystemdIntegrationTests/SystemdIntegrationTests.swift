@@ -222,7 +222,7 @@ struct SystemdIntegrationTests {
             _ = try await sandbox.depotctl(["load"])
             _ = try await sandbox.depotctl(["remove", "9999"])
             try await sandbox.waitUntil("the removal's warning to reach the journal") {
-                try await sandbox.shell("journalctl -u depotd -p warning -o cat --no-pager").contains("remove 9999 failed")
+                try await sandbox.shell("journalctl -u depotd -p warning -o cat --no-pager").contains(#"remove "9999" failed"#)
             }
             let entries = try await sandbox.shell("journalctl -u depotd -o json --no-pager")
                 .split(separator: "\n").compactMap { try? JSONParser.parse(String($0)) }
@@ -230,7 +230,7 @@ struct SystemdIntegrationTests {
                 entries.first { $0["MESSAGE"]?.stringValue?.contains(text) == true }
             }
             #expect(entry(containing: "listening on /run/depot/depotd.sock")?["PRIORITY"] == "6")
-            #expect(entry(containing: "remove 9999 failed")?["PRIORITY"] == "4")
+            #expect(entry(containing: #"remove "9999" failed"#)?["PRIORITY"] == "4")
             let request = entry(containing: "remove 9999 requested")
             #expect(request?["PRIORITY"] == "6")
             #expect(request?["DEPOT_METHOD"] == "remove")
