@@ -1,3 +1,4 @@
+import DepotPlatform
 import Logging
 
 #if canImport(FoundationEssentials)
@@ -10,9 +11,10 @@ import Foundation
 /// It only ever helps: a read or a save that fails is logged; a change that must not be undone by a restart (a write,
 /// a wipe) that it cannot take discards it instead.
 extension Repository {
-    /// The cache's list, if it has one for the current source and id field.
+    /// The cache's list, if it has one for the current source and id field: as the updates queued before now left it.
     func readCache() async -> CachedCollection? {
         guard let cache else { return nil }
+        await cacheLane.flush()
         let (source, idField) = reading { ($0.source, $0.idField) }
         do {
             guard let cached = try await cache.read() else { return nil }
@@ -27,22 +29,32 @@ extension Repository {
         }
     }
 
-    /// Keeps the list the source just gave in the cache: row by row when it is `changes` applied to the list of
-    /// version `previous` and the cache holds that list, whole otherwise.
+    /// Keeps the list the source just gave in the cache, behind the mutations (`CacheLane`): row by row when it is
+    /// `changes` applied to the list of version `previous` and the cache holds that list, whole otherwise.
     func keep(
         _ items: ItemCollection, fetchedAt: Date, version: SourceVersion?, changes: SourceChanges? = nil, from previous: SourceVersion? = nil
-    ) async {
+    ) {
+        guard cache != nil else { return }
         let (source, idField) = reading { ($0.source, $0.idField) }
         let collection = CachedCollection(items: items, fetchedAt: fetchedAt, version: version, source: source.description, idField: idField)
-        if let changes, changes.count <= Self.largestRowByRowChange {
-            let changedIDs = changes.changed.compactMap { ItemCollection.id(of: $0, idField: idField) }
-            var applied = false
-            await cacheOperation("apply \(changes.count) changes to") {
-                applied = try await $0.apply(to: collection, from: previous, changedIDs: changedIDs, removedIDs: changes.removed)
+        guard let changes, changes.count <= Self.largestRowByRowChange else {
+            cacheLane.keep(wholeList: true) { [self] in
+                if await cacheOperation("save \(items.count) items to", { try await $0.save(collection) }) {
+                    logger.debug("kept \(items.count) items in the cache")
+                }
             }
-            if applied { return }
+            return
         }
-        await cacheOperation("save \(items.count) items to") { try await $0.save(collection) }
+        cacheLane.keep(wholeList: false) { [self] in
+            let changedIDs = changes.changed.compactMap { ItemCollection.id(of: $0, idField: idField) }
+            let applied = Locked(false)
+            await cacheOperation("apply \(changes.count) changes to") {
+                let done = try await $0.apply(to: collection, from: previous, changedIDs: changedIDs, removedIDs: changes.removed)
+                applied.withLock { $0 = done }
+            }
+            if applied.withLock({ $0 }) { return }
+            await cacheOperation("save \(items.count) items to") { try await $0.save(collection) }
+        }
     }
 
     /// Keeps what a confirmed write left (`items`, made from `previous` of version `previousVersion`) in the cache: a
@@ -68,11 +80,12 @@ extension Repository {
         let collection = CachedCollection(items: items, fetchedAt: fetchedAt, version: version, source: source.description, idField: idField)
         if let delta = items.delta(from: previous), delta.ids.count <= Self.largestRowByRowChange {
             let changedIDs = delta.changed.map(\.id) + delta.added.map(\.item.id)
-            var applied = false
+            let applied = Locked(false)
             let problem = await cacheChange("write \(writes.count) changes to") {
-                applied = try await $0.apply(to: collection, from: previousVersion, changedIDs: changedIDs, removedIDs: delta.removed)
+                let done = try await $0.apply(to: collection, from: previousVersion, changedIDs: changedIDs, removedIDs: delta.removed)
+                applied.withLock { $0 = done }
             }
-            if problem != nil || applied { return problem }
+            if problem != nil || applied.withLock({ $0 }) { return problem }
         }
         return await cacheChange("save \(items.count) items to") { try await $0.save(collection) }
     }
@@ -80,10 +93,18 @@ extension Repository {
     /// Past this many changes at once, the cache takes the whole list: one pass beats many lookups.
     static let largestRowByRowChange = 1000
 
-    /// A change that must not be undone by a restart (a write, a wipe): when the cache cannot take it, the cache is
-    /// discarded rather than left to serve what was changed or wiped. When even that fails, the problem comes back,
-    /// for the mutation to fail with: what is still on disk, and what to do.
-    func cacheChange(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async -> String? {
+    /// A change that must not be undone by a restart (a write, a wipe), made after the updates queued before it (or
+    /// instead of the lists kept, `supersedingKept`, when it replaces them all):
+    /// when the cache cannot take it, the cache is discarded rather than left to serve what was changed or wiped. When
+    /// even that fails, the problem comes back, for the mutation to fail with: what is still on disk, and what to do.
+    func cacheChange(
+        _ what: String, supersedingKept: Bool = false, _ operation: @escaping @Sendable (any CollectionCache) async throws -> Void
+    ) async -> String? {
+        guard cache != nil else { return nil }
+        return await cacheLane.perform(dropsKept: supersedingKept) { [self] in await makeCacheChange(what, operation) }
+    }
+
+    private func makeCacheChange(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async -> String? {
         guard let cache else { return nil }
         do {
             try await operation(cache)
@@ -102,13 +123,22 @@ extension Repository {
         }
     }
 
-    /// Runs `operation` on the cache, if there is one; a failure is logged, never passed on.
-    private func cacheOperation(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async {
-        guard let cache else { return }
+    /// Runs `operation` on the cache, if there is one, and says whether it was done; a failure is logged, never
+    /// passed on.
+    @discardableResult
+    private func cacheOperation(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async -> Bool {
+        guard let cache else { return false }
         do {
             try await operation(cache)
+            return true
         } catch {
             logger.warning("cannot \(what) the cache: \(error)")
+            return false
         }
+    }
+
+    /// Waits until the on-disk cache has taken every update queued before now (the lists kept behind the mutations).
+    public func cacheSettled() async {
+        await cacheLane.flush()
     }
 }

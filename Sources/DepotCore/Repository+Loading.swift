@@ -85,14 +85,14 @@ extension Repository {
         let published = publishing { $0.confirm(items, provenance: .source(at: fetchedAt, revision: newVersion?.revision), version: newVersion) }
         guard let changes else {
             logger.info("loaded \(items.count) items from \(source.description)", metadata: ["seq": "\(published.seq)"])
-            await keep(items, fetchedAt: fetchedAt, version: newVersion)
+            keep(items, fetchedAt: fetchedAt, version: newVersion)
             audit(items.items, of: items.count, seq: published.seq)
             return .success(published)
         }
         logger.info(
             "applied \(changes.count) change\(changes.count == 1 ? "" : "s") from \(source.description); \(items.count) items\(newVersion?.revision.map { " at revision \($0)" } ?? "")",
             metadata: ["seq": "\(published.seq)"])
-        await keep(items, fetchedAt: fetchedAt, version: newVersion, changes: changes, from: previous)
+        keep(items, fetchedAt: fetchedAt, version: newVersion, changes: changes, from: previous)
         let idField = reading { $0.idField }
         audit(
             changes.changed.compactMap { ItemCollection.id(of: $0, idField: idField).flatMap { items.item(id: $0) } }, of: changes.count,
@@ -127,7 +127,7 @@ extension Repository {
         guard let published = publishingIfAny({ $0.confirmUnchanged(at: fetchedAt) }) else { return current }
         if let items = published.state.items {
             let known = reading { $0.confirmed?.version }
-            await keep(items, fetchedAt: fetchedAt, version: known, changes: SourceChanges(), from: known)
+            keep(items, fetchedAt: fetchedAt, version: known, changes: SourceChanges(), from: known)
         }
         return published
     }

@@ -161,7 +161,7 @@ extension Repository {
         case .success(.items(let items, let version, let changes)):
             let published = publishing { $0.confirm(items, provenance: .source(at: now(), revision: version?.revision), version: version) }
             logger.info("read \(items.count) items from \(source.description) again", metadata: ["seq": "\(published.seq)"])
-            await keep(items, fetchedAt: now(), version: version, changes: changes, from: known)
+            keep(items, fetchedAt: now(), version: version, changes: changes, from: known)
         }
         return transition { state, rules in
             let resolver = ChangeResolver(idField: state.idField, validator: rules.validator, maxItemBytes: rules.maxItemBytes)

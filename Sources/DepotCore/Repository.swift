@@ -38,6 +38,7 @@ public final class Repository: Service, Sendable {
     let logger: Logger
     let queue: MutationQueue
     let lane = WriteLane()
+    let cacheLane = CacheLane()
     let sourceCalls = SourceCallRecorder()
     let core: Locked<Core>
     /// What reads see — the state published last, the source, its version — replaced under `core`'s lock and read
@@ -110,17 +111,22 @@ public final class Repository: Service, Sendable {
     public func run() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                let clock = ContinuousClock()
-                let graceOver: @Sendable () -> Void = { [logger, stopGrace] in
-                    logger.warning("stopping: the change under way did not finish within \(stopGrace) of the shutdown; cancelled")
+                group.addTask { [cacheLane] in await cacheLane.run() }
+                await withDiscardingTaskGroup { group in
+                    let clock = ContinuousClock()
+                    let graceOver: @Sendable () -> Void = { [logger, stopGrace] in
+                        logger.warning("stopping: the change under way did not finish within \(stopGrace) of the shutdown; cancelled")
+                    }
+                    group.addTask { [lane, queue, stopGrace] in
+                        await lane.run(
+                            perform: { make in await queue.perform({ await make() }, grace: stopGrace, on: clock, graceOver: graceOver) },
+                            stopping: { queue.stopping.isResolved })
+                    }
+                    await queue.run(grace: stopGrace, on: clock, graceOver: graceOver)
+                    lane.close()
                 }
-                group.addTask { [lane, queue, stopGrace] in
-                    await lane.run(
-                        perform: { make in await queue.perform({ await make() }, grace: stopGrace, on: clock, graceOver: graceOver) },
-                        stopping: { queue.stopping.isResolved })
-                }
-                await queue.run(grace: stopGrace, on: clock, graceOver: graceOver)
-                lane.close()
+                // The writes are made and confirmed: the cache takes what was queued for it, then the lane ends.
+                cacheLane.close()
             }
         } onGracefulShutdown: {
             self.stop()
@@ -310,7 +316,7 @@ public final class Repository: Service, Sendable {
                 let published = publishingIfAny { $0.wipe() } ?? current
                 tellActivity(.reset)
                 logger.info("wiped", metadata: ["seq": "\(published.seq)"])
-                if let problem = await cacheChange("clear", { try await $0.clear() }) {
+                if let problem = await cacheChange("clear", supersedingKept: true, { try await $0.clear() }) {
                     return .failure(RepositoryError(.storageFailed, message: "wiped in memory, but \(problem)", state: published))
                 }
                 return .success(published)

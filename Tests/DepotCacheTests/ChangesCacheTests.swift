@@ -18,6 +18,7 @@ struct ChangesCacheTests {
             source.items = ["b", "d", "f"].map { ["id": .string($0)] }
             source.version = Self.revision(1)
             _ = try await repository.load().result.get()
+            await repository.cacheSettled()
             try await body(source, cache, repository)
         }
     }
@@ -31,6 +32,7 @@ struct ChangesCacheTests {
                     version: Self.revision(7))
             ])
             let published = try await repository.follow().result.get()
+            await repository.cacheSettled()
             #expect(published.state.items?.items.map(\.id) == ["a", "b", "c", "cc", "d", "g"])
             #expect(cache.saves.withLock { $0 } == 1, "the load's save only")
             #expect(cache.applications.withLock { $0 } == [true])
@@ -47,6 +49,7 @@ struct ChangesCacheTests {
             try await cache.cache.save(cached(try collection([#"{"id":"x"}"#]), version: Self.revision(99)))
             source.answerConditionalFetches(with: [.changes(SourceChanges(removed: ["b"]), version: Self.revision(2))])
             _ = try await repository.follow().result.get()
+            await repository.cacheSettled()
             #expect(cache.applications.withLock { $0 } == [false])
             #expect(try await cache.read()?.items.items.map(\.id) == ["d", "f"])
             // 17 additions into the same gap exhaust the 2^16 positions between d and f: the 17th saves the whole list.
@@ -55,6 +58,7 @@ struct ChangesCacheTests {
                 source.answerConditionalFetches(with: [.changes(SourceChanges(changed: [["id": .string(id)]]), version: Self.revision(3 + Int64(n)))])
                 _ = try await repository.follow().result.get()
             }
+            await repository.cacheSettled()
             #expect(cache.applications.withLock { $0 }.suffix(2) == [true, false])
             let kept = try #require(try await cache.read())
             #expect(kept.items == repository.current.state.items)

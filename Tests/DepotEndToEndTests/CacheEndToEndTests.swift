@@ -20,7 +20,7 @@ struct CacheEndToEndTests {
 
     /// Starts depotd on `source` in `directory` (its state, and so its cache, is in there too).
     static func start(_ directory: TemporaryDirectory, source: String, _ extra: [String] = []) async throws -> Daemon {
-        try await Daemon.start(["--source", source] + extra, directory: directory)
+        try await Daemon.start(["--source", source, "--log-level", "debug"] + extra, directory: directory)
     }
 
     @Test("after a crash, the cached list is served at once; when the source then fails, it stays, marked stale")
@@ -31,6 +31,7 @@ struct CacheEndToEndTests {
         let first = try await Self.start(directory, source: source)
         let loaded = try await first.connect().call("load")
         #expect(loaded["origin"] == "source")
+        try await first.waitUntilCached(3)
         try await first.kill()
 
         // The source is gone: the restarted daemon shows the cached list, and says it is stale.
@@ -73,6 +74,7 @@ struct CacheEndToEndTests {
         defer { Task { await server.stop() } }
         let first = try await Self.start(directory, source: server.url("/items"), ["--no-initial-load"])
         _ = try await first.connect().call("load")
+        try await first.waitUntilCached(2)
         try await first.kill()
 
         let notify = try NotifySocket(path: directory.file("notify"))
@@ -141,7 +143,8 @@ struct CacheEndToEndTests {
         let cachePath = directory.file("state/depot/cache.sqlite")
         var random = SplitMix64(seed: 0xDE_907D)
         var failures: [String] = []
-        var lastAnswered = 0
+        // The newest generation depotd said it kept in the cache: a save that finished survives a kill.
+        var lastSaved = 0
         var killedAfterSuccess = 0
 
         for kill in 1...Self.kills {
@@ -149,7 +152,7 @@ struct CacheEndToEndTests {
             let generation = kill
             let items = CacheGeneration.items(generation).items
             _ = directory.write("items.json", "[" + items.map { String(decoding: $0.json, as: UTF8.self) }.joined(separator: ",") + "]")
-            let daemon = try await Self.start(directory, source: "file:" + sourcePath, ["--no-initial-load"])
+            let daemon = try await Self.start(directory, source: "file:" + sourcePath, ["--no-initial-load", "--log-level", "debug"])
             let connection = try await daemon.connectLines()
             var lines = connection.lines.makeAsyncIterator()
             try await connection.send(#"{"jsonrpc":"2.0","id":"s","method":"subscribe"}"#)
@@ -159,21 +162,22 @@ struct CacheEndToEndTests {
             let killAt = Int.random(in: 0..<4, using: &random) == 0 ? "loading" : "success"
             while let line = try await lines.next() {
                 let message = try JSONParser.parse(line)
-                if message["id"] == "l" { lastAnswered = generation }
                 if message["params"]?["state"]?["status"]?.stringValue == killAt { break }
             }
             if killAt == "success" { killedAfterSuccess += 1 }
             try await daemon.kill()
+            // The list is saved behind the load (a load answers before): only a save depotd said it finished counts.
+            if daemon.process.standardError.value.contains("kept \(items.count) items in the cache") { lastSaved = generation }
 
             let cache = try await ItemCache.open(at: cachePath, logger: Self.quiet)
             defer { try? cache.close() }
             guard let list = try await cache.read() else {
-                if lastAnswered > 0 { failures.append("kill \(kill): no list, though generation \(lastAnswered) was answered") }
+                if lastSaved > 0 { failures.append("kill \(kill): no list, though generation \(lastSaved) was saved") }
                 continue
             }
             let found = list.items.items.first.flatMap { Int($0.id.dropFirst().prefix { $0 != "-" }) } ?? -1
-            if found < lastAnswered || found > generation {
-                failures.append("kill \(kill): generation \(found) in the cache; \(lastAnswered) was answered, \(generation) written")
+            if found < lastSaved || found > generation {
+                failures.append("kill \(kill): generation \(found) in the cache; \(lastSaved) was saved, \(generation) written")
             } else if list.items.items != CacheGeneration.items(found).items {
                 failures.append("kill \(kill): generation \(found) is not whole: \(list.items.count) items of \(CacheGeneration.count(found))")
             }

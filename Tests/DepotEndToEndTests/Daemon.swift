@@ -75,6 +75,13 @@ struct Daemon: CheckedEndpoint {
         directory.remove()
     }
 
+    /// Waits until the daemon has saved a list of `count` items in its cache. A load answers before the list it keeps
+    /// is saved (the cache is updated behind the mutations): a test that kills the daemon and expects the cache to hold
+    /// the list waits for this first. Needs `--log-level debug`, which logs each list saved.
+    func waitUntilCached(_ count: Int) async throws {
+        try await process.waitForError(containing: "kept \(count) items in the cache")
+    }
+
     /// Kills the daemon with SIGKILL, as a crash would, and waits for it; its directory (and its cache) stays.
     /// Fails the test for every message it sent that breaks the protocol's document.
     func kill() async throws {

@@ -75,7 +75,9 @@ struct FaultEndToEndTests {
         }
         defer { Task { await server.stop() } }
         let directory = TemporaryDirectory()
-        let arguments = ["--source", server.url("/items"), "--delete-url", server.url("/items/{id}"), "--request-timeout", "60"]
+        let arguments = [
+            "--source", server.url("/items"), "--delete-url", server.url("/items/{id}"), "--request-timeout", "60", "--log-level", "debug",
+        ]
         /// The ids of the first success a fresh subscriber sees, and whether it came from the cache.
         func firstSuccess(_ daemon: Daemon) async throws -> (ids: [Int], origin: String?) {
             let subscription = try await daemon.connect().subscribe()
@@ -87,6 +89,7 @@ struct FaultEndToEndTests {
 
         let first = try await Daemon.start(arguments, directory: directory)
         _ = try await first.connect().call("load")
+        try await first.waitUntilCached(3)
         let watcher = try await first.connect().subscribe()
         let remover = try await first.connectLines()
         try await remover.send(#"{"jsonrpc":"2.0","id":1,"method":"remove","params":{"id":1,"optimistic":true}}"#)
@@ -242,7 +245,8 @@ struct FullDiskChangeTests {
         let socket = directory.file("d.sock")
         func depotd() async throws -> ChildProcess {
             try? FileManager.default.removeItem(atPath: socket)
-            let process = try namespace.spawn(Binaries.depotd, ["--socket", socket, "--source", source], environment: environment)
+            let process = try namespace.spawn(
+                Binaries.depotd, ["--socket", socket, "--source", source, "--log-level", "debug"], environment: environment)
             try await process.waitForError(containing: "listening on")
             return process
         }
@@ -250,6 +254,8 @@ struct FullDiskChangeTests {
         defer { first.signal(SIGKILL) }
         let control = try await DepotConnection.connect(to: socket)
         _ = try await control.call("load")
+        // The list is saved behind the load's answer: the disk fills after it is.
+        try await first.waitForError(containing: "kept 1000 items in the cache")
         let fill = try await namespace.run("dd if=/dev/zero of=\(state)/fill bs=64k")
         #expect(fill.standardError.value.contains("No space left on device"), "\(fill.standardError.value)")
 
