@@ -90,14 +90,19 @@ final class StateFanout: StateObserver {
         let frame = StateFrame(
             state, epoch: epoch, delta: Self.delta(to: state, from: last, idField: idField), precedingSuccess: last?.seq,
             onEncode: { [weak self] in self?.observe($0) })
-        published.withLock { published in
-            if let retired = published.current {
+        // The frame it replaces is let go only once the new one is on its way (below): its full forms may be a
+        // million items' bytes, whose return to the system (munmap) is tens of milliseconds that neither the loops,
+        // waiting on this lock, nor the subscribers should wait for.
+        let retired = published.withLock { published -> StateFrame? in
+            let retired = published.current
+            if let retired {
                 published.ring.append(ReplayRing.Entry(retiring: retired), limit: replayStates, byteLimit: replayBytes)
             }
             published.current = frame
             if let items = state.state.items {
                 published.lastSuccess = (state.seq, items, idField)
             }
+            return retired
         }
         // Every loop gets every state, even one with no subscribers now: a connection subscribing there reads
         // `current` and then receives whatever is posted after, so nothing is lost between the two.
@@ -109,6 +114,7 @@ final class StateFanout: StateObserver {
                 shared.receive(state, idField: idField)
             }
         }
+        withExtendedLifetime(retired) {}
     }
 
     /// The shared pipeline running the pipeline `reference` gives, created from the current state when no subscription
