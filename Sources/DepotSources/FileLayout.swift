@@ -69,7 +69,10 @@ enum FileScan {
             guard case .string(let text)? = try? JSONParser.parse(Array(value)) else { return nil }
             return text
         }
-        guard let number = JSONNumber(literal: String(decoding: value, as: UTF8.self)), number.isInteger else { return nil }
-        return number.literal
+        // Any other value the scanner copied as written: a number when it begins so (checked by the scan), an integer
+        // when it has no fraction or exponent.
+        guard first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return nil }
+        guard !value.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else { return nil }
+        return String(decoding: value, as: UTF8.self)
     }
 }
