@@ -53,10 +53,21 @@ public struct BenchCollection: Sendable {
     /// The length of depotd's delta-mode `stateChanged` line for the optimistic removal of `id` from `count + 1`
     /// items (subscription "s1"): the state's short members with `count`, and a delta of one id.
     public static func deltaNotificationBytes(seq: Int, count: Int, id: Int) -> Int {
-        let state =
-            #"{"seq":\#(seq),"epoch":"0123456789abcdef","status":"success","origin":"memory","fetchedAt":"2026-11-24T05:00:00.000Z","stale":false,"count":\#(count)}"#
         let delta = #","delta":{"base":\#(seq - 1),"idField":"id","removed":["\#(id)"],"changed":[],"added":[]}"#
-        return notificationBytes(stateBytes: state.utf8.count) + delta.utf8.count
+        return notificationBytes(stateBytes: optimisticStateBytes(seq: seq, count: count)) + delta.utf8.count
+    }
+
+    /// The length of depotd's delta-mode `stateChanged` line for an optimistic put or patch that changed one item of
+    /// `count` into one of `itemBytes` bytes.
+    public static func changeNotificationBytes(seq: Int, count: Int, itemBytes: Int) -> Int {
+        let delta = #","delta":{"base":\#(seq - 1),"idField":"id","removed":[],"changed":[],"added":[]}"#
+        return notificationBytes(stateBytes: optimisticStateBytes(seq: seq, count: count)) + delta.utf8.count + itemBytes
+    }
+
+    /// An optimistic state's short members: one write pending.
+    private static func optimisticStateBytes(seq: Int, count: Int) -> Int {
+        #"{"seq":\#(seq),"epoch":"0123456789abcdef","status":"success","origin":"memory","fetchedAt":"2026-11-24T05:00:00.000Z","stale":false,"pending":1,"count":\#(count)}"#
+            .utf8.count
     }
 
     /// The length of depotd's answer line carrying a result of `resultBytes` bytes (id 1).

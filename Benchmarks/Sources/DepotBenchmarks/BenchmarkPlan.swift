@@ -50,6 +50,10 @@ public struct BenchmarkPlan: Sendable {
     /// Issue 28's stress test: `clients` readers calling `get` over `items` items, in windows that alternate between
     /// the collection idle and changing `changesPerSecond` times a second, `seconds` of each after `warmUp`.
     public var readsUnderChanges: ReadsUnderChangesScenario
+    /// Issue 39: an optimistic put and patch as N grows (the N of `scaling`, at `scalingSubscribers`), a file's layouts
+    /// at start-up and its first changes, and a batch against single puts.
+    public var layouts: LayoutScenario
+    public var batch: BatchScenario
 
     /// The issue's scenarios: N ∈ {100, 1000} at K ∈ {1, 64, 1024}, N = 10,000 at K ∈ {1, 64}; C ∈ {1, 16, 64}.
     public static let full = BenchmarkPlan(
@@ -84,7 +88,9 @@ public struct BenchmarkPlan: Sendable {
         pipelineFanout: [(10_000, [256]), (100_000, [256])],
         scaling: [(1000, 400), (10_000, 200), (100_000, 40), (1_000_000, 10)],
         scalingSubscribers: 64,
-        readsUnderChanges: ReadsUnderChangesScenario(items: 100_000, clients: 64, changesPerSecond: 10, warmUp: 1, seconds: 10)
+        readsUnderChanges: ReadsUnderChangesScenario(items: 100_000, clients: 64, changesPerSecond: 10, warmUp: 1, seconds: 10),
+        layouts: LayoutScenario(items: 1_000_000, itemBytes: 190, runs: 2, subscribers: 8, changes: 20),
+        batch: BatchScenario(items: 100_000, batchSize: 1000, puts: 10, batches: 5)
     )
 
     /// A few seconds, even with debug binaries: proves every scenario runs, measures nothing worth keeping.
@@ -120,7 +126,9 @@ public struct BenchmarkPlan: Sendable {
         pipelineFanout: [(100, [4])],
         scaling: [(100, 3), (1000, 3)],
         scalingSubscribers: 2,
-        readsUnderChanges: ReadsUnderChangesScenario(items: 1000, clients: 2, changesPerSecond: 10, warmUp: 0.05, seconds: 0.5)
+        readsUnderChanges: ReadsUnderChangesScenario(items: 1000, clients: 2, changesPerSecond: 10, warmUp: 0.05, seconds: 0.5),
+        layouts: LayoutScenario(items: 1000, itemBytes: 190, runs: 1, subscribers: 2, changes: 3),
+        batch: BatchScenario(items: 1000, batchSize: 10, puts: 2, batches: 1)
     )
 
     func rounds(items: Int, subscribers: Int) -> Int {

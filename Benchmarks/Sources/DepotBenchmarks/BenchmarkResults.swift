@@ -16,6 +16,12 @@ public struct BenchmarkResults: Codable, Sendable {
     public var scaling: [FanoutFigures] = []
     /// Issue 28: `get` idle and while the collection changes.
     public var readsUnderChanges: [ReadsUnderChangesFigures] = []
+    /// Issue 39: optimistic puts and patches as N grows, depotd and the floor.
+    public var writeFanout: [FanoutFigures] = []
+    /// Issue 39: start-up and the first changes, for each layout of one file.
+    public var layouts: [LayoutFigures] = []
+    /// Issue 39: single puts against batches of puts.
+    public var batch: [BatchFigures] = []
     public var stalledLarge: [StalledLargeFigures] = []
     public var resume: [ResumeFigures] = []
     /// Systems that could not be measured, and why.
@@ -23,7 +29,7 @@ public struct BenchmarkResults: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case machine, quick, fanout, rpc, idleMemory, stalledSubscriber, startup, removal, removalFanout, stalledLarge, resume, pipelineFanout,
-            scaling, readsUnderChanges, notes
+            scaling, readsUnderChanges, writeFanout, layouts, batch, notes
     }
 
     /// Reads results of any earlier version: members added since are empty when absent.
@@ -41,6 +47,9 @@ public struct BenchmarkResults: Codable, Sendable {
         pipelineFanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .pipelineFanout) ?? []
         scaling = try container.decodeIfPresent([FanoutFigures].self, forKey: .scaling) ?? []
         readsUnderChanges = try container.decodeIfPresent([ReadsUnderChangesFigures].self, forKey: .readsUnderChanges) ?? []
+        writeFanout = try container.decodeIfPresent([FanoutFigures].self, forKey: .writeFanout) ?? []
+        layouts = try container.decodeIfPresent([LayoutFigures].self, forKey: .layouts) ?? []
+        batch = try container.decodeIfPresent([BatchFigures].self, forKey: .batch) ?? []
         stalledLarge = try container.decodeIfPresent([StalledLargeFigures].self, forKey: .stalledLarge) ?? []
         resume = try container.decodeIfPresent([ResumeFigures].self, forKey: .resume) ?? []
         notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
@@ -120,6 +129,8 @@ public struct ReadsUnderChangesFigures: Codable, Sendable {
     public var clients: Int
     public var seconds: Double
     public var changesPerSecond: Double
+    /// What the changes were: removals when absent (results from before issue 39).
+    public var change: ReadsUnderChangesScenario.Change?
     public var changesMade: Int
     public var changeSeconds: Double
     public var idle: LatencySummary

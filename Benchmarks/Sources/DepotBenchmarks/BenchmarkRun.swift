@@ -17,7 +17,7 @@ public struct BenchmarkRun {
     /// The scenarios: fan-out, RPC, memory and start-up (issue 6), the cost of a removal (issue 12), and
     /// subscriptions that scale (issue 13: delta mode, stalled subscribers of a large collection, resume).
     public enum Scenario: String, CaseIterable, Sendable {
-        case fanout, rpc, memory, startup, removal, subscriptions, pipelines, scaling
+        case fanout, rpc, memory, startup, removal, subscriptions, pipelines, scaling, writes
     }
 
     private let started = MonotonicClock.now()
@@ -74,6 +74,9 @@ public struct BenchmarkRun {
         }
         if scenarios.contains(.scaling) {
             try runScaling(pool: pool, into: &results)
+        }
+        if scenarios.contains(.writes) {
+            try runWrites(pool: pool, into: &results)
         }
         progress("done")
         return results
@@ -142,17 +145,56 @@ public struct BenchmarkRun {
             BenchCollection.deltaNotificationBytes(seq: seq, count: items - 1, id: 1)
         }
         defer { ([delta, floor] as [any SystemUnderTest]).forEach { $0.process.stop() } }
-        for (items, rounds) in plan.scaling {
-            progress("scaling: optimistic removal, N=\(items), K=\(plan.scalingSubscribers): depotd delta and the floor, \(rounds) rounds")
-            let scenario = FanoutScenario(items: items, subscribers: plan.scalingSubscribers, rounds: rounds, warmUpRounds: plan.warmUpRounds)
-            results.scaling += try scenario.run(on: [delta, floor], pool: pool)
-        }
+        results.scaling += try fanoutAcrossN("scaling: optimistic removal", on: [delta, floor], pool: pool)
         let stress = plan.readsUnderChanges
         progress(
             "scaling: \(stress.clients) clients calling get over \(stress.items) items, idle and changing \(Int(stress.changesPerSecond)) times a second in alternate windows, \(stress.seconds) s of each"
         )
         results.readsUnderChanges.append(
             try stress.run(binary: depotdBinary, directory: try subdirectory("reads-under-changes"), collection: collection, pool: pool))
+    }
+
+    /// `FanoutScenario` at each N and round count of `plan.scaling`, on depotd and the floor interleaved.
+    private func fanoutAcrossN(_ what: String, on systems: [any SystemUnderTest], pool: ReaderPool) throws -> [FanoutFigures] {
+        var figures: [FanoutFigures] = []
+        for (items, rounds) in plan.scaling {
+            progress("\(what), N=\(items), K=\(plan.scalingSubscribers): depotd delta and the floor, \(rounds) rounds")
+            let scenario = FanoutScenario(items: items, subscribers: plan.scalingSubscribers, rounds: rounds, warmUpRounds: plan.warmUpRounds)
+            figures += try scenario.run(on: systems, pool: pool)
+        }
+        return figures
+    }
+
+    // MARK: Scenario 9 (issue 39)
+
+    /// Writes: an optimistic put and patch at N from 10³ to 10⁶ to K delta-mode subscribers, depotd (a file source
+    /// with the on-disk cache) and the floor writing a notification of the same size, interleaved; a file's layouts at
+    /// start-up, with the first changes after it; a batch of puts against single ones.
+    func runWrites(pool: ReaderPool, into results: inout BenchmarkResults) throws {
+        let largest = plan.scaling.map(\.items).max() ?? 0
+        let collection = BenchCollection(count: largest, itemBytes: BenchCollection.smallItemBytes)
+        for (trigger, label) in [(DepotdUnderTest.Trigger.optimisticPut, "put"), (.optimisticPatch, "patch")] {
+            let depotd = try DepotdUnderTest(
+                binary: depotdBinary, directory: try subdirectory("writes-\(label)"), collection: collection, mode: "delta", trigger: trigger,
+                name: "depotd delta \(label)")
+            let floor = try FloorUnderTest(binary: benchBinary, directory: try subdirectory("writes-\(label)-floor"), name: "floor (\(label) size)") {
+                seq, items in
+                BenchCollection.changeNotificationBytes(seq: seq, count: items, itemBytes: BenchCollection.smallItemBytes)
+            }
+            defer { ([depotd, floor] as [any SystemUnderTest]).forEach { $0.process.stop() } }
+            results.writeFanout += try fanoutAcrossN("writes: optimistic \(label)", on: [depotd, floor], pool: pool)
+        }
+        let layouts = plan.layouts
+        let directory = try subdirectory("layouts")
+        for (layout, stringIDs) in BenchLayout.allCases.map({ ($0, false) }) + [(BenchLayout.pythonDefault, true)] {
+            progress(
+                "writes: \(layouts.items) items of \(layouts.itemBytes) B, \(layout.rawValue)\(stringIDs ? ", string ids" : ""): start-up \(layouts.runs) times, then \(layouts.changes) puts to \(layouts.subscribers) delta subscribers"
+            )
+            results.layouts.append(try layouts.run(binary: depotdBinary, directory: directory, layout: layout, stringIDs: stringIDs, pool: pool))
+        }
+        let batch = plan.batch
+        progress("writes: \(batch.puts) puts and \(batch.batches) applies of \(batch.batchSize) puts on \(batch.items) items in a file")
+        results.batch.append(try batch.run(binary: depotdBinary, directory: try subdirectory("batch")))
     }
 
     // MARK: Scenario 7 (issue 14)

@@ -34,6 +34,7 @@ public struct BenchmarksReport {
         out += subscriptions
         out += pipelines
         out += scaling
+        out += writes
         if let history, !history.isEmpty {
             out += history.hasSuffix("\n") ? history : history + "\n"
         }
@@ -109,6 +110,7 @@ public struct BenchmarksReport {
         rows += subscriptionTargets
         rows += pipelineTargets
         rows += scalingTargets
+        rows += writesTargets
         for figure in results.startup where figure.system == "depotd" && figure.items >= 100_000 {
             let origin = figure.fromCache == true ? "from the cache" : "from the file"
             let raw = figure.rawReadMilliseconds.map { " (raw read of the same bytes: \(ms($0)))" } ?? ""

@@ -16,6 +16,11 @@ public final class DepotdUnderTest: SystemUnderTest {
         /// `remove` with `optimistic: true` of the next id: the optimistic state (seq + 1) measured, the confirmed
         /// one (seq + 2) ending the round.
         case optimisticRemoval
+        /// `put` with `optimistic: true` of the next id, a new item of the collection's item size in its place: as a
+        /// removal, the optimistic state measured and the confirmed one ending the round.
+        case optimisticPut
+        /// `patch` with `optimistic: true` of the next id (a merge patch of one member), likewise.
+        case optimisticPatch
     }
 
     public let name: String
@@ -36,12 +41,12 @@ public final class DepotdUnderTest: SystemUnderTest {
     private var nextID = 1
 
     /// Starts depotd; `binary` is the depotd executable. `mode`, when given, is the subscribers' `subscribe` mode,
-    /// and names the system "depotd MODE".
+    /// and names the system "depotd MODE" (unless `name` names it).
     public init(
         binary: String, directory: String, collection: BenchCollection, extraArguments: [String] = [], environment: [String: String] = [:],
-        mode: String? = nil, trigger: Trigger = .load, pipelines: [String] = []
+        mode: String? = nil, trigger: Trigger = .load, pipelines: [String] = [], name: String? = nil
     ) throws {
-        name = (mode.map { "depotd \($0)" } ?? "depotd") + (pipelines.isEmpty ? "" : ", \(pipelines.count) pipelines")
+        self.name = name ?? (mode.map { "depotd \($0)" } ?? "depotd") + (pipelines.isEmpty ? "" : ", \(pipelines.count) pipelines")
         let subscribe = mode.map { #"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"\#($0)"}}"# }
         subscribeMessage = Array((subscribe ?? #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#).utf8) + [0x0A]
         pipelineMessages = pipelines.map { pipeline in
@@ -78,7 +83,7 @@ public final class DepotdUnderTest: SystemUnderTest {
     public func prepareRound(items: Int, tracker: SubscriberTracker, subscribers: Int) throws -> (measured: Int, settled: Int) {
         switch roundTrigger {
         case .load: (seq + 2, seq + 2)
-        case .optimisticRemoval: (seq + 1, seq + 2)
+        case .optimisticRemoval, .optimisticPut, .optimisticPatch: (seq + 1, seq + 2)
         }
     }
 
@@ -88,6 +93,17 @@ public final class DepotdUnderTest: SystemUnderTest {
             try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"load"}"#)
         case .optimisticRemoval:
             try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"remove","params":{"id":\#(nextID),"optimistic":true}}"#)
+            nextID += 1
+        case .optimisticPut:
+            // The collection's item for this id with its name changed: the same size, so the file's size holds.
+            var item = String(decoding: BenchCollection.item(id: nextID, bytes: collection.items[nextID - 1].count), as: UTF8.self)
+            item = item.replacingOccurrences(of: #""name":"item "#, with: #""name":"ITEM "#)
+            try control.send(line: #"{"jsonrpc":"2.0","id":1,"method":"put","params":{"id":\#(nextID),"item":\#(item),"optimistic":true}}"#)
+            nextID += 1
+        case .optimisticPatch:
+            try control.send(
+                line: #"{"jsonrpc":"2.0","id":1,"method":"patch","params":{"id":\#(nextID),"patch":{"name":"patched \#(nextID)"},"optimistic":true}}"#
+            )
             nextID += 1
         }
     }

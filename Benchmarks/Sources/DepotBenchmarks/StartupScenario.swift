@@ -82,9 +82,12 @@ public struct StartupScenario: Sendable {
     }
 
     /// Subscribes on `socket` and returns once a `success` state has arrived whole; throws at a failure.
-    private static func waitForSuccess(on socket: String) throws {
+    /// `keepingOne` subscribes through a pipeline that keeps one item, so that the first state's arrival is not its
+    /// transfer.
+    static func waitForSuccess(on socket: String, keepingOne: Bool = false) throws {
         let subscriber = try ControlConnection(path: socket, framing: .lines)
-        try subscriber.send(line: #"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
+        let params = keepingOne ? #","params":{"pipeline":[{"op":"limit","count":1}]}"# : ""
+        try subscriber.send(line: #"{"jsonrpc":"2.0","id":1,"method":"subscribe"\#(params)}"#)
         let success = Array(#""status":"success""#.utf8)
         let failure = Array(#""status":"failure""#.utf8)
         while true {

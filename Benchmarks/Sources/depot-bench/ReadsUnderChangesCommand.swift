@@ -8,7 +8,8 @@ import Foundation
 struct ReadsUnderChangesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reads-under-changes",
-        abstract: "Time `get` from many clients on a running depotd, in windows idle and while its items are removed; prints one JSON object."
+        abstract:
+            "Time `get` from many clients on a running depotd, in windows idle and while its items are removed or patched; prints one JSON object."
     )
 
     @Option(help: "The running depotd's socket.")
@@ -23,8 +24,11 @@ struct ReadsUnderChangesCommand: ParsableCommand {
     @Option(help: "Closed-loop clients calling get.")
     var clients = 64
 
-    @Option(help: "Optimistic removals a second while the collection changes.")
+    @Option(help: "Optimistic changes a second while the collection changes.")
     var rate = 10.0
+
+    @Option(help: "What each change is: removal (of the next item) or patch (of one member of the next item, going round them).")
+    var change = "removal"
 
     @Option(help: "Seconds measured of each kind (in 2 s windows that alternate), after a second's warm-up.")
     var seconds = 10.0
@@ -32,7 +36,11 @@ struct ReadsUnderChangesCommand: ParsableCommand {
     func run() throws {
         let pool = ReaderPool()
         defer { pool.shutdown() }
-        let scenario = ReadsUnderChangesScenario(items: items, clients: clients, changesPerSecond: rate, warmUp: 1, seconds: seconds)
+        guard let kind = ReadsUnderChangesScenario.Change(rawValue: change) else {
+            throw ValidationError("--change is removal or patch, not \"\(change)\"")
+        }
+        let scenario = ReadsUnderChangesScenario(
+            items: items, clients: clients, changesPerSecond: rate, warmUp: 1, seconds: seconds, change: kind)
         let figures = try scenario.measure(socketPath: socket, framing: .lines, ids: BenchIDs(prefix: idPrefix), pool: pool)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -27,8 +27,10 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("no-redis"), help: "Run without Redis (its columns stay empty).")
     var noRedis = false
 
-    @Option(help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup, removal, subscriptions, pipelines, scaling. Default: all.")
-    var scenarios = "fanout,rpc,memory,startup,removal,subscriptions,pipelines,scaling"
+    @Option(
+        help: "The scenarios to run, comma-separated: fanout, rpc, memory, startup, removal, subscriptions, pipelines, scaling, writes. Default: all."
+    )
+    var scenarios = "fanout,rpc,memory,startup,removal,subscriptions,pipelines,scaling,writes"
 
     @Option(
         help: ArgumentHelp(
@@ -59,7 +61,8 @@ struct RunCommand: ParsableCommand {
             scenarios.split(separator: ",").map { name in
                 guard let scenario = BenchmarkRun.Scenario(rawValue: String(name)) else {
                     throw ValidationError(
-                        "no scenario \"\(name)\"; the scenarios are fanout, rpc, memory, startup, removal, subscriptions, pipelines and scaling")
+                        "no scenario \"\(name)\"; the scenarios are fanout, rpc, memory, startup, removal, subscriptions, pipelines, scaling and writes"
+                    )
                 }
                 return scenario
             })
