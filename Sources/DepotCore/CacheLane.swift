@@ -14,12 +14,12 @@ import DequeModule
 /// (the list kept last, the writes confirmed) before it returns, and the cache closes after it.
 final class CacheLane: Sendable {
     private enum Job: Sendable {
-        case kept(wholeList: Bool, work: @Sendable () async -> Void)
+        case kept(@Sendable () async -> Void)
         case awaited(@Sendable () async -> Void)
 
         var work: @Sendable () async -> Void {
             switch self {
-            case .kept(_, let work), .awaited(let work): work
+            case .kept(let work), .awaited(let work): work
             }
         }
     }
@@ -27,6 +27,11 @@ final class CacheLane: Sendable {
     private struct Queue {
         var jobs: Deque<Job> = []
         var closed = false
+
+        /// Drops the kept updates not yet begun: what comes next holds, or clears, what they would save.
+        mutating func dropKept() {
+            jobs.removeAll { if case .kept = $0 { true } else { false } }
+        }
     }
 
     private let queue = Locked(Queue())
@@ -38,10 +43,8 @@ final class CacheLane: Sendable {
     func keep(wholeList: Bool, _ work: @escaping @Sendable () async -> Void) {
         let queued = queue.withLock { queue -> Bool in
             guard !queue.closed else { return false }
-            if wholeList {
-                queue.jobs.removeAll { if case .kept = $0 { true } else { false } }
-            }
-            queue.jobs.append(.kept(wholeList: wholeList, work: work))
+            if wholeList { queue.dropKept() }
+            queue.jobs.append(.kept(work))
             return true
         }
         if queued { wakeInput.yield() }
@@ -54,9 +57,7 @@ final class CacheLane: Sendable {
             let job = Job.awaited { continuation.resume(returning: .some(await work())) }
             let queued = queue.withLock { queue -> Bool in
                 guard !queue.closed else { return false }
-                if dropsKept {
-                    queue.jobs.removeAll { if case .kept = $0 { true } else { false } }
-                }
+                if dropsKept { queue.dropKept() }
                 queue.jobs.append(job)
                 return true
             }
