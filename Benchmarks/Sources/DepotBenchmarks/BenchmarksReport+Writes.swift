@@ -32,19 +32,19 @@ extension BenchmarksReport {
         for figure in results.layouts where figure.changeMilliseconds.count > 1 {
             let first = figure.changeMilliseconds[0]
             let rest = Array(figure.changeMilliseconds.dropFirst())
-            let typical = median(rest)
+            let typical = StartupScenario.median(rest)
             rows.append(
                 row(
                     "\(layoutName(figure)): the first change after start reaches \(figure.subscribers) delta subscribers as fast as the next ones (≤ 2× their median)",
                     "\(ms(first)) vs \(ms(typical))", first <= 2 * max(typical, 1)))
         }
         for figure in results.batch {
-            let put = median(figure.putMilliseconds)
-            let apply = median(figure.applyMilliseconds)
+            let put = StartupScenario.median(figure.putMilliseconds)
+            let apply = StartupScenario.median(figure.applyMilliseconds)
             rows.append(
                 row(
                     "`apply` of \(figure.batchSize) puts on a file of \(figure.items) items: one rewrite, ≤ 3× one `put`",
-                    "\(ms(apply)) vs \(ms(put)) (\(ratio(apply, put))); \(bytes(Int(median(figure.applyWritten.map(Double.init))))) vs \(bytes(Int(median(figure.putWritten.map(Double.init))))) to storage",
+                    "\(ms(apply)) vs \(ms(put)) (\(ratio(apply, put))); \(bytes(Int(StartupScenario.median(figure.applyWritten.map(Double.init))))) vs \(bytes(Int(StartupScenario.median(figure.putWritten.map(Double.init))))) to storage",
                     apply <= 3 * put))
         }
         return rows
@@ -94,7 +94,8 @@ extension BenchmarksReport {
                 let changes =
                     figure.changeMilliseconds.first.map { ms($0) } ?? "—"
                 out += "| \(layoutName(figure)) | \(figure.items) | \(bytes(figure.fileBytes)) | \(figure.runs) | \(first) | \(resident) | \(peak) | "
-                out += "\(ms(figure.rawReadMilliseconds)) | \(changes) | \(rest.isEmpty ? "—" : "\(ms(median(rest))) / \(ms(rest.max() ?? 0))") |\n"
+                out +=
+                    "\(ms(figure.rawReadMilliseconds)) | \(changes) | \(rest.isEmpty ? "—" : "\(ms(StartupScenario.median(rest))) / \(ms(rest.max() ?? 0))") |\n"
             }
         }
         for figure in results.batch {
@@ -107,8 +108,8 @@ extension BenchmarksReport {
 
                 | Call | Calls | p50 | Max | To storage (median) |
                 |---|---:|---:|---:|---:|
-                | `put` of 1 | \(figure.putMilliseconds.count) | \(ms(median(figure.putMilliseconds))) | \(ms(figure.putMilliseconds.max() ?? 0)) | \(bytes(Int(median(figure.putWritten.map(Double.init))))) |
-                | `apply` of \(figure.batchSize) | \(figure.applyMilliseconds.count) | \(ms(median(figure.applyMilliseconds))) | \(ms(figure.applyMilliseconds.max() ?? 0)) | \(bytes(Int(median(figure.applyWritten.map(Double.init))))) |
+                | `put` of 1 | \(figure.putMilliseconds.count) | \(ms(StartupScenario.median(figure.putMilliseconds))) | \(ms(figure.putMilliseconds.max() ?? 0)) | \(bytes(Int(StartupScenario.median(figure.putWritten.map(Double.init))))) |
+                | `apply` of \(figure.batchSize) | \(figure.applyMilliseconds.count) | \(ms(StartupScenario.median(figure.applyMilliseconds))) | \(ms(figure.applyMilliseconds.max() ?? 0)) | \(bytes(Int(StartupScenario.median(figure.applyWritten.map(Double.init))))) |
 
                 """
         }
@@ -125,10 +126,5 @@ extension BenchmarksReport {
 
     private func ratioText(_ value: Double, _ reference: Double) -> String {
         reference > 0 ? String(format: "%.1f×", value / reference) : "—"
-    }
-
-    private func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 }
