@@ -28,7 +28,8 @@ struct CacheEndToEndTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let source = Daemon.writeItems(3, in: directory)
-        let first = try await Self.start(directory, source: source)
+        // No load at start: the load below is the one list saved, which the wait for the cache then means.
+        let first = try await Self.start(directory, source: source, ["--no-initial-load"])
         let loaded = try await first.connect().call("load")
         #expect(loaded["origin"] == "source")
         try await first.waitUntilCached(3)

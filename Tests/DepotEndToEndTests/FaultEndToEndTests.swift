@@ -87,7 +87,8 @@ struct FaultEndToEndTests {
             return ([], nil)
         }
 
-        let first = try await Daemon.start(arguments, directory: directory)
+        // No load at start: the load below is the one list saved, which the wait for the cache then means.
+        let first = try await Daemon.start(arguments + ["--no-initial-load"], directory: directory)
         _ = try await first.connect().call("load")
         try await first.waitUntilCached(3)
         let watcher = try await first.connect().subscribe()
@@ -243,14 +244,15 @@ struct FullDiskChangeTests {
         var environment = Daemon.environment(in: directory)
         environment["STATE_DIRECTORY"] = state
         let socket = directory.file("d.sock")
-        func depotd() async throws -> ChildProcess {
+        func depotd(_ extra: [String] = []) async throws -> ChildProcess {
             try? FileManager.default.removeItem(atPath: socket)
             let process = try namespace.spawn(
-                Binaries.depotd, ["--socket", socket, "--source", source, "--log-level", "debug"], environment: environment)
+                Binaries.depotd, ["--socket", socket, "--source", source, "--log-level", "debug"] + extra, environment: environment)
             try await process.waitForError(containing: "listening on")
             return process
         }
-        let first = try await depotd()
+        // No load at start: the load below is the one list saved, which the wait for the cache then means.
+        let first = try await depotd(["--no-initial-load"])
         defer { first.signal(SIGKILL) }
         let control = try await DepotConnection.connect(to: socket)
         _ = try await control.call("load")
