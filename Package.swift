@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "DepotJSON", targets: ["DepotJSON"]),
         .library(name: "DepotCore", targets: ["DepotCore"]),
         .library(name: "DepotCache", targets: ["DepotCache"]),
+        .library(name: "DepotOperators", targets: ["DepotOperators"]),
         .library(name: "DepotPipeline", targets: ["DepotPipeline"]),
         .library(name: "DepotPlatform", targets: ["DepotPlatform"]),
         .library(name: "DepotSources", targets: ["DepotSources"]),
@@ -86,24 +87,36 @@ let package = Package(
             ]
         ),
 
-        // Where items come from: `file:PATH` and the bundled demo collection; content digests.
+        // Where items come from: `file:PATH` and the bundled demo collection; source locations; content digests.
         .target(
             name: "DepotSources",
             dependencies: [
                 "DepotCore",
-                "DepotPipeline",
                 "DepotPlatform",
                 "DepotJSON",
-                "DepotWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
-        // Operators as data: pipelines (filter, select, sort, limit, removeDuplicates, throttle, debounce, delay)
-        // decoded from JSON, and run over the repository's states as value-type state machines.
+        // `script:PATH` sources: a stored stream of collections, each step shaped by pipeline operators and played at
+        // its time as the source's change feed.
+        .target(
+            name: "DepotScriptSource",
+            dependencies: [
+                "DepotCore", "DepotJSON", "DepotOperators", "DepotPipeline", "DepotPlatform",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Operators as data: pipelines (filter, select, sort, limit, removeDuplicates, throttle, debounce, delay) and
+        // their JSON form, checked strictly. The vocabulary the daemon runs, the wire carries and depotctl writes: it
+        // needs nothing but JSON, so a client has it without the domain.
+        .target(name: "DepotOperators", dependencies: ["DepotJSON"]),
+
+        // Pipelines run over the repository's states as value-type state machines, and the library of named ones.
         .target(
             name: "DepotPipeline",
-            dependencies: ["DepotCore", "DepotJSON", "DepotPlatform", "DepotWire", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["DepotCore", "DepotJSON", "DepotOperators", "DepotPlatform", .product(name: "Logging", package: "swift-log")]
         ),
 
         // Keeping the collection fresh: the refresh schedule (interval, jitter, retries, Retry-After, pausing without
@@ -182,6 +195,7 @@ let package = Package(
             name: "DepotWire",
             dependencies: [
                 "DepotJSON",
+                "DepotOperators",
                 "DepotPlatform",
                 "DepotRPC",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -199,6 +213,7 @@ let package = Package(
                 "DepotRPC",
                 "DepotWire",
                 "DepotJSON",
+                "DepotOperators",
                 "DepotPipeline",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -215,6 +230,7 @@ let package = Package(
             dependencies: [
                 "DepotPlatform",
                 "DepotJSON",
+                "DepotOperators",
                 "DepotRPC",
                 "DepotWire",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -235,6 +251,7 @@ let package = Package(
                 "DepotSources",
                 "DepotHTTPSource",
                 "DepotPostgresSource",
+                "DepotScriptSource",
                 "DepotCache",
                 "DepotFreshness",
                 "DepotPipeline",
@@ -256,6 +273,7 @@ let package = Package(
             dependencies: [
                 "DepotClient",
                 "DepotJSON",
+                "DepotOperators",
                 "DepotPlatform",
                 "DepotRPC",
                 "DepotSchema",
@@ -298,7 +316,8 @@ let package = Package(
         .testTarget(
             name: "DepotPipelineTests",
             dependencies: [
-                "DepotPipeline", "DepotCore", "DepotJSON", "DepotTestSupport", "DepotWire", .product(name: "Logging", package: "swift-log"),
+                "DepotPipeline", "DepotCore", "DepotJSON", "DepotOperators", "DepotTestSupport", "DepotWire",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -309,6 +328,13 @@ let package = Package(
             name: "DepotSourcesTests",
             dependencies: [
                 "DepotSources", "DepotCore", "DepotJSON", "DepotPlatform", "DepotTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "DepotScriptSourceTests",
+            dependencies: [
+                "DepotScriptSource", "DepotCore", "DepotJSON", "DepotTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -344,7 +370,7 @@ let package = Package(
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
-                "DepotPlatform", "DepotServer", "DepotClient", "DepotCore", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema",
+                "DepotPlatform", "DepotServer", "DepotClient", "DepotCore", "DepotJSON", "DepotOperators", "DepotPipeline", "DepotRPC", "DepotSchema",
                 "DepotTestSupport",
                 "DepotWire",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -377,7 +403,7 @@ let package = Package(
         .testTarget(
             name: "DepotWireTests",
             dependencies: [
-                "DepotPlatform", "DepotWire", "DepotJSON", "DepotPipeline", "DepotRPC", "DepotSchema", "DepotTestSupport",
+                "DepotPlatform", "DepotWire", "DepotJSON", "DepotOperators", "DepotPipeline", "DepotRPC", "DepotSchema", "DepotTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
@@ -406,7 +432,7 @@ let package = Package(
         .testTarget(
             name: "DepotEndToEndTests",
             dependencies: [
-                "depotd", "depotctl", "depot-cache-writer", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotPipeline",
+                "depotd", "depotctl", "depot-cache-writer", "DepotCache", "DepotClient", "DepotCore", "DepotJSON", "DepotOperators", "DepotPipeline",
                 "DepotPlatform", "DepotSchema", "DepotTestSupport", "DepotWire",
                 .product(name: "Logging", package: "swift-log"),
             ]

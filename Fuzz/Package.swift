@@ -23,7 +23,7 @@ let package = Package(
             name: "FuzzPipeline",
             dependencies: [
                 "FuzzDriver", .product(name: "DepotCore", package: "Depot"), .product(name: "DepotJSON", package: "Depot"),
-                .product(name: "DepotPipeline", package: "Depot"), .product(name: "DepotWire", package: "Depot"),
+                .product(name: "DepotOperators", package: "Depot"), .product(name: "DepotPipeline", package: "Depot"),
             ]),
         // depotd.json of any bytes, through DaemonSettings as depotd resolves it.
         .executableTarget(

@@ -1,4 +1,5 @@
 public import DepotJSON
+import DepotOperators
 public import DepotWire
 
 /// A local copy of the repository kept from a subscription's notifications, in either mode: what a client holds

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DepotJSON
+import DepotOperators
 import DepotPlatform
 import DepotWire
 

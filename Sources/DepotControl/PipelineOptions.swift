@@ -1,5 +1,6 @@
 import ArgumentParser
 import DepotJSON
+import DepotOperators
 import DepotWire
 
 /// The options that give a command a pipeline: `--pipeline` (a named one, or operators as JSON), or the short

@@ -1,4 +1,5 @@
 public import DepotJSON
+import DepotOperators
 import DepotWire
 
 /// Turns states and items into depotctl's human output: a status line per state, and a table of items.

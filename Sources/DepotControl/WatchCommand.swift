@@ -1,6 +1,7 @@
 import ArgumentParser
 import DepotClient
 import DepotJSON
+import DepotOperators
 import DepotPlatform
 import DepotWire
 

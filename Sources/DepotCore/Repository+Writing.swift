@@ -61,6 +61,12 @@ extension Repository {
     func write(_ changes: [ItemChange], optimistic: Bool, showsLoading: Bool, finish: @escaping @Sendable (WriteResult) -> Void) async {
         let room: () -> Bool = optimistic ? { [self] in canAdmit() } : { [self] in pendingWrites == 0 }
         guard await lane.wait(until: room) else { return finish(.failure(cancelled(MutationQueue.stoppedReason))) }
+        // A source that takes no writes refuses them before anything is shown or loaded.
+        let source = reading { $0.source }
+        guard source is any WritableSource else {
+            logger.info("\(Self.describe(changes)) refused: \(source.notWritable.message)")
+            return finish(.failure(RepositoryError(.changeFailed, message: source.notWritable.message, state: current)))
+        }
         // A write is checked against the items: with none held they are loaded first — but for a lone removal, which
         // the source is asked for as it always was.
         let loneRemoval = changes.count == 1 && changes[0].operation == .remove && changes[0].precondition == .none
@@ -122,7 +128,7 @@ extension Repository {
             let kind: WritableKeyPath<SourceCallStatistics, SourceCallStatistics.Calls> =
                 resolution.writes.allSatisfy { $0.item == nil } ? \.deletes : \.writes
             do {
-                let result = try await sourceCalls.time(kind) { try await source.write(resolution.changes, held: held) }
+                let result = try await sourceCalls.time(kind) { try await source.writeIfWritable(resolution.changes, held: held) }
                 return finish(await confirm(resolution, of: changes, result, held: held, pending: number))
             } catch let error as SourceError {
                 attempt += 1

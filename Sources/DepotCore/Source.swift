@@ -1,7 +1,9 @@
 public import DepotJSON
 
-/// Where the collection comes from. The repository touches data only through a source: it lists every item, and
-/// writes — puts, removals, batches of them — saying what it holds after.
+/// Where the collection comes from. The repository touches data only through a source: it lists every item. What a
+/// source can do beyond that it says by adopting a capability — `WritableSource` (puts, removals, batches of them),
+/// `WatchableSource` (a file others change), `ChangeFeedSource` (changes it brings in by itself) — which the repository
+/// and the daemon ask for, never a concrete source type.
 ///
 /// A source is called by one mutation at a time; it need not guard against concurrent calls from
 /// the repository, but it must be `Sendable` because mutations run on whatever task drains the queue.
@@ -29,16 +31,6 @@ public protocol Source: Sendable {
     /// Where the source puts an item it did not hold, so an optimistic write shows it there. Optional: the default is
     /// last.
     var newItemPlacement: NewItemPlacement { get }
-
-    /// Makes `changes` in order, all or none, and says what it holds now (`SourceWriteResult`). `held` is what the
-    /// repository holds (nil when it holds no items): a source that rewrites its whole content (a file) may write from
-    /// these items when its version shows they are still its content.
-    ///
-    /// Throws `SourceError.conflict` (with the index of the change and the item the source holds) when a change's
-    /// expectation does not hold, `SourceError.notFound` for a removal of an item it lacks, and any other error when
-    /// it refuses or fails; nothing is changed then. Optional: the default refuses every write, for a source that
-    /// cannot be written (its error says what would allow writes).
-    func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult
 }
 
 extension Source {
@@ -51,14 +43,4 @@ extension Source {
     }
 
     public var newItemPlacement: NewItemPlacement { .last }
-
-    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
-        throw SourceError(.unsupported, "\(description) cannot be written")
-    }
-
-    /// Removes the item `id`, as a write of one removal.
-    @discardableResult
-    public func deleteItem(id: String, held: HeldItems? = nil) async throws -> SourceWriteOutcome {
-        try await write([SourceChange(.remove(id: id))], held: held).outcome
-    }
 }

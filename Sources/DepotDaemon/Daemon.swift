@@ -5,6 +5,7 @@ import DepotHTTPSource
 import DepotPipeline
 import DepotPlatform
 import DepotPostgresSource
+import DepotScriptSource
 import DepotServer
 import DepotSources
 public import DepotSystemd
@@ -67,11 +68,10 @@ public struct Daemon: Sendable {
             "depotd \(DepotVersion.current) serving \(source.description)",
             metadata: ["source": "\(source.description)", "version": "\(DepotVersion.current)"])
         startLoading(repository, readiness: readiness)
-        let player = ScriptPlayer(playing: source as? ScriptSource, repository: repository, logger: logger)
         let feed = ChangeFeedRunner(following: source, repository: repository, logger: logger)
         let services = makeServices(
             server: server, repository: repository, status: status, hangups: hangups, notifier: notifier, socketPath: socketPath,
-            player: player, feed: feed, freshness: freshness, cache: cache)
+            feed: feed, freshness: freshness, cache: cache)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
@@ -138,7 +138,7 @@ public struct Daemon: Sendable {
     /// The services, in start order: a graceful shutdown stops them in reverse.
     private func makeServices(
         server: DepotServer, repository: Repository, status: StatusReporter, hangups: UnixSignalsSequence,
-        notifier: SystemdNotifier, socketPath: String, player: ScriptPlayer, feed: ChangeFeedRunner, freshness: Freshness,
+        notifier: SystemdNotifier, socketPath: String, feed: ChangeFeedRunner, freshness: Freshness,
         cache: OpeningCache?
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let logger = logger
@@ -146,10 +146,7 @@ public struct Daemon: Sendable {
             hangups: hangups, options: options, workingDirectory: workingDirectory, settings: settings, level: level,
             server: server, repository: repository, status: status, notifier: notifier, logger: logger,
             makeSource: { try Self.makeSource($0, logger: logger) },
-            onSourceChanged: { source in
-                player.play(source as? ScriptSource)
-                feed.follow(source)
-            },
+            onSourceChanged: { source in feed.follow(source) },
             onSettingsApplied: { settings, source in freshness.apply(settings, source: source) }
         )
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
@@ -162,7 +159,6 @@ public struct Daemon: Sendable {
             .init(service: server),
             .init(service: status),
             .init(service: reloader),
-            .init(service: player),
             .init(service: feed),
             .init(service: freshness.scheduler),
             .init(service: freshness.watcher),

@@ -1,7 +1,6 @@
 import DepotCore
 import DepotFreshness
 import DepotPlatform
-import DepotSources
 import Logging
 
 /// What keeps depotd's collection fresh: the refresh scheduler, and the watch of a `file:` source (the demo
@@ -19,10 +18,10 @@ final class Freshness: Sendable {
         watched = Locked(path)
     }
 
-    /// The file to watch: a `file:` source's, unless watching is off.
+    /// The file to watch: a watchable source's (`file:`), unless watching is off.
     static func watchedPath(_ settings: DaemonSettings, _ source: any Source) -> String? {
-        guard settings.watchFile, let file = source as? FileSource else { return nil }
-        return file.path
+        guard settings.watchFile, let watchable = source as? any WatchableSource else { return nil }
+        return watchable.watchedPath
     }
 
     /// Follows new settings and the source in force after a reload.

@@ -27,7 +27,7 @@ public import Foundation
 /// Each call uses a client of its own, shut down when the call ends: loads are rare, so a kept-alive connection
 /// would gain little, and no client outlives a source that a reload replaced. AsyncHTTPClient is given no
 /// logger, so nothing it does can log a header; this source logs requests at debug level without their headers.
-public struct HTTPSource: Source {
+public struct HTTPSource: WritableSource {
     public let address: HTTPAddress
     public let options: HTTPSourceOptions
     private let logger: Logger

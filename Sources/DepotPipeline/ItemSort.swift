@@ -1,6 +1,6 @@
 import DepotCore
 import DepotJSON
-import DepotWire
+import DepotOperators
 
 /// `sort`: the items ordered by one member, stably; items without it come last, in their order. Each item's
 /// key is read once and remembered with the bytes it was read from; a removal from the last collection seen

@@ -1,6 +1,6 @@
 import DepotCore
 import DepotJSON
-import DepotWire
+import DepotOperators
 
 /// A run of consecutive `filter` and `select` operators, applied to each item in one pass: the item is parsed
 /// once, tested and projected in order, and encoded again only when a `select` changed it.

@@ -1,5 +1,5 @@
 import DepotCore
-import DepotWire
+import DepotOperators
 
 /// The last collection an item stage was given and what it gave back. For a stage that keeps each item or not
 /// on its own merits (filter, select, sort), the result for that collection less one item is the last result

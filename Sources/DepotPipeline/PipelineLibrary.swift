@@ -1,6 +1,6 @@
 import DepotJSON
+public import DepotOperators
 import DepotPlatform
-public import DepotWire
 import Foundation
 public import Logging
 

@@ -1,5 +1,5 @@
 public import DepotCore
-public import DepotWire
+public import DepotOperators
 
 /// A pipeline running over the repository's states: its stages, and what each remembers.
 ///

@@ -1,5 +1,5 @@
 import DepotCore
-import DepotWire
+import DepotOperators
 
 /// One stage of a running pipeline: an operator (or a run of item operators) with what it remembers.
 ///

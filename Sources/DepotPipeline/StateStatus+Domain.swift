@@ -1,5 +1,5 @@
 public import DepotCore
-public import DepotWire
+public import DepotOperators
 
 extension StateStatus {
     /// The protocol's name for the repository's status, case by case (a pipeline's `statuses` operator names

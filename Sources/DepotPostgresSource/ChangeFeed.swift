@@ -11,11 +11,14 @@ public import Logging
 public struct ChangeFeed: Sendable {
     public let repository: Repository
     public let source: PostgresSource
+    /// What the polls wait on.
+    private let clock: any Clock<Duration>
     private let logger: Logger
 
-    public init(repository: Repository, source: PostgresSource, logger: Logger) {
+    public init(repository: Repository, source: PostgresSource, clock: any Clock<Duration> = ContinuousClock(), logger: Logger) {
         self.repository = repository
         self.source = source
+        self.clock = clock
         self.logger = logger
     }
 
@@ -34,8 +37,8 @@ public struct ChangeFeed: Sendable {
                 await link.run { continuation.yield(.link($0)) }
                 continuation.finish()
             }
-            group.addTask {
-                while (try? await Task.sleep(for: pollInterval)) != nil {
+            group.addTask { [clock] in
+                while (try? await clock.sleep(for: pollInterval)) != nil {
                     continuation.yield(.poll)
                 }
             }

@@ -11,7 +11,7 @@ import PostgresNIO
 /// costs one row read, whatever the table's size.
 ///
 /// It reads with the change log `ChangeLogSQL` describes, which `PostgresLink` installs when it connects.
-public struct PostgresSource: Source {
+public struct PostgresSource: WritableSource, ChangeFeedSource {
     public let link: PostgresLink
     /// The member of each item that holds its id: it must equal the row's id column.
     private let idField: String
@@ -44,6 +44,11 @@ public struct PostgresSource: Source {
 
     /// A table read in id order: a new item goes where its id sorts.
     public var newItemPlacement: NewItemPlacement { .byID }
+
+    /// Runs the table's change feed (`ChangeFeed`): its connection, its wake-ups and polls.
+    public func followChanges(into repository: Repository, clock: any Clock<Duration>, logger: Logger) async {
+        await ChangeFeed(repository: repository, source: self, clock: clock, logger: logger).run()
+    }
 
     /// Makes the changes, in order, each one statement whose precondition is part of it (`ItemWriteSQL`), a batch in
     /// one transaction: all or none, whoever else writes the table meanwhile. Answers `.changed`: the repository then

@@ -1,5 +1,6 @@
 import DepotCore
 import DepotJSON
+import DepotOperators
 import DepotPipeline
 import DepotRPC
 import DepotWire

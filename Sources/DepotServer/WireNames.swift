@@ -1,4 +1,5 @@
 import DepotCore
+import DepotOperators
 import DepotWire
 
 // The domain's names as the protocol gives them, case by case: a case added on either side does not compile until

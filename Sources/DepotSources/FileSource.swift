@@ -21,7 +21,7 @@ import Glibc
 /// leaves the old file or the new one, never a mix. Each change's expectation is checked against the file as it is
 /// then (read again when it changed behind depotd's back). A file that is read-only is refused rather than
 /// replaced, since the rename would otherwise succeed regardless.
-public struct FileSource: Source {
+public struct FileSource: WritableSource, WatchableSource {
     public let path: String
     public let idField: String
     private let memory = FileMemory()
@@ -32,6 +32,9 @@ public struct FileSource: Source {
     }
 
     public var description: String { "file:\(path)" }
+
+    /// Others edit the file: depotd watches it.
+    public var watchedPath: String { path }
 
     public func fetchItems() async throws -> [JSONValue] {
         try parse(try await read().bytes)

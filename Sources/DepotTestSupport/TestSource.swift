@@ -6,7 +6,7 @@ import DepotPlatform
 /// calls, can fail on demand, can be held mid-call by a gate, and can be slowed by a fixed delay. Given a
 /// `version`, it answers conditional fetches as an HTTP server would: unchanged when asked about that version.
 /// A write answers as `deletionAnswer` says: by default `.relist`, as an HTTP API does.
-public final class TestSource: Source {
+public final class TestSource: WritableSource {
     /// What has happened so far; wait on `calls` for a call to have started.
     public struct Calls: Sendable, Equatable {
         public var fetchesStarted = 0

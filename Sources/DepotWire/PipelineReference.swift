@@ -1,4 +1,5 @@
 public import DepotJSON
+public import DepotOperators
 public import DepotRPC
 
 /// The `pipeline` param of `subscribe`, `state` and `get`: operators given in the call, or the name of a pipeline

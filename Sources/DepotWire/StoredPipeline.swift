@@ -1,4 +1,5 @@
 public import DepotJSON
+public import DepotOperators
 
 /// A named pipeline as `pipelines.get` and `pipelines.list` answer it: `{"name", "description"?, "pipeline",
 /// "readOnly"}` — read-only when it comes from a configuration file.

@@ -1,4 +1,5 @@
 public import DepotJSON
+public import DepotOperators
 
 /// A State as a client receives it, decoded: the typed counterpart of `StateEncoder`'s output. Members the
 /// document does not list are ignored, as it asks clients to do, so a newer depotd's additions do not break

@@ -1,6 +1,7 @@
 import DepotClient
 import DepotCore
 import DepotJSON
+import DepotOperators
 import DepotTestSupport
 import DepotWire
 import Foundation

@@ -1,6 +1,7 @@
 import DepotClient
 import DepotCore
 import DepotJSON
+import DepotOperators
 import DepotPipeline
 import DepotTestSupport
 import DepotWire

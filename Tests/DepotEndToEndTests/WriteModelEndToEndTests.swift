@@ -1,5 +1,6 @@
 import DepotClient
 import DepotJSON
+import DepotOperators
 import DepotTestSupport
 import DepotWire
 import Foundation

@@ -1,4 +1,5 @@
 import DepotJSON
+import DepotOperators
 import DepotPipeline
 import DepotWire
 import Testing

@@ -1,5 +1,6 @@
 import DepotCore
 import DepotJSON
+import DepotOperators
 import DepotTestSupport
 import DepotWire
 import Logging

@@ -1,5 +1,6 @@
 public import DepotCore
 import DepotJSON
+import DepotOperators
 import DepotPlatform
 import DepotSchema
 import DepotTestSupport

@@ -1,4 +1,5 @@
 import DepotCore
+import DepotOperators
 import DepotPipeline
 import DepotWire
 import Testing

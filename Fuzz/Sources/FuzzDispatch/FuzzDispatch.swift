@@ -12,7 +12,7 @@ import Glibc
 
 /// A source that always lists the same twelve items and confirms any write to one of them without changing:
 /// every iteration starts from a collection a load can bring back.
-private struct FixedSource: Source {
+private struct FixedSource: WritableSource {
     let description = "fuzz:fixed"
     static let items: [JSONValue] = (1...12).map { ["id": .number(JSONNumber($0)), "name": .string("item \($0)")] }
 

@@ -1,7 +1,7 @@
 import DepotCore
 import DepotJSON
+import DepotOperators
 import DepotPipeline
-import DepotWire
 import FuzzDriver
 
 /// A few states to run a decoded pipeline over: a collection, a removal from it, loading, a failure.

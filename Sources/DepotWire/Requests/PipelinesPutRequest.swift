@@ -1,4 +1,5 @@
 public import DepotJSON
+public import DepotOperators
 public import DepotRPC
 
 /// `pipelines.put`: stores a named pipeline (replacing a stored one of that name) and answers `{"name", "created"}`.

@@ -1,12 +1,13 @@
 public import DepotCore
 public import DepotJSON
 import DepotPlatform
+public import Logging
 
 /// `--source script:FILE`: a source whose answer is the current step of a `StreamScript`, which `advance()` moves
-/// on (the daemon's player calls it at each step's time, then loads). A first step without a delay is the answer
+/// on (its change feed does, at each step's time, then loads). A first step without a delay is the answer
 /// from the start; before a delayed first step takes effect, the answer is an empty collection. A removal removes
 /// the item from the current answer, until the next step.
-public final class ScriptSource: Source {
+public final class ScriptSource: WritableSource, ChangeFeedSource {
     public let path: String
     public let script: StreamScript
     /// The step answering now (nil before the first), and the ids removed from it since.
@@ -68,6 +69,24 @@ public final class ScriptSource: Source {
             guard let id = Self.id(of: item, idField: idField) else { return true }
             return !removed.contains(id)
         }
+    }
+
+    /// Plays the stream: at each step's time moves on and loads, so every subscriber sees the step as a new state, as
+    /// if the source had changed. The stream stops at its last step unless it repeats; a reload that makes a new script
+    /// the source starts that one from its beginning (this one's feed is cancelled first).
+    public func followChanges(into repository: Repository, clock: any Clock<Duration>, logger: Logger) async {
+        logger.info("playing the stream \"\(script.name)\" (\(script.steps.count) steps\(script.repeats ? ", repeating" : ""))")
+        while let delay = nextDelay {
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                return
+            }
+            guard advance() else { break }
+            // Not a load that may join one already reading the step before.
+            _ = await repository.loadAfterChange().result
+        }
+        logger.info("the stream \"\(script.name)\" is over; its last step stays")
     }
 
     /// Removals hide an item until the next step, as before; a put or patch is refused: a script replays recorded

@@ -1,34 +1,11 @@
 import DepotCore
-import DepotSources
+import DepotScriptSource
 import DepotTestSupport
 import Logging
 import Testing
 
-@testable import DepotDaemon
-
-/// A clock for the player: each sleep is recorded and returns only when the test lets it, so a stream of
-/// seconds-long steps is played through at once, and its timing checked without waiting.
-private final class StepClock: Sendable {
-    let asked = Condition<[Duration]>([])
-    private let released = Condition(0)
-
-    func sleep(_ duration: Duration) async throws {
-        let number = asked.update { asked in
-            asked.append(duration)
-            return asked.count
-        }
-        _ = await released.wait { $0 >= number }
-        try Task.checkCancellation()
-    }
-
-    /// Lets the oldest waiting sleep return.
-    func release() {
-        released.update { $0 += 1 }
-    }
-}
-
-@Suite("ScriptPlayer: a stream's steps, each at its time, as loads")
-struct ScriptPlayerTests {
+@Suite("ScriptSource's change feed: a stream's steps, each at its time, as loads")
+struct ScriptStreamTests {
     static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     @Test("each step waits its delay, then is loaded and published; the stream stops at its last step")
@@ -45,26 +22,30 @@ struct ScriptPlayerTests {
             """#)
         let source = try ScriptSource(path: path, idField: "id")
         let repository = Repository(source: source, logger: Self.quiet).running()
-        let clock = StepClock()
-        let player = ScriptPlayer(playing: source, repository: repository, logger: Self.quiet, sleep: { try await clock.sleep($0) })
-        let playing = Task { try await player.run() }
+        let clock = ManualClock()
+        let playing = Task { await source.followChanges(into: repository, clock: clock, logger: Self.quiet) }
         defer { playing.cancel() }
 
         // The first step has no delay: it is the answer from the start, as the daemon's start-up load finds it.
         _ = await repository.load().result
         #expect(repository.current.state.items?.items.map(\.id) == ["1"])
-        for (step, ids) in [["1", "2"], ["3"]].enumerated() {
-            let delays: [Duration] = Array([.seconds(5), .seconds(7)].prefix(step + 1))
-            #expect(await clock.asked.wait { $0.count == step + 1 } == delays, "step \(step + 1) waits its delay, no other")
-            #expect(repository.current.state.items?.items.map(\.id) != ids, "not before its time")
-            clock.release()
-            let published = try await withTimeout(.seconds(30), "step \(step) to be loaded") {
+        var elapsed = Duration.zero
+        for (delay, ids) in [(Duration.seconds(5), ["1", "2"]), (.seconds(7), ["3"])] {
+            elapsed += delay
+            let deadlines = await clock.sleepers.wait { !$0.isEmpty }
+            #expect(deadlines == [ManualClock.at(elapsed)], "the step waits its delay, no other")
+            clock.advance(by: delay - .nanoseconds(1))
+            #expect(clock.sleepers.value == [ManualClock.at(elapsed)], "not before its time")
+            #expect(repository.current.state.items?.items.map(\.id) != ids)
+            clock.advance(by: .nanoseconds(1))
+            let published = try await withTimeout(.seconds(30), "the step to be loaded") {
                 await repositoryState(repository) { $0.state.items?.items.map(\.id) == ids }
             }
             #expect(published.state.provenance?.origin == .source)
         }
-        // The stream is over: no step waits any more.
-        #expect(clock.asked.value.count == 2)
+        // The stream is over: the feed ends, and no step waits any more.
+        _ = try await withTimeout(.seconds(30), "the feed to end") { await playing.value }
+        #expect(clock.sleepers.value.isEmpty)
     }
 }
 

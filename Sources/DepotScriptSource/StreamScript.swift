@@ -1,7 +1,7 @@
 import DepotCore
 public import DepotJSON
+import DepotOperators
 import DepotPipeline
-import DepotWire
 import Foundation
 
 /// A stored stream of collections, played by `--source script:FILE`: the idea's own example of operators as data.

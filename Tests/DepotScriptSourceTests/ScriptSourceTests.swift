@@ -1,6 +1,6 @@
 import DepotCore
 import DepotJSON
-import DepotSources
+import DepotScriptSource
 import DepotTestSupport
 import Testing
 
