@@ -1,4 +1,5 @@
 import DepotJSON
+import DepotPlatform
 import DepotRPC
 public import NIOCore
 public import NIOPosix
@@ -102,6 +103,11 @@ public final class LineConnection: Sendable {
         }
     }
 
+    /// How to start a depotd on `path`, as this machine has it installed.
+    private static func start(_ path: String) -> String {
+        StartCommand(paths: .current).command(forSocket: path)
+    }
+
     private static func explain(_ error: any Error, path: String) -> String {
         let code = (error as? IOError)?.errnoCode
         if let kind = notASocket(path) {
@@ -111,9 +117,10 @@ public final class LineConnection: Sendable {
         case ENOTDIR:
             return "no socket at \(path): a part of that path is not a directory; give depotd's socket with --socket"
         case ENOENT:
-            return "no socket at \(path): depotd is not running there; start it with `depotd`, or give the right --socket"
+            return "no socket at \(path): depotd is not running there; start it with `\(start(path))`, or give the right --socket"
         case ECONNREFUSED:
-            return "nothing is listening on \(path): depotd is not running (the socket file is left from an earlier run); start it with `depotd`"
+            return
+                "nothing is listening on \(path): depotd is not running (the socket file is left from an earlier run); start it with `\(start(path))`"
         case EACCES, EPERM:
             return
                 "permission denied on \(path): your user must be allowed to connect (for the system daemon, be a member of its group, e.g. `depot`)"

@@ -6,8 +6,9 @@ struct CallCommand: AsyncParsableCommand {
         commandName: "call",
         abstract: "Call any method with params given as a JSON object, and print its result as JSON.",
         discussion: """
-            Params are checked against the protocol's document (depotctl schema) before anything is sent: an unknown \
-            name, a missing required param or a wrong type is named, and depotctl exits with status 64. \
+            The method and its params are checked against the protocol's document (depotctl schema) before anything \
+            is sent: a method it does not list (the ones it does are named), an unknown param, a missing required one \
+            or a wrong type is named, and depotctl exits with status 64; --no-check sends them anyway. \
             Example: depotctl call remove '{"id": "25", "optimistic": true}'
             """
     )
@@ -20,7 +21,7 @@ struct CallCommand: AsyncParsableCommand {
     @Argument(help: "The params, as a JSON object.")
     var params: String?
 
-    @Flag(help: "Send the params without checking them against the protocol's document.")
+    @Flag(help: "Send the method and params without checking them against the protocol's document (for a newer depotd).")
     var noCheck = false
 
     func validate() throws {

@@ -24,7 +24,7 @@ struct ConnectionOptions: ParsableArguments {
         try SocketLocator(paths: .current).socketPath(explicit: socket, instance: instance)
     }
 
-    @Flag(help: "Print raw JSON, one line per result or state.")
+    @Flag(help: "Print raw JSON, one line per result or state; errors go to stderr as JSON too.")
     var json = false
 
     @Option(

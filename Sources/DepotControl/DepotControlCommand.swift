@@ -28,13 +28,30 @@ public struct DepotControlCommand: AsyncParsableCommand {
     public init() {}
 
     /// Parses the command line with its global options allowed before the subcommand, and runs it.
+    /// With --json, errors are JSON on stderr too, usage errors included (see `Output`).
     public static func main() async {
         let arguments = GlobalArguments.hoisted(Array(CommandLine.arguments.dropFirst()))
+        let json = arguments.prefix { $0 != "--" }.contains("--json")
+        Output.writeErrorsAsJSON(json)
         if let first = arguments.first, !first.hasPrefix("-"), first != "help", !commandNames.contains(first) {
             Output.error("unknown command '\(first)'; the commands are \(commandNames.joined(separator: ", ")) (depotctl --help says what each does)")
             Glibc.exit(ExitCode.validationFailure.rawValue)
         }
-        await main(arguments)
+        guard json else { return await main(arguments) }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            // Help, --version and the exits whose error line is already written, as ArgumentParser ends them.
+            let code = exitCode(for: error)
+            guard code != .success, !(error is ExitCode) else { exit(withError: error) }
+            Output.error(message(for: error))
+            Glibc.exit(code.rawValue)
+        }
     }
 
     /// `depotctl` alone is a usage error (exit 64), with the usage on stderr, as git and systemctl do.

@@ -90,7 +90,7 @@ struct EditCommand: AsyncParsableCommand {
                     continue
                 case .failure(let error):
                     file.remove()
-                    Output.error(error.description)
+                    Output.error(error)
                     throw ExitCode(ExitStatus.remoteError)
                 }
             }

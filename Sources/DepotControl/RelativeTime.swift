@@ -19,4 +19,11 @@ enum RelativeTime {
     static func ago(_ seconds: Double) -> String {
         seconds < 1 ? "just now" : "\(text(seconds: seconds)) ago"
     }
+
+    /// When the next refresh (a retry, when `retrying`) is due, `seconds` from now: `retry in 8 s`, `next in 48 s`;
+    /// under a second, `retry due now` — a time, not an order to the reader.
+    static func due(_ seconds: Double, retrying: Bool) -> String {
+        let what = retrying ? "retry" : "next"
+        return seconds < 1 ? "\(what) due now" : "\(what) in \(text(seconds: seconds))"
+    }
 }

@@ -14,7 +14,7 @@ struct RemoteCall {
         case .success(let value):
             return value
         case .failure(let error):
-            Output.error(error.description)
+            Output.error(error)
             throw ExitCode(ExitStatus.remoteError)
         }
     }
@@ -39,7 +39,7 @@ struct RemoteCall {
         case .failure(.remote(let error)):
             return .failure(error)
         case .failure(let error):
-            Output.error(error.description)
+            Output.error(error)
             throw ExitCode(ExitStatus.unavailable)
         }
     }

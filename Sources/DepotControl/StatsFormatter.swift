@@ -145,7 +145,7 @@ public enum StatsFormatter {
         if refresh.paused {
             parts.append("waiting for a subscriber")
         } else if let due = since(refresh.nextRefreshAt).map({ -$0 }) {
-            parts.append("\(refresh.retrying ? "retry" : "next") \(due < 1 ? "now" : "in \(RelativeTime.text(seconds: due))")")
+            parts.append(RelativeTime.due(due, retrying: refresh.retrying))
         }
         if let answered = since(refresh.lastSuccessAt) { parts.append("last answer \(RelativeTime.ago(answered))") }
         if let file = refresh.watchedFile { parts.append("watching \(file)") }

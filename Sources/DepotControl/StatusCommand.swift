@@ -68,7 +68,7 @@ struct StatusCommand: AsyncParsableCommand {
             if refresh.paused {
                 parts.append("refresh waits for a subscriber")
             } else if let due = since(refresh.nextRefreshAt).map({ -$0 }) {
-                parts.append("\(refresh.retrying ? "retry" : "next") \(due < 1 ? "now" : "in \(RelativeTime.text(seconds: due))")")
+                parts.append(RelativeTime.due(due, retrying: refresh.retrying))
             }
             if refresh.watchedFile != nil { parts.append("watching the file") }
         }

@@ -97,7 +97,7 @@ struct WatchCommand: AsyncParsableCommand {
                 }
             } catch let error as DepotClientError {
                 guard follow else {
-                    Output.error(error.description)
+                    Output.error(error)
                     throw ExitCode(ExitStatus.unavailable)
                 }
                 let delay = Self.reconnection.delay(afterFailures: attempt, using: &generator)

@@ -58,6 +58,8 @@ extension Repository {
         let stale = reading { $0.confirmed?.provenance.stale } ?? false
         let outcome: Result<Fetched, StateError>
         if case .fileDeleted(let reason) = trigger {
+            // A look at the source that found it gone: a failed fetch, as stats and the log count them.
+            sourceCalls.record(\.fetches, took: nil, failed: true)
             recordFailure(reason, retryAfter: nil)
             outcome = .failure(StateError(.loadFailed, message: reason))
         } else {

@@ -25,36 +25,50 @@ extension Repository {
     }
 
     /// Fetches as `fetchCollection(ifChangedSince:held:)` does, but records a failure only once `failureStands` says
-    /// it does; when it says it does not (a file changed again while it was read: its next check decides), nothing is
-    /// recorded and nil is returned.
+    /// it does; when it says it does not (a file changed again while it was read: its next check decides), it counts
+    /// as a fetch that did not fail, and nil is returned.
     func fetchCollection(
         ifChangedSince known: SourceVersion?, held: ItemCollection?, failureStands: FailureConfirmation
     ) async -> Result<Fetched, StateError>? {
         let attempt = await attemptFetch(ifChangedSince: known, held: held)
         if case .failure(let error) = attempt.fetched, await !failureStands() {
             logger.debug("\(source.description) changed again while it was read (\(error.message)); its next check decides")
+            sourceCalls.record(\.fetches, took: attempt.elapsed, failed: false)
             return nil
         }
         record(attempt)
         return attempt.fetched
     }
 
-    /// One fetch, with what the source said of its answer's lifetime or of when to ask again.
-    private func attemptFetch(
-        ifChangedSince known: SourceVersion?, held: ItemCollection?
-    ) async -> (fetched: Result<Fetched, StateError>, lifetime: FreshnessLifetime?, retryAfter: Duration?) {
+    /// One fetch: what it gave, what the source said of its answer's lifetime or of when to ask again, how long it took.
+    private struct FetchAttempt {
+        var fetched: Result<Fetched, StateError>
+        var lifetime: FreshnessLifetime?
+        var retryAfter: Duration?
+        var elapsed: Duration
+    }
+
+    private func attemptFetch(ifChangedSince known: SourceVersion?, held: ItemCollection?) async -> FetchAttempt {
         let at = now()
         core.withLock { $0.state.health.attempted(at: at) }
         var lifetime: FreshnessLifetime?
         var retryAfter: Duration?
+        let clock = ContinuousClock()
+        let start = clock.now
         let fetched = await fetchCollection(ifChangedSince: known, held: held, lifetime: &lifetime, retryAfter: &retryAfter)
-        return (fetched, lifetime, retryAfter)
+        return FetchAttempt(fetched: fetched, lifetime: lifetime, retryAfter: retryAfter, elapsed: start.duration(to: clock.now))
     }
 
-    private func record(_ attempt: (fetched: Result<Fetched, StateError>, lifetime: FreshnessLifetime?, retryAfter: Duration?)) {
+    /// A fetch failed when its answer could not be used — the source threw, or what it gave was not a collection —:
+    /// one meaning for `stats`' failed fetches, the health record's failures in a row, and the log's failed attempts.
+    private func record(_ attempt: FetchAttempt) {
         switch attempt.fetched {
-        case .success: recordAnswer(lifetime: attempt.lifetime)
-        case .failure(let error): recordFailure(error.message, retryAfter: attempt.retryAfter)
+        case .success:
+            sourceCalls.record(\.fetches, took: attempt.elapsed, failed: false)
+            recordAnswer(lifetime: attempt.lifetime)
+        case .failure(let error):
+            sourceCalls.record(\.fetches, took: attempt.elapsed, failed: true)
+            recordFailure(error.message, retryAfter: attempt.retryAfter)
         }
     }
 
@@ -95,7 +109,7 @@ extension Repository {
         let values: [JSONValue]
         let newVersion: SourceVersion?
         do {
-            let answer = try await sourceCalls.time(\.fetches, { try await source.fetch(ifChangedSince: known) })
+            let answer = try await source.fetch(ifChangedSince: known)
             lifetime = answer.lifetime
             switch answer.listing {
             case .items(let items, let version):

@@ -25,9 +25,11 @@ public struct SourceCallStatistics: Sendable, Equatable {
             return sorted[min(max(rank, 0), sorted.count - 1)]
         }
 
-        mutating func record(seconds: Double, failed: Bool) {
+        /// One call; `seconds` nil for a failure found without a call (a watched file found deleted).
+        mutating func record(seconds: Double?, failed: Bool) {
             count += 1
             if failed { failures += 1 }
+            guard let seconds else { return }
             lastSeconds = seconds
             maxSeconds = max(maxSeconds ?? 0, seconds)
             if recent.count < Self.recentLimit {
@@ -76,8 +78,12 @@ final class SourceCallRecorder: Sendable {
         _ kind: WritableKeyPath<SourceCallStatistics, SourceCallStatistics.Calls>, since start: ContinuousClock.Instant, clock: ContinuousClock,
         failed: Bool
     ) {
-        let elapsed = start.duration(to: clock.now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        record(kind, took: start.duration(to: clock.now), failed: failed)
+    }
+
+    /// Records a call timed by its caller (nil: a failure found without a call).
+    func record(_ kind: WritableKeyPath<SourceCallStatistics, SourceCallStatistics.Calls>, took elapsed: Duration?, failed: Bool) {
+        let seconds = elapsed.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
         statistics.withLock { $0[keyPath: kind].record(seconds: seconds, failed: failed) }
     }
 }

@@ -59,6 +59,10 @@ struct FreshnessOutputTests {
             status: "failure", items: nil, stale: nil,
             refresh: .init(intervalSeconds: nil, intervalFrom: "not yet known", nextRefreshAt: Self.at(-4), retrying: true, lastError: "refused"))
         #expect(StatusCommand.line(failed, now: Self.now) == "failure · refused · retry in 4 s · seq 4")
+        let retryingNow = Self.stats(
+            status: "failure", items: nil, stale: nil,
+            refresh: .init(intervalSeconds: nil, intervalFrom: "not yet known", nextRefreshAt: Self.at(0.3), retrying: true, lastError: "refused"))
+        #expect(StatusCommand.line(retryingNow, now: Self.now) == "failure · refused · retry due now · seq 4", "a time, not an order")
         #expect(StatusCommand.line(Self.stats(refresh: nil), now: Self.now) == "success · 151 items · fresh · seq 4")
     }
 

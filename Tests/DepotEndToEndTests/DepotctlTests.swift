@@ -127,9 +127,15 @@ struct DepotctlTests {
             #expect(result.status == 0)
             #expect(result.standardOutput == #"{"id":150,"name":"Mewtwo","types":["psychic"]}"# + "\n")
 
+            // A method the document lacks is refused before sending (exit 64, the methods named); --no-check sends it,
+            // and depotd answers -32601 (exit 1).
             let unknownMethod = try await daemon.depotctl(["call", "explode"])
-            #expect(unknownMethod.status == 1)
-            #expect(unknownMethod.standardError.hasPrefix("depotctl: Method not found: \"explode\""))
+            #expect(unknownMethod.status == 64)
+            #expect(unknownMethod.standardError.contains("explode is not a method of the protocol's document"), "\(unknownMethod.standardError)")
+            #expect(unknownMethod.standardError.contains("the methods are apply, get, "))
+            let sentAnyway = try await daemon.depotctl(["call", "explode", "--no-check"])
+            #expect(sentAnyway.status == 1)
+            #expect(sentAnyway.standardError.hasPrefix("depotctl: Method not found: \"explode\""), "\(sentAnyway.standardError)")
 
             // Checked against the document before sending: each wrong param named, exit 64, nothing sent.
             let unknownParam = try await daemon.depotctl(["call", "get", #"{"id": 1, "colour": "red"}"#])
@@ -430,6 +436,33 @@ struct DepotctlTests {
             try await CommandResult.run(Binaries.depotctl, ["--socket", "/x.sock", "socket"], environment: environment).standardOutput == "/x.sock\n")
     }
 
+    @Test("with --json, errors are JSON on stderr too: depotd's with its code and data, depotctl's own, and usage errors")
+    func jsonErrors() async throws {
+        try await Self.withDemo { daemon in
+            let missing = try await daemon.depotctl(["--json", "get", "9999"])
+            #expect(missing.status == 1)
+            let answered = try JSONParser.parse(missing.standardError)
+            #expect(answered["error"]?["code"] == .number(JSONNumber(-32003)), "\(missing.standardError)")
+            #expect(answered["error"]?["message"]?.stringValue?.contains("9999") == true)
+            #expect(missing.standardError.hasSuffix("}\n") && missing.standardError.filter { $0 == "\n" }.count == 1, "one line")
+
+            let usage = try await daemon.depotctl(["get", "--json"])
+            #expect(usage.status == 64)
+            let refused = try JSONParser.parse(usage.standardError)
+            #expect(refused["error"]?["code"] == nil, "not depotd's")
+            #expect(refused["error"]?["message"]?.stringValue?.contains("<id>") == true, "\(usage.standardError)")
+
+            let plain = try await daemon.depotctl(["get", "9999"])
+            #expect(plain.standardError.hasPrefix("depotctl: "), "without --json, a line for people")
+        }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let nobody = try await CommandResult.run(
+            Binaries.depotctl, ["state", "--json", "--socket", directory.file("none.sock")], environment: Daemon.environment(in: directory))
+        #expect(nobody.status == 3)
+        #expect(try JSONParser.parse(nobody.standardError)["error"]?["message"]?.stringValue?.hasPrefix("no socket at ") == true)
+    }
+
     @Test("with no daemon, every command exits 3 and says where it looked")
     func noDaemon() async throws {
         let directory = TemporaryDirectory()
@@ -441,7 +474,8 @@ struct DepotctlTests {
             #expect(result.status == 3)
             #expect(
                 result.standardError
-                    == "depotctl: no socket at \(missing): depotd is not running there; start it with `depotd`, or give the right --socket\n")
+                    == "depotctl: no socket at \(missing): depotd is not running there; start it with `depotd --socket \(missing)`, or give the right --socket\n"
+            )
         }
     }
 }

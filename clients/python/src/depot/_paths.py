@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Mapping, Optional
+from typing import Mapping, Optional, Sequence, Tuple
 
 #: The system daemon's socket, tried when nothing is at the user's own default.
 SYSTEM_SOCKET = "/run/depot/depotd.sock"
@@ -60,3 +60,43 @@ def socket_path(
     if not os.path.lexists(own) and os.path.lexists(SYSTEM_SOCKET):
         return SYSTEM_SOCKET
     return own
+
+
+#: Where installed system and user units are looked for, in systemd's order.
+SYSTEM_UNIT_DIRECTORIES = ("/etc/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system")
+
+
+def user_unit_directories(environment: Mapping[str, str]) -> Tuple[str, ...]:
+    """`$XDG_CONFIG_HOME/systemd/user` (else `~/.config/systemd/user`), then the system-wide user units."""
+    home = environment.get("HOME")
+    config = environment.get("XDG_CONFIG_HOME") or (home + "/.config" if home else None)
+    return ((config + "/systemd/user",) if config else ()) + ("/etc/systemd/user", "/usr/lib/systemd/user")
+
+
+def start_command(
+    socket: str,
+    *,
+    environment: Optional[Mapping[str, str]] = None,
+    uid: Optional[int] = None,
+    system_units: Sequence[str] = SYSTEM_UNIT_DIRECTORIES,
+    user_units: Optional[Sequence[str]] = None,
+) -> str:
+    """How to start a depotd listening on `socket`, fitting how depotd was installed — as depotctl says it: the
+    systemd socket unit installed for that socket, else depotd itself (with --socket unless it is depotd's default)."""
+    env = os.environ if environment is None else environment
+
+    def installed(unit: str, directories: Sequence[str]) -> bool:
+        return any(os.path.exists(_join(directory, unit)) for directory in directories)
+
+    if socket.startswith("/run/depot/") and socket.endswith(".sock"):
+        name = socket[len("/run/depot/") : -len(".sock")]
+        if name == "depotd" and installed("depotd.socket", system_units):
+            return "systemctl start depotd.socket"
+        if name != "depotd" and "/" not in name and installed("depotd@.socket", system_units):
+            return f"systemctl start depotd@{name}.socket"
+    runtime = env.get("XDG_RUNTIME_DIR")
+    users = user_unit_directories(env) if user_units is None else user_units
+    if runtime and socket == _join(runtime, "depot/depotd.sock") and installed("depotd.socket", users):
+        return "systemctl --user start depotd.socket"
+    default = default_socket_path(env, os.getuid() if uid is None else uid)
+    return "depotd" if socket == default else f"depotd --socket {socket}"

@@ -8,6 +8,7 @@ import json
 from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ._paths import start_command
 from .errors import ConnectionLost, DaemonNotRunning, DepotError, SubscriptionEnded
 from .types import DeltaMismatch, Item, ItemID, Notification, PipelineArg, State, item_id
 
@@ -26,9 +27,8 @@ def connect_error(path: str, problem: OSError) -> DepotError:
     """What a failed connect means for a user, and what to do about it."""
     if problem.errno in (errno.ENOENT, errno.ECONNREFUSED):
         return DaemonNotRunning(
-            f"depotd is not running at {path} ({problem.strerror}): start it (systemctl start depotd.socket, or "
-            "systemctl --user start depotd.socket for your own), or pass the socket it listens on "
-            "(depot.connect(socket=…), $DEPOT_SOCKET)"
+            f"depotd is not running at {path} ({problem.strerror}): start it with `{start_command(path)}`, or pass "
+            "the socket it listens on (depot.connect(socket=…), $DEPOT_SOCKET)"
         )
     if problem.errno in (errno.EACCES, errno.EPERM):
         return DepotError(
