@@ -56,16 +56,10 @@ struct ConnectionOptions: ParsableArguments {
         } catch is DeadlineExceeded {
             await connection.close()
             Output.error(
-                "depotd did not answer within \(Self.text(timeout)) (--timeout); it may be busy (a load waits for its source): try a longer --timeout"
+                "depotd did not answer within \(timeout.text) (--timeout); it may be busy (a load waits for its source): try a longer --timeout"
             )
             throw ExitCode(ExitStatus.unavailable)
         }
-    }
-
-    /// `2.5s`, `500ms`: a --timeout as a person wrote it.
-    private static func text(_ duration: Duration) -> String {
-        let milliseconds = duration.wholeMilliseconds
-        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
     /// Connects, or prints why it cannot and exits with `ExitStatus.unavailable`.

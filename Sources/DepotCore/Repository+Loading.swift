@@ -66,7 +66,7 @@ extension Repository {
             guard let standIn else {
                 let published = publishingIfAny { $0.fail(error) } ?? current
                 logger.error("load failed: \(error.message)", metadata: ["seq": "\(published.seq)"])
-                return .failure(RepositoryError(error.kind, message: error.message, state: published))
+                return .failure(RepositoryError(error, state: published))
             }
             let published = publishCached(standIn, staleBecause: error.message)
             logger.warning(
@@ -174,7 +174,7 @@ extension Repository {
             return .success(published)
         case .failure(let error):
             let published = publishStale(because: error.message) ?? current
-            return .failure(RepositoryError(error.kind, message: error.message, state: published))
+            return .failure(RepositoryError(error, state: published))
         }
     }
 }

@@ -96,7 +96,7 @@ extension Repository {
                     logger.debug("refreshing \(source.description) failed again: \(error.message)")
                 }
             }
-            return .failure(RepositoryError(error.kind, message: error.message, state: published ?? current))
+            return .failure(RepositoryError(error, state: published ?? current))
         }
     }
 }

@@ -1,21 +1,25 @@
-/// Why a mutation failed, with the state it left behind: for a failed load, the failure state it
-/// published; for a failed removal or write, the rolled-back state.
+/// Why a mutation failed — a `StateError`, the one description of a failure — with the state it left behind: for a
+/// failed load, the failure state it published; for a failed removal or write, the rolled-back state.
 public struct RepositoryError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let kind: StateError.Kind
-    public let message: String
+    public let error: StateError
     public let state: PublishedState
     /// For a write that failed on one of its changes: which, and what the client needs to act (the current item of a
     /// conflict, the schema's violations); nil otherwise.
     public let change: FailedChange?
 
-    public init(_ kind: StateError.Kind, message: String, state: PublishedState, change: FailedChange? = nil) {
-        self.kind = kind
-        self.message = message
+    public init(_ error: StateError, state: PublishedState, change: FailedChange? = nil) {
+        self.error = error
         self.state = state
         self.change = change
     }
 
-    public var description: String { message }
+    public init(_ kind: StateError.Kind, message: String, state: PublishedState, change: FailedChange? = nil) {
+        self.init(StateError(kind, message: message), state: state, change: change)
+    }
+
+    public var kind: StateError.Kind { error.kind }
+    public var message: String { error.message }
+    public var description: String { error.message }
 }
 
 /// The change of a write that failed, and what a client needs to act on it.

@@ -83,7 +83,7 @@ final class SourceCallRecorder: Sendable {
 
     /// Records a call timed by its caller (nil: a failure found without a call).
     func record(_ kind: WritableKeyPath<SourceCallStatistics, SourceCallStatistics.Calls>, took elapsed: Duration?, failed: Bool) {
-        let seconds = elapsed.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let seconds = elapsed.map(\.secondsValue)
         statistics.withLock { $0[keyPath: kind].record(seconds: seconds, failed: failed) }
     }
 }

@@ -52,7 +52,7 @@ public struct Daemon: Sendable {
         let socketPath = servedSocketPath(inherited)
         if inherited == nil {
             // A busy or unusable socket path is refused before the source is loaded or the cache opened.
-            try DepotServer.checkSocketPath(socketPath)
+            try SocketServer.checkSocketPath(socketPath)
         }
         let source = try Self.makeSource(settings, logger: logger)
         let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache(path: settings.cachePath) { await openCache() } : nil
@@ -96,8 +96,8 @@ public struct Daemon: Sendable {
     private func makeServer(
         socketPath: String, inherited: InheritedSocket?, repository: Repository, readiness: Readiness, status: StatusReporter,
         freshness: Freshness
-    ) -> DepotServer {
-        DepotServer(
+    ) -> SocketServer {
+        SocketServer(
             configuration: ServerConfiguration(
                 socketPath: socketPath,
                 inheritedSocket: inherited?.descriptor,
@@ -137,7 +137,7 @@ public struct Daemon: Sendable {
 
     /// The services, in start order: a graceful shutdown stops them in reverse.
     private func makeServices(
-        server: DepotServer, repository: Repository, status: StatusReporter, hangups: UnixSignalsSequence,
+        server: SocketServer, repository: Repository, status: StatusReporter, hangups: UnixSignalsSequence,
         notifier: SystemdNotifier, socketPath: String, feed: ChangeFeedRunner, freshness: Freshness,
         cache: OpeningCache?
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {

@@ -20,7 +20,7 @@ final class Reloader: Service {
     private let workingDirectory: String
     private let settings: Locked<DaemonSettings>
     private let level: LogLevelControl
-    private let server: DepotServer
+    private let server: SocketServer
     private let repository: Repository
     private let status: StatusReporter
     private let notifier: SystemdNotifier
@@ -36,7 +36,7 @@ final class Reloader: Service {
         workingDirectory: String,
         settings: DaemonSettings,
         level: LogLevelControl,
-        server: DepotServer,
+        server: SocketServer,
         repository: Repository,
         status: StatusReporter,
         notifier: SystemdNotifier,

@@ -64,7 +64,7 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
         let interval = schedule.interval
         return FreshnessStatus(
             interval: interval.duration, intervalFrom: interval.from,
-            nextRefreshAt: schedule.nextRefresh.map { Date().addingTimeInterval(now.duration(to: $0).seconds) },
+            nextRefreshAt: schedule.nextRefresh.map { Date().addingTimeInterval(now.duration(to: $0).secondsValue) },
             retrying: schedule.failures > 0, paused: schedule.isPaused && schedule.due != nil)
     }
 
@@ -109,7 +109,7 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
         }
         if let next, next != deadline {
             let retry = schedule.withLock { $0.failures > 0 }
-            logger.debug("next \(retry ? "retry" : "refresh") of \(repository.source.description) in \(Self.text(now.duration(to: next)))")
+            logger.debug("next \(retry ? "retry" : "refresh") of \(repository.source.description) in \(now.duration(to: next).text)")
         }
         if refreshNow {
             logger.debug("refreshing \(repository.source.description) in the background")
@@ -127,22 +127,9 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
 
     private func logInterval(_ interval: (duration: Duration?, from: String)) {
         if let duration = interval.duration {
-            logger.info("refreshing \(repository.source.description) \(Self.text(duration)) after each answer (\(interval.from))")
+            logger.info("refreshing \(repository.source.description) \(duration.text) after each answer (\(interval.from))")
         } else if interval.from != "not yet known" {
             logger.info("no refresh of \(repository.source.description) on a timer (\(interval.from))")
         }
-    }
-
-    /// `every 60 s`, `every 2.5 s`.
-    private static func text(_ duration: Duration) -> String {
-        let milliseconds = duration.wholeMilliseconds
-        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, fractions included.
-    fileprivate var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

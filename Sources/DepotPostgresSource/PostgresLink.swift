@@ -84,8 +84,8 @@ public final class PostgresLink: Sendable {
         case .success(let value):
             return value
         case .failure(is QueryTimedOut):
-            logger.warning("\(what) got no answer from \(address) within \(Self.seconds(queryTimeout)); closing the connection")
-            throw SourceError(.unavailable, "\(what): \(address) did not answer within \(Self.seconds(queryTimeout)); reconnecting")
+            logger.warning("\(what) got no answer from \(address) within \(queryTimeout.text); closing the connection")
+            throw SourceError(.unavailable, "\(what): \(address) did not answer within \(queryTimeout.text); reconnecting")
         case .failure(let error as PSQLError):
             throw Self.sourceError(what, error, address: address)
         case .failure(let error):
@@ -157,7 +157,7 @@ public final class PostgresLink: Sendable {
             }
             let delay = backoff.delay(afterFailures: failure.failures, using: &generator)
             logger.warning(
-                "cannot reach \(address): \(reason); next attempt in \(Self.seconds(delay))",
+                "cannot reach \(address): \(reason); next attempt in \(delay.text)",
                 metadata: ["attempt": "\(failure.failures + 1)"])
             try? await Task.sleep(for: delay)
             guard !Task.isCancelled, machine.withLock({ $0.retry() }) else { break }
@@ -179,7 +179,7 @@ public final class PostgresLink: Sendable {
             let installed = await Self.withQueryTimeout(queryTimeout * 3, on: connection) { try await self.installFeedIfNeeded(on: $0) }
             if case .failure(let error) = installed {
                 try? await connection.close()
-                return error is QueryTimedOut ? "setting up took longer than \(Self.seconds(queryTimeout * 3))" : Self.describe(error)
+                return error is QueryTimedOut ? "setting up took longer than \((queryTimeout * 3).text)" : Self.describe(error)
             }
             try await connection.listen(on: sql.channel) { notifications in
                 guard let waiters = machine.withLock({ $0.connected(connection) }) else { return }
@@ -280,12 +280,6 @@ public final class PostgresLink: Sendable {
     struct SetupError: Error, CustomStringConvertible {
         var message: String
         var description: String { message }
-    }
-
-    /// `1.25 s`.
-    static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.wholeMilliseconds
-        return "\(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst(1)) s"
     }
 
     static func describe(_ error: any Error) -> String {

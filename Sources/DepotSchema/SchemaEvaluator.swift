@@ -136,9 +136,9 @@ struct SchemaEvaluator {
         guard checkAnyInstance(node, instance, frame, mode, &findings) else { return }
         switch instance {
         case .array(let elements):
-            checkArray(node, elements, frame, mode, &findings)
+            ArrayKeywords(evaluator: self).checkArray(node, elements, frame, mode, &findings)
         case .object(let object):
-            checkObject(node, object, frame, mode, &findings)
+            ObjectKeywords(evaluator: self).checkObject(node, object, frame, mode, &findings)
         default:
             checkScalar(node, instance, frame, &findings)
         }
@@ -179,8 +179,8 @@ struct SchemaEvaluator {
     @inline(never)
     private func checkScalar(_ node: SchemaNode, _ instance: JSONValue, _ frame: Frame, _ findings: inout [Finding]) {
         switch instance {
-        case .number(let number): checkNumber(node, number, frame, &findings)
-        case .string(let string): checkString(node, string, frame, &findings)
+        case .number(let number): ScalarKeywords.checkNumber(node, number, frame, &findings)
+        case .string(let string): ScalarKeywords.checkString(node, string, frame, &findings)
         default: break
         }
     }
@@ -227,7 +227,7 @@ struct SchemaEvaluator {
     }
 
     @inline(never)
-    private static func instanceTooDeep(_ frame: Frame, _ token: String) -> Finding {
+    static func instanceTooDeep(_ frame: Frame, _ token: String) -> Finding {
         Finding(
             path: frame.path.appending(token), keyword: "type", message: "cannot be checked: nested deeper than \(maxInstanceDepth) levels",
             undecided: true)
@@ -239,305 +239,8 @@ struct SchemaEvaluator {
         return Finding(path: frame.path, keyword: "$ref", message: "cannot be checked: \"$ref\" goes round in a circle: \(loop)", undecided: true)
     }
 
-    // MARK: Numbers, strings
-
-    @inline(never)
-    private func checkNumber(_ node: SchemaNode, _ number: JSONNumber, _ frame: Frame, _ findings: inout [Finding]) {
-        guard
-            node.keywords.minimum != nil || node.keywords.maximum != nil || node.keywords.exclusiveMinimum != nil
-                || node.keywords.exclusiveMaximum != nil
-                || node.keywords.multipleOf != nil
-        else { return }
-        let value = DecimalNumber(number)
-        func fail(_ keyword: String, _ relation: String, _ bound: SchemaKeywords.Bound) {
-            findings.append(
-                Finding(
-                    path: frame.path, keyword: keyword,
-                    message: "must be \(relation) \(bound.literal.literal), found \(Wording.found(.number(number)))"))
-        }
-        if let bound = node.keywords.minimum, value < bound.value { fail("minimum", "at least", bound) }
-        if let bound = node.keywords.exclusiveMinimum, value <= bound.value { fail("exclusiveMinimum", "greater than", bound) }
-        if let bound = node.keywords.maximum, value > bound.value { fail("maximum", "at most", bound) }
-        if let bound = node.keywords.exclusiveMaximum, value >= bound.value { fail("exclusiveMaximum", "less than", bound) }
-        if let divisor = node.keywords.multipleOf, !value.isMultiple(of: divisor.value) { fail("multipleOf", "a multiple of", divisor) }
-    }
-
-    /// Lengths count Unicode scalars (code points), as draft-07's "characters" (RFC 8259's) are: "é" written
-    /// as e + U+0301 is 2, an emoji flag is 2, though Swift would count one `Character` for each.
-    @inline(never)
-    private func checkString(_ node: SchemaNode, _ string: String, _ frame: Frame, _ findings: inout [Finding]) {
-        if let pattern = node.keywords.pattern, !pattern.matches(string) {
-            findings.append(
-                Finding(
-                    path: frame.path, keyword: "pattern",
-                    message: "must match the pattern \(Wording.quote(pattern.source)), found \(Wording.found(.string(string)))")
-            )
-        }
-        guard node.keywords.minLength != nil || node.keywords.maxLength != nil else { return }
-        let length = string.unicodeScalars.count
-        if let minimum = node.keywords.minLength, length < minimum {
-            findings.append(
-                Finding(
-                    path: frame.path, keyword: "minLength",
-                    message: "must be at least \(Wording.count(minimum, "character")) long, found \(Wording.count(length, "character"))"
-                ))
-        }
-        if let maximum = node.keywords.maxLength, length > maximum {
-            findings.append(
-                Finding(
-                    path: frame.path, keyword: "maxLength",
-                    message: "must be at most \(Wording.count(maximum, "character")) long, found \(Wording.count(length, "character"))"
-                ))
-        }
-    }
-
-    // MARK: Arrays
-
-    private func checkArray(_ node: SchemaNode, _ elements: [JSONValue], _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
-        let start = findings.count
-        if node.keywords.minItems != nil || node.keywords.maxItems != nil || node.keywords.uniqueItems {
-            checkArrayCounts(node, elements, frame, &findings)
-        }
-        if let contains = node.keywords.contains {
-            checkContains(contains, elements, frame, &findings)
-            if mode == .firstFailure && findings.count > start { return }
-        }
-        switch node.keywords.items {
-        case nil:
-            break
-        case .all(let schema):
-            for index in elements.indices {
-                if mode == .firstFailure && findings.count > start { return }
-                checkChild(schema, elements[index], frame, index, mode, &findings)
-            }
-        case .tuple(let schemas):
-            checkTuple(node, schemas, elements, frame, mode, &findings)
-        }
-    }
-
-    private func checkTuple(
-        _ node: SchemaNode, _ schemas: [SchemaNode], _ elements: [JSONValue], _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]
-    ) {
-        let start = findings.count
-        for index in elements.indices.prefix(schemas.count) {
-            if mode == .firstFailure && findings.count > start { return }
-            checkChild(schemas[index], elements[index], frame, index, mode, &findings)
-        }
-        guard elements.count > schemas.count, let additional = node.keywords.additionalItems else { return }
-        if case .boolean(false) = additional.kind {
-            findings.append(Self.tooManyElements(frame, allowed: schemas.count, found: elements.count))
-            return
-        }
-        for index in schemas.count..<elements.count {
-            if mode == .firstFailure && findings.count > start { return }
-            checkChild(additional, elements[index], frame, index, mode, &findings)
-        }
-    }
-
-    /// `contains`: at least one element matches. Undecided elements (a keyword that cannot be checked) leave
-    /// the answer undecided when no element matches.
-    private func checkContains(_ schema: SchemaNode, _ elements: [JSONValue], _ frame: Frame, _ findings: inout [Finding]) {
-        var undecided: [Finding] = []
-        for index in elements.indices {
-            guard frame.depth < Self.maxInstanceDepth else {
-                findings.append(Self.instanceTooDeep(frame, String(index)))
-                return
-            }
-            switch outcome(schema, elements[index], frame.descending(to: String(index))) {
-            case .matches: return
-            case .fails: break
-            case .undecided(let why): undecided += why
-            }
-        }
-        if undecided.isEmpty {
-            findings.append(Self.containsNone(frame, schema, count: elements.count))
-        } else {
-            findings += undecided
-        }
-    }
-
-    @inline(never)
-    private static func containsNone(_ frame: Frame, _ schema: SchemaNode, count: Int) -> Finding {
-        let what = count == 0 ? "it is empty" : "none of its \(Wording.count(count, "element")) does"
-        return Finding(
-            path: frame.path, keyword: "contains",
-            message: "must contain an element that matches the \"contains\" schema at \(schema.location), but \(what)")
-    }
-
-    @inline(never)
-    private func checkArrayCounts(_ node: SchemaNode, _ elements: [JSONValue], _ frame: Frame, _ findings: inout [Finding]) {
-        if let minimum = node.keywords.minItems, elements.count < minimum {
-            findings.append(
-                Finding(
-                    path: frame.path, keyword: "minItems", message: "must have at least \(Wording.count(minimum, "element")), found \(elements.count)"
-                ))
-        }
-        if let maximum = node.keywords.maxItems, elements.count > maximum {
-            findings.append(
-                Finding(
-                    path: frame.path, keyword: "maxItems", message: "must have at most \(Wording.count(maximum, "element")), found \(elements.count)")
-            )
-        }
-        if node.keywords.uniqueItems, let (first, second) = Self.firstRepeat(in: elements) {
-            findings.append(
-                Finding(path: frame.path, keyword: "uniqueItems", message: "must have unique elements, but elements \(first) and \(second) are equal")
-            )
-        }
-    }
-
-    @inline(never)
-    private static func tooManyElements(_ frame: Frame, allowed: Int, found: Int) -> Finding {
-        Finding(
-            path: frame.path, keyword: "additionalItems",
-            message: "must have at most \(Wording.count(allowed, "element")), found \(found) (\"additionalItems\" is false)")
-    }
-
-    private static func firstRepeat(in elements: [JSONValue]) -> (Int, Int)? {
-        for second in elements.indices {
-            for first in 0..<second where elements[first].jsonEquals(elements[second]) {
-                return (first, second)
-            }
-        }
-        return nil
-    }
-
-    // MARK: Objects
-
-    private func checkObject(_ node: SchemaNode, _ object: JSONObject, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
-        guard let members = checkObjectShape(node, object, frame, mode, &findings) else { return }
-        let start = findings.count
-        for index in members.indices {
-            if mode == .firstFailure && findings.count > start { return }
-            checkMember(node, members[index], frame, mode, &findings)
-        }
-    }
-
-    /// `required`, `minProperties` and `maxProperties`; returns the members whose values still need checking
-    /// against `properties` and `additionalProperties`, or nil when there is nothing more to check.
-    @inline(never)
-    private func checkObjectShape(
-        _ node: SchemaNode, _ object: JSONObject, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]
-    ) -> [JSONObject.Member]? {
-        let start = findings.count
-        if !node.keywords.required.isEmpty {
-            checkRequired(node.keywords.required, object, frame, mode, &findings)
-            if mode == .firstFailure && findings.count > start { return nil }
-        }
-        let checksMembers = node.checksMembers
-        guard checksMembers || node.keywords.minProperties != nil || node.keywords.maxProperties != nil else { return nil }
-        let members = object.effectiveMembers
-        checkMemberCount(node, members.count, frame, &findings)
-        if mode == .firstFailure && findings.count > start { return nil }
-        if !node.keywords.dependencies.isEmpty {
-            checkDependencies(node, object, frame, mode, &findings)
-            if mode == .firstFailure && findings.count > start { return nil }
-        }
-        if let names = node.keywords.propertyNames {
-            checkNames(names, members, frame, mode, &findings)
-            if mode == .firstFailure && findings.count > start { return nil }
-        }
-        return checksMembers ? members : nil
-    }
-
-    /// A member's value against `properties`, every `patternProperties` entry its name matches, and, when
-    /// neither names it, `additionalProperties`.
-    private func checkMember(_ node: SchemaNode, _ member: JSONObject.Member, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
-        let start = findings.count
-        var named = false
-        if let schema = node.propertySchema(named: member.key) {
-            named = true
-            checkChild(schema, member.value, frame, member.key, mode, &findings)
-        }
-        for entry in node.keywords.patternProperties where entry.pattern.matches(member.key) {
-            named = true
-            if mode == .firstFailure && findings.count > start { return }
-            checkChild(entry.schema, member.value, frame, member.key, mode, &findings)
-        }
-        if named { return }
-        if let additional = node.keywords.additionalProperties {
-            if case .boolean(false) = additional.kind {
-                findings.append(Self.memberNotAllowed(frame, member.key, node))
-            } else {
-                checkChild(additional, member.value, frame, member.key, mode, &findings)
-            }
-        }
-    }
-
-    /// `dependencies`: for each member present that has one, the other members it needs, or the schema the
-    /// whole object must then match.
-    @inline(never)
-    private func checkDependencies(_ node: SchemaNode, _ object: JSONObject, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
-        let start = findings.count
-        for dependency in node.keywords.dependencies where object.member(named: dependency.name) != nil {
-            switch dependency.demand {
-            case .members(let names):
-                for name in names where object.member(named: name) == nil {
-                    findings.append(
-                        Finding(
-                            path: frame.path, keyword: "dependencies",
-                            message: "has member \(Wording.quote(dependency.name)), so it must also have \(Wording.quote(name))"
-                        ))
-                    if mode == .firstFailure { return }
-                }
-            case .schema(let schema):
-                let before = findings.count
-                check(schema, .object(object), frame.applying, mode, &findings)
-                for index in before..<findings.count where !findings[index].undecided {
-                    findings[index].message += " (as it has member \(Wording.quote(dependency.name)))"
-                }
-            }
-            if mode == .firstFailure && findings.count > start { return }
-        }
-    }
-
-    /// `propertyNames`: every member's name, as a string, against the schema.
-    @inline(never)
-    private func checkNames(_ schema: SchemaNode, _ members: [JSONObject.Member], _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
-        for member in members {
-            var found: [Finding] = []
-            check(schema, .string(member.key), frame.applying, mode, &found)
-            for finding in found {
-                var named = finding
-                if !finding.undecided {
-                    named.message = "has a member name \(Wording.quote(member.key)) that \(finding.message)"
-                }
-                findings.append(named)
-            }
-            if mode == .firstFailure && !found.isEmpty { return }
-        }
-    }
-
-    @inline(never)
-    private func checkRequired(_ required: [String], _ object: JSONObject, _ frame: Frame, _ mode: Mode, _ findings: inout [Finding]) {
-        for name in required where object.member(named: name) == nil {
-            findings.append(Finding(path: frame.path, keyword: "required", message: "missing required member \(Wording.quote(name))"))
-            if mode == .firstFailure { return }
-        }
-    }
-
-    @inline(never)
-    private func checkMemberCount(_ node: SchemaNode, _ count: Int, _ frame: Frame, _ findings: inout [Finding]) {
-        if let minimum = node.keywords.minProperties, count < minimum {
-            findings.append(
-                Finding(path: frame.path, keyword: "minProperties", message: "must have at least \(Wording.count(minimum, "member")), found \(count)")
-            )
-        }
-        if let maximum = node.keywords.maxProperties, count > maximum {
-            findings.append(
-                Finding(path: frame.path, keyword: "maxProperties", message: "must have at most \(Wording.count(maximum, "member")), found \(count)"))
-        }
-    }
-
-    /// "must not have member \"x\" (it may have \"subscription\")", for a member `additionalProperties: false` refuses.
-    @inline(never)
-    private static func memberNotAllowed(_ frame: Frame, _ name: String, _ node: SchemaNode) -> Finding {
-        let names = node.keywords.properties.map { Wording.quote($0.name) }
-        let allowed = names.isEmpty ? "it may have no members" : "it may have \(Wording.alternatives(names, conjunction: "and"))"
-        return Finding(path: frame.path, keyword: "additionalProperties", message: "must not have member \(Wording.quote(name)) (\(allowed))")
-    }
-
     /// Checks an element, unless that would go deeper than the instance depth limit.
-    private func checkChild(_ node: SchemaNode, _ child: JSONValue, _ frame: Frame, _ index: Int, _ mode: Mode, _ findings: inout [Finding]) {
+    func checkChild(_ node: SchemaNode, _ child: JSONValue, _ frame: Frame, _ index: Int, _ mode: Mode, _ findings: inout [Finding]) {
         guard frame.depth < Self.maxInstanceDepth else {
             findings.append(Self.instanceTooDeep(frame, String(index)))
             return
@@ -546,7 +249,7 @@ struct SchemaEvaluator {
     }
 
     /// Checks a member, unless that would go deeper than the instance depth limit.
-    private func checkChild(_ node: SchemaNode, _ child: JSONValue, _ frame: Frame, _ name: String, _ mode: Mode, _ findings: inout [Finding]) {
+    func checkChild(_ node: SchemaNode, _ child: JSONValue, _ frame: Frame, _ name: String, _ mode: Mode, _ findings: inout [Finding]) {
         guard frame.depth < Self.maxInstanceDepth else {
             findings.append(Self.instanceTooDeep(frame, name))
             return

@@ -9,14 +9,14 @@ import Testing
 
 @testable import DepotServer
 
-/// A DepotServer running in this process on a real Unix socket in a temporary directory, with a
+/// A SocketServer running in this process on a real Unix socket in a temporary directory, with a
 /// test source behind its repository.
 struct RunningServer: CheckedEndpoint {
     let directory: TemporaryDirectory
     let socketPath: String
     let source: TestSource
     let repository: Repository
-    let server: DepotServer
+    let server: SocketServer
     /// Holds every message the server sends to the test to rpc-schema/openrpc.json; checked when it stops.
     let ledger = ProtocolLedger()
     private let group: ServiceGroup
@@ -37,7 +37,7 @@ struct RunningServer: CheckedEndpoint {
         let repository = Repository(source: source, logger: quiet)
         /// nil while starting; then whether it listens, or the error it stopped with.
         let outcome = Condition<Result<Void, any Error>?>(nil)
-        let server = DepotServer(
+        let server = SocketServer(
             configuration: ServerConfiguration(socketPath: socketPath, socketMode: socketMode, limits: limits, shutdownTimeout: shutdownTimeout),
             repository: repository,
             logger: quiet,

@@ -30,7 +30,7 @@ private struct FixedSource: WritableSource {
 private let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
 /// One server for the whole run, on an event loop of its own, with small limits so that they are reached often.
-private let server: DepotServer = {
+private let server: SocketServer = {
     let logger = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
     let repository = Repository(source: FixedSource(), logger: logger)
     var limits = ConnectionLimits()
@@ -40,7 +40,7 @@ private let server: DepotServer = {
     limits.maxSubscriptions = 4
     limits.maxPendingRequests = 8
     limits.partialLineTimeout = .seconds(5)
-    let server = DepotServer(
+    let server = SocketServer(
         configuration: ServerConfiguration(socketPath: "/nonexistent/fuzz.sock", limits: limits), repository: repository,
         eventLoopGroup: loop, logger: logger)
     // The mutations run for the whole run (depotd runs them in its service tree; the fuzzer has none).

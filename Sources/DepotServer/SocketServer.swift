@@ -13,7 +13,7 @@ public import ServiceLifecycle
 /// On graceful shutdown or cancellation it stops accepting and sends every connection NIO's
 /// `ChannelShouldQuiesceEvent`: each writes the answers it has in flight (for up to `shutdownTimeout`) and closes.
 /// Once all are closed, the socket file is removed.
-public final class DepotServer: Service {
+public final class SocketServer: Service {
     private let configuration: ServerConfiguration
     private let repository: Repository
     private let eventLoopGroup: any EventLoopGroup
