@@ -1,5 +1,5 @@
-/// Sees the bytes a connection sends and every line it receives, as they cross the socket: for tracing a
-/// session, and for the tests that hold each of depotd's messages to the protocol's document.
+/// Sees the bytes a connection sends and every line it receives, as they cross the socket: a seam for tracing a
+/// session, or for holding each of depotd's messages to the protocol's document, as the suite does.
 ///
 /// Called on whatever thread sends or receives, so it must be thread-safe; it must not block.
 public protocol ConnectionTap: Sendable {

@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// A raw connection to a Depot socket: send lines, receive every line the daemon writes.
-/// `DepotConnection` builds calls and subscriptions on it; tests use it to speak the protocol byte by byte.
+/// `DepotConnection` builds calls and subscriptions on it; a client that speaks the protocol line by line uses it alone.
 public final class LineConnection: Sendable {
     /// Where received lines go: the `lines` stream, or a receiver called on the connection's event loop.
     enum Sink: Sendable {

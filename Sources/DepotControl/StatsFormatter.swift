@@ -29,6 +29,11 @@ public enum StatsFormatter {
         if stats.unfinishedLineBytes > 0 {
             lines.append("unfinished lines hold \(bytes(stats.unfinishedLineBytes))")
         }
+        if stats.pipelines > 0 || stats.parkedConnections > 0 {
+            lines.append(
+                "\(stats.pipelines) pipeline\(stats.pipelines == 1 ? "" : "s") running · \(stats.parkedConnections) connection\(stats.parkedConnections == 1 ? "" : "s") parked (sockets full)"
+            )
+        }
         lines.append("")
         lines += table(
             ["UID", "CONNECTIONS", "SUBSCRIPTIONS", "MEMORY", "QUEUED"],
@@ -126,6 +131,8 @@ public enum StatsFormatter {
         if let files = stats.openFiles { metric("open_fds", "gauge", "depotd's open file descriptors.", one(files)) }
         if let cache = stats.cacheBytes { metric("cache_bytes", "gauge", "The on-disk cache's size.", one(cache)) }
         metric("unfinished_line_bytes", "gauge", "Bytes of unfinished lines from all clients.", one(stats.unfinishedLineBytes))
+        metric("pipelines", "gauge", "Distinct pipelines running, each shared by the subscriptions that use it.", one(stats.pipelines))
+        metric("parked_connections", "gauge", "Connections set aside because their sockets are full.", one(stats.parkedConnections))
         metric(
             "limit_reached_total", "counter", "Times each limit was reached, by its setting's name.",
             stats.limitsHit.map { ([("limit", $0.limit)], "\($0.count)") })

@@ -152,11 +152,6 @@ struct IDIndex: Sendable {
         return IDIndex(tree.replacing(hashed, with: rest), hash: hash)
     }
 
-    /// How many ids the index holds: for tests.
-    var count: Int {
-        tree.reduce(0) { $0 + $1.entries.count }
-    }
-
     @Sendable static func swiftHash(_ id: String) -> UInt64 {
         UInt64(bitPattern: Int64(id.hashValue))
     }

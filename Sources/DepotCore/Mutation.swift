@@ -67,11 +67,6 @@ public final class Mutation<Value: Sendable>: Sendable {
         _ = progress.withLock { $0.callbacks.removeValue(forKey: waiter.number) }
     }
 
-    /// How many callbacks are waiting; for tests that check a withdrawn waiter is not kept.
-    public var waitingCount: Int {
-        progress.withLock { $0.callbacks.count }
-    }
-
     func finish(with value: Value) {
         let callbacks = progress.withLock { progress -> [@Sendable (Value) -> Void] in
             precondition(progress.finished == nil, "a mutation finished twice")

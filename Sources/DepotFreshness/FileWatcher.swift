@@ -48,7 +48,8 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
     private let shown = Locked<(file: String?, problem: String?)>((nil, nil))
     /// How many changes of the file have been handled: a failed read is withdrawn when more came since.
     private let changesHandled = Locked(0)
-    /// Told of every change seen, as it is handled (for tests, which wait for one rather than for time).
+    /// Told of every change seen, as it is handled: a seam for whoever follows the watch (the suite waits on it
+    /// rather than on time); depotd gives none.
     private let onChange: @Sendable (FileChange) -> Void
 
     /// - Parameters:

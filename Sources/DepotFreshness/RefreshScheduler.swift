@@ -30,7 +30,8 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
     private let inbox = Inbox<Event>()
     /// The schedule, read for `status` while the loop changes it.
     private let schedule: Locked<RefreshSchedule<C.Instant>>
-    /// Told of the status after every change the loop handles (for tests, which wait for one rather than poll).
+    /// Told of the status after every change the loop handles: a seam for whoever follows the schedule as it changes
+    /// (the suite waits on it rather than on time); depotd gives none.
     private let onChange: @Sendable (FreshnessStatus) -> Void
 
     /// - Parameter draw: a random number in 0..<1 for each delay's jitter.

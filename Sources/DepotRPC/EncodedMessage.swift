@@ -77,7 +77,7 @@ public struct EncodedMessage: Sendable {
         return parts
     }
 
-    /// Every byte of the line, in one array; for tests and small clients.
+    /// Every byte of the line, in one array, for a client that reads whole lines.
     public consuming func lineBytes() -> [UInt8] {
         var bytes: [UInt8] = []
         for var part in finishLine() {

@@ -50,7 +50,7 @@ final class ConnectionCounter: Sendable {
         (admittedTotal.load(ordering: .relaxed), releasedTotal.load(ordering: .relaxed))
     }
 
-    /// Connections open now, for tests and stats.
+    /// Connections open now, for stats.
     var total: Int { counts.withLock { $0.total } }
 
     /// Connections open now from each uid (those whose uid is known).

@@ -84,7 +84,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     var requester: Requester { Requester(user: peer?.uid, connection: number) }
 
-    /// What the connection is doing; for tests.
+    /// What the connection is doing — for tests: the wiring's tests read it on the loop to see the handler drove its
+    /// machine (the machine's own tests read its phase directly); nothing else needs it.
     var phase: ConnectionStateMachine.Phase { machine.phase }
 
     // MARK: The channel's life

@@ -22,7 +22,8 @@ struct ParkedConnections {
 
     var isEmpty: Bool { members.isEmpty }
     var count: Int { members.count }
-    /// How many states the log holds for the parked connections together (for tests: it stays within the bounds).
+    /// How many states the log holds for the parked connections together — for tests: that it stays within the bounds
+    /// is this value's own promise, which no output shows (a parked connection is sent only the newest state).
     var loggedStates: Int { log.count }
 
     func contains(_ key: ObjectIdentifier) -> Bool {

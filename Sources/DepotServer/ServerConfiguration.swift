@@ -12,18 +12,22 @@ public struct ServerConfiguration: Sendable {
     public var limits: ConnectionLimits
     /// How long shutdown waits for in-flight requests before it closes connections anyway.
     public var shutdownTimeout: Duration
+    /// Told of every encoding of a state (`EncodingObserver`); nil, as depotd runs, for nobody, at no cost.
+    public var encodingObserver: (any EncodingObserver)?
 
     public init(
         socketPath: String,
         inheritedSocket: Int32? = nil,
         socketMode: UInt32 = ServerConfiguration.defaultSocketMode,
         limits: ConnectionLimits = ConnectionLimits(),
-        shutdownTimeout: Duration = .seconds(5)
+        shutdownTimeout: Duration = .seconds(5),
+        encodingObserver: (any EncodingObserver)? = nil
     ) {
         self.socketPath = socketPath
         self.inheritedSocket = inheritedSocket
         self.socketMode = socketMode
         self.limits = limits
         self.shutdownTimeout = shutdownTimeout
+        self.encodingObserver = encodingObserver
     }
 }

@@ -28,8 +28,11 @@ final class ServerStatistics: Sendable {
 
     /// Gathers everything and calls `done` once, on whichever thread the last subscription loop answers on.
     func gather(repository: Repository, fanout: StateFanout, _ done: @escaping @Sendable (DepotStatistics) -> Void) {
-        fanout.gatherSubscriptions { subscriptions in
-            done(self.assemble(repository: repository, subscriptions: subscriptions))
+        fanout.gatherSubscriptions { subscriptions, parked in
+            var statistics = self.assemble(repository: repository, subscriptions: subscriptions)
+            statistics.pipelines = fanout.pipelineCount
+            statistics.parkedConnections = parked
+            done(statistics)
         }
     }
 

@@ -26,7 +26,7 @@ final class SharedPipeline: Sendable {
     private let groups: [SubscriberGroup]
     /// The replay ring's bounds, read at every state.
     private let limits: LiveLimits
-    private let onEncode: @Sendable (StateFrame.EncodingEvent) -> Void
+    private let observer: (any EncodingObserver)?
     /// Where the pipeline is evaluated, one state or timer turn at a time, in order.
     private let queue: DispatchQueue
 
@@ -83,14 +83,14 @@ final class SharedPipeline: Sendable {
     init(
         number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
         groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()),
-        onEncode: @escaping @Sendable (StateFrame.EncodingEvent) -> Void
+        observer: (any EncodingObserver)?
     ) {
         self.number = number
         self.key = key
         self.epoch = epoch
         self.groups = groups
         self.limits = limits
-        self.onEncode = onEncode
+        self.observer = observer
         queue = DispatchQueue(label: "depot.pipeline.\(number)")
         var state = Evaluation(run: PipelineRun(pipeline, idField: idField), idField: idField, lastPublished: published)
         state.lastReceivedSeq = published.seq
@@ -256,7 +256,7 @@ final class SharedPipeline: Sendable {
             let heldBack =
                 currentFrame == nil
                 ? evaluation.run.shape(published).map {
-                    StateFrame($0, epoch: epoch, pipelineNumber: number, generation: generation, onEncode: onEncode)
+                    StateFrame($0, epoch: epoch, pipelineNumber: number, generation: generation, observer: observer)
                 } : nil
             output.withLock { output in
                 for frame in frames {
@@ -305,7 +305,7 @@ final class SharedPipeline: Sendable {
     private func makeFrame(_ state: PublishedState, _ evaluation: inout Evaluation) -> StateFrame {
         let frame = StateFrame(
             state, epoch: epoch, delta: StateFanout.delta(to: state, from: evaluation.lastSuccess, idField: evaluation.idField),
-            precedingSuccess: evaluation.lastSuccess?.seq, pipelineNumber: number, generation: evaluation.generation, onEncode: onEncode)
+            precedingSuccess: evaluation.lastSuccess?.seq, pipelineNumber: number, generation: evaluation.generation, observer: observer)
         if let items = state.state.items {
             evaluation.lastSuccess = (state.seq, items, evaluation.idField)
         }

@@ -52,7 +52,8 @@ public final class SocketServer: Service {
         self.fanout = StateFanout(
             eventLoops: Array(eventLoopGroup.makeIterator()), epoch: repository.epoch, limits: limits,
             idField: { [repository] in repository.idField },
-            library: pipelines ?? PipelineLibrary(storeDirectory: nil, logger: logger), onSubscribersChanged: onSubscribersChanged)
+            library: pipelines ?? PipelineLibrary(storeDirectory: nil, logger: logger), encodingObserver: configuration.encodingObserver,
+            onSubscribersChanged: onSubscribersChanged)
         self.access = AccessControl(access)
         self.statistics = ServerStatistics(cacheBytes: cacheBytes, freshness: freshness)
         self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout, access: self.access, statistics: statistics)

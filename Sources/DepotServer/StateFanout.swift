@@ -6,7 +6,6 @@ import DepotRPC
 import DepotWire
 import Logging
 import NIOCore
-import NIOPosix
 import Synchronization
 
 /// Receives every state the repository publishes, makes it a `StateFrame` (its delta from the previous success
@@ -34,12 +33,8 @@ final class StateFanout: StateObserver {
     private let nextSubscriptionNumber = Atomic<Int>(1)
     private let activeSubscriptions = Atomic<Int>(0)
     private let onSubscribersChanged: @Sendable (Int) -> Void
-    /// How many times a state was encoded in a form that holds its items (or in full when it has none).
-    private let encodings = Atomic<Int>(0)
-    private let largeEncodings = Atomic<Int>(0)
-    private let largeEncodingsOnEventLoops = Atomic<Int>(0)
-    /// Open in the daemon; tests close it to hold the encodings of large states back.
-    let offLoopEncodingGate = EncodingGate()
+    /// Told of every encoding of a state; nil (depotd) for nobody.
+    private let encodingObserver: (any EncodingObserver)?
     /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
     /// while one is created, so a new shared pipeline starts from the current state and misses none after it.
     private let pipelines = Locked<[String: SharedPipeline]>([:])
@@ -51,12 +46,13 @@ final class StateFanout: StateObserver {
     ///   - eventLoops: every loop connections may live on.
     ///   - limits: the replay ring's bounds, read at every state.
     ///   - idField: the repository's id field.
+    ///   - encodingObserver: told of every encoding of a state (see `EncodingObserver`); nil for nobody.
     ///   - onSubscribersChanged: called with the new number of active subscriptions whenever it changes.
     init(
         eventLoops: [any EventLoop], epoch: String, limits: LiveLimits = LiveLimits(ConnectionLimits()),
         idField: @escaping @Sendable () -> String = { Repository.defaultIDField },
         library: PipelineLibrary = PipelineLibrary(storeDirectory: nil, logger: Logger(label: "depot.pipelines")),
-        onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
+        encodingObserver: (any EncodingObserver)? = nil, onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.library = library
         self.groups = eventLoops.map { SubscriberGroup(eventLoop: $0, limits: limits) }
@@ -64,6 +60,7 @@ final class StateFanout: StateObserver {
         self.limits = limits
         self.idField = idField
         self.onSubscribersChanged = onSubscribersChanged
+        self.encodingObserver = encodingObserver
     }
 
     /// Active subscriptions, across all connections.
@@ -90,7 +87,7 @@ final class StateFanout: StateObserver {
         let last = published.withLock { $0.lastSuccess }
         let frame = StateFrame(
             state, epoch: epoch, delta: Self.delta(to: state, from: last, idField: idField), precedingSuccess: last?.seq,
-            onEncode: { [weak self] in self?.observe($0) })
+            observer: encodingObserver)
         // The frame it replaces is let go only once the new one is on its way (below): its full forms may be a
         // million items' bytes, whose return to the system (munmap) is tens of milliseconds that neither the loops,
         // waiting on this lock, nor the subscribers should wait for.
@@ -142,7 +139,7 @@ final class StateFanout: StateObserver {
                 ?? SharedPipeline(
                     number: nextPipelineNumber.wrappingAdd(1, ordering: .relaxed).oldValue, key: key, pipeline: pipeline,
                     published: current.published, idField: idField(), epoch: epoch, groups: groups, limits: limits,
-                    onEncode: { [weak self] in self?.observe($0) })
+                    observer: encodingObserver)
             pipelines[key] = shared
             shared.join()
             return shared
@@ -224,7 +221,7 @@ final class StateFanout: StateObserver {
         namedKeyPrefix + name
     }
 
-    /// The pipelines running now, for tests.
+    /// The shared pipelines running now (at most `maxPipelines`), for stats.
     var pipelineCount: Int {
         pipelines.withLock { $0.count }
     }
@@ -257,7 +254,7 @@ final class StateFanout: StateObserver {
             return published.ring.entry(state.seq)?.snapshot
         }
         if let known { return known }
-        countEncoding(items: state.state.items?.count ?? 0)
+        encodingObserver?.encoded(items: state.state.items?.count ?? 0)
         return StateEncoder.encode(state, epoch: epoch)
     }
 
@@ -282,59 +279,23 @@ final class StateFanout: StateObserver {
         published.withLock { ($0.ring.count, $0.ring.bytes) }
     }
 
-    private func observe(_ event: StateFrame.EncodingEvent) {
-        switch event {
-        case .encoded(let items): countEncoding(items: items)
-        case .startingOffLoop: offLoopEncodingGate.passThrough()
-        }
-    }
-
-    private func countEncoding(items: Int) {
-        encodings.add(1, ordering: .relaxed)
-        guard items > StateFrame.inlineEncodingLimit else { return }
-        largeEncodings.add(1, ordering: .relaxed)
-        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
-            largeEncodingsOnEventLoops.add(1, ordering: .relaxed)
-        }
-    }
-
-    /// How many times a state of more than `StateFrame.inlineEncodingLimit` items was encoded in a form that holds
-    /// them, and how many of those encodings ran on an event loop: none, as long as the subscriber groups and the
-    /// methods see to it (for tests).
-    var largeEncodingCounts: (all: Int, onEventLoops: Int) {
-        (largeEncodings.load(ordering: .relaxed), largeEncodingsOnEventLoops.load(ordering: .relaxed))
-    }
-
-    /// The number of states encoded so far.
-    var encodingCount: Int {
-        encodings.load(ordering: .relaxed)
-    }
-
     /// The subscriber group of `eventLoop`.
-    /// Every active subscription with its queue, gathered from each loop; `done` is called once, on the loop that
-    /// answered last (at once when there are none).
-    func gatherSubscriptions(_ done: @escaping @Sendable ([DepotStatistics.Subscription]) -> Void) {
-        guard !groups.isEmpty else { return done([]) }
-        let gathered = Locked<(remaining: Int, subscriptions: [DepotStatistics.Subscription])>((groups.count, []))
+    /// Every active subscription with its queue, and how many connections are parked, gathered from each loop;
+    /// `done` is called once, on the loop that answered last (at once when there are none).
+    func gatherSubscriptions(_ done: @escaping @Sendable ([DepotStatistics.Subscription], _ parked: Int) -> Void) {
+        guard !groups.isEmpty else { return done([], 0) }
+        let gathered = Locked<(remaining: Int, subscriptions: [DepotStatistics.Subscription], parked: Int)>((groups.count, [], 0))
         for group in groups {
-            group.gatherSubscriptions { subscriptions in
-                let all = gathered.withLock { gathered -> [DepotStatistics.Subscription]? in
+            group.gatherSubscriptions { subscriptions, parked in
+                let all = gathered.withLock { gathered -> ([DepotStatistics.Subscription], Int)? in
                     gathered.subscriptions += subscriptions
+                    gathered.parked += parked
                     gathered.remaining -= 1
-                    return gathered.remaining == 0 ? gathered.subscriptions : nil
+                    return gathered.remaining == 0 ? (gathered.subscriptions, gathered.parked) : nil
                 }
-                if let all { done(all.sorted { $0.subscription < $1.subscription }) }
+                if let (all, parked) = all { done(all.sorted { $0.subscription < $1.subscription }, parked) }
             }
         }
-    }
-
-    /// How many connections are parked (`ParkedConnections`), counted on each loop.
-    func parkedConnectionCount() async throws -> Int {
-        var count = 0
-        for group in groups {
-            count += try await group.eventLoop.submit { group.parkedCount }.get()
-        }
-        return count
     }
 
     func group(for eventLoop: any EventLoop) -> SubscriberGroup {

@@ -36,21 +36,13 @@ final class StateFrame: Sendable {
     }
 
     private let encodings = Locked(Encodings())
-    private let onEncode: @Sendable (EncodingEvent) -> Void
+    private let observer: (any EncodingObserver)?
 
-    /// What `onEncode` is told, for counting encodings and for tests that hold an encoding back.
-    enum EncodingEvent: Sendable {
-        /// A form that holds the items was encoded; `items` is how many it holds.
-        case encoded(items: Int)
-        /// An encoding on the blocking pool is about to start, outside every lock.
-        case startingOffLoop
-    }
-
-    /// - Parameter onEncode: told whenever a form that holds the items is encoded, and before an encoding on the
-    ///   blocking pool starts.
+    /// - Parameter observer: told whenever a form that holds the items is encoded, and before an encoding on the
+    ///   blocking pool starts; nil (depotd) for nobody.
     init(
         _ published: PublishedState, epoch: String, delta: (base: Int, delta: ItemDelta, idField: String)? = nil,
-        precedingSuccess: Int? = nil, pipelineNumber: Int = 0, generation: Int = 0, onEncode: @escaping @Sendable (EncodingEvent) -> Void = { _ in }
+        precedingSuccess: Int? = nil, pipelineNumber: Int = 0, generation: Int = 0, observer: (any EncodingObserver)? = nil
     ) {
         self.pipelineNumber = pipelineNumber
         self.generation = generation
@@ -58,7 +50,7 @@ final class StateFrame: Sendable {
         self.epoch = epoch
         self.delta = delta
         self.precedingSuccess = precedingSuccess
-        self.onEncode = onEncode
+        self.observer = observer
     }
 
     var seq: Int { published.seq }
@@ -144,12 +136,12 @@ final class StateFrame: Sendable {
         }
         guard isFirst else { return }
         NIOThreadPool.singleton.submit { _ in
-            self.onEncode(.startingOffLoop)
+            self.observer?.startingOffLoop()
             for form in forms where self.wouldEncode(form) {
                 let bytes = StateEncoder.encode(self.published, epoch: self.epoch, form: form.encoderForm)
                 self.encodings.withLock { encodings in
                     guard encodings[keyPath: form.keyPath] == nil else { return }
-                    self.onEncode(.encoded(items: self.published.state.items?.count ?? 0))
+                    self.observer?.encoded(items: self.published.state.items?.count ?? 0)
                     encodings[keyPath: form.keyPath] = bytes
                 }
             }
@@ -165,7 +157,7 @@ final class StateFrame: Sendable {
     private func encoded(_ form: FullForm) -> ByteBuffer {
         encodings.withLock { encodings in
             if let bytes = encodings[keyPath: form.keyPath] { return bytes }
-            onEncode(.encoded(items: published.state.items?.count ?? 0))
+            observer?.encoded(items: published.state.items?.count ?? 0)
             let bytes = StateEncoder.encode(published, epoch: epoch, form: form.encoderForm)
             encodings[keyPath: form.keyPath] = bytes
             return bytes

@@ -70,7 +70,7 @@ final class SubscriberGroup: Sendable {
         parked.value.remove(key)
     }
 
-    /// How many of the group's connections are parked (for tests).
+    /// How many of the group's connections are parked, for stats.
     var parkedCount: Int { parked.value.count }
 
     /// Queues `state` for this loop's connections; called in seq order, from any thread.
@@ -105,9 +105,9 @@ final class SubscriberGroup: Sendable {
     }
 
     /// The subscriptions of this loop's connections, gathered on the loop and handed to `done` there.
-    func gatherSubscriptions(_ done: @escaping @Sendable ([DepotStatistics.Subscription]) -> Void) {
+    func gatherSubscriptions(_ done: @escaping @Sendable ([DepotStatistics.Subscription], _ parked: Int) -> Void) {
         eventLoop.execute {
-            done(self.connections.value.values.flatMap(\.subscriptionStatistics))
+            done(self.connections.value.values.flatMap(\.subscriptionStatistics), self.parkedCount)
         }
     }
 

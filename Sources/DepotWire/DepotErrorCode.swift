@@ -27,6 +27,6 @@ public enum DepotErrorCode {
     /// An item a change would leave fails the item schema; `data` lists every violation. Nothing changed.
     public static let invalidItem = -32009
 
-    /// Every code of Depot's own, for tests that hold them to the document.
+    /// Every code of Depot's own: the protocol's catalogue of them.
     public static let all = [loadFailed, changeFailed, notFound, limitExceeded, forbidden, readOnly, storageFailed, conflict, invalidItem]
 }

@@ -155,6 +155,12 @@ public struct DepotStatistics: Sendable, Equatable {
     public var writes = SourceCalls(calls: 0, failures: 0)
     /// Optimistic writes shown that the source has not confirmed yet.
     public var pendingWrites = 0
+    /// Distinct pipelines running, each shared by the subscriptions that use it (against maxPipelines); 0 from a depotd
+    /// that does not say.
+    public var pipelines = 0
+    /// Connections parked: subscribers whose sockets are full, set aside until they read (`skipped` tells them what
+    /// they missed); 0 from a depotd that does not say.
+    public var parkedConnections = 0
     /// How the source is kept fresh; nil from a depotd that does not say.
     public var refresh: Refresh?
     /// The on-disk cache's size (its files); nil without a cache.
@@ -234,6 +240,8 @@ public struct DepotStatistics: Sendable, Equatable {
                         + Self.members(refresh))
             ),
             ("pendingWrites", Self.number(pendingWrites)),
+            ("pipelines", Self.number(pipelines)),
+            ("parkedConnections", Self.number(parkedConnections)),
             ("cacheBytes", cacheBytes.map(Self.number)),
             ("process", Self.object([("residentBytes", residentBytes.map(Self.number)), ("openFiles", openFiles.map(Self.number))])),
             ("unfinishedLineBytes", Self.number(unfinishedLineBytes)),
@@ -320,6 +328,8 @@ public struct DepotStatistics: Sendable, Equatable {
         deletes = try calls(try source.members("deletes"))
         if source.object["writes"] != nil { writes = try calls(try source.members("writes")) }
         pendingWrites = try members.optionalNonNegativeInteger("pendingWrites") ?? 0
+        pipelines = try members.optionalNonNegativeInteger("pipelines") ?? 0
+        parkedConnections = try members.optionalNonNegativeInteger("parkedConnections") ?? 0
         if let intervalFrom = try source.optionalString("intervalFrom") {
             refresh = Refresh(
                 intervalSeconds: source.object["interval"]?.numberValue?.doubleValue, intervalFrom: intervalFrom,

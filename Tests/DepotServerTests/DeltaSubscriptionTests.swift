@@ -17,7 +17,8 @@ import Foundation
 /// A fan-out without event loops, fed states by hand, and subscriptions read as a client reads them: every
 /// notification parsed and applied to a `CollectionMirror`.
 struct FanoutScript {
-    let fanout = StateFanout(eventLoops: [], epoch: "e1", limits: LiveLimits(ConnectionLimits(replayStates: 64)))
+    let encodings = EncodingRecorder()
+    let fanout: StateFanout
     private(set) var seq = -1
     private(set) var items: [Item] = []
     /// The states published, by seq: status, and the items of the last success at or before it.
@@ -27,6 +28,7 @@ struct FanoutScript {
     private var nextID = 0
 
     init() {
+        fanout = StateFanout(eventLoops: [], epoch: "e1", limits: LiveLimits(ConnectionLimits(replayStates: 64)), encodingObserver: encodings)
         publish(.idle)
     }
 
@@ -121,7 +123,7 @@ struct DeltaSubscriptionTests {
         subscription.start(from: script.fanout.current, resync: false)
         var mirror = CollectionMirror()
         try drain(&subscription, into: &mirror)
-        let encodingsBefore = script.fanout.encodingCount
+        let encodingsBefore = script.encodings.encodingCount
         try script.success(script.items.filter { $0.id != "500" }, origin: .memory)
         subscription.enqueue(script.fanout.current, limit: 8)
         #expect(subscription.queuedBytes < 400, "one id and the state's short members: \(subscription.queuedBytes) bytes")
@@ -130,7 +132,7 @@ struct DeltaSubscriptionTests {
         #expect(params.first?["state"]?["count"] == 999)
         #expect(params.first?["state"]?["items"] == nil)
         #expect(try holds(mirror, script, at: script.seq))
-        #expect(script.fanout.encodingCount == encodingsBefore, "nobody needed the snapshot, so it was not encoded")
+        #expect(script.encodings.encodingCount == encodingsBefore, "nobody needed the snapshot, so it was not encoded")
     }
 
     @Test(

@@ -166,7 +166,7 @@ struct EncodingTests {
                 try await connection.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe"}"#)
                 subscribers.append(connection)
             }
-            let before = server.server.fanout.encodingCount
+            let before = server.encodings.encodingCount
             let control = try await server.connect()
             _ = try await control.call("load")
             for _ in 0..<10 {
@@ -176,7 +176,7 @@ struct EncodingTests {
                 let seen = try await NotificationLine.collect(connection.lines, untilSeq: 2)
                 #expect(seen.seqs.last == 2)
             }
-            #expect(server.server.fanout.encodingCount - before == 2, "loading and success, each encoded once")
+            #expect(server.encodings.encodingCount - before == 2, "loading and success, each encoded once")
         }
     }
 
@@ -201,7 +201,7 @@ struct EncodingTests {
             for connection in subscribers {
                 _ = try await NotificationLine.collect(connection.lines, untilSeq: idle)
             }
-            let before = server.server.fanout.largeEncodingCounts.all
+            let before = server.encodings.largeEncodingCounts.all
             _ = try await control.call("load")
             // The load's success has no delta: snapshot mode needs its snapshot, delta mode its items with `count`.
             // The removal's has one: only snapshot mode needs it in full.
@@ -211,7 +211,7 @@ struct EncodingTests {
                 let seen = try await NotificationLine.collect(connection.lines, untilSeq: removed)
                 #expect(seen.seqs.last == removed)
             }
-            let large = server.server.fanout.largeEncodingCounts
+            let large = server.encodings.largeEncodingCounts
             #expect(large.all - before == 3, "the load's two full forms and the removal's snapshot, each once")
             #expect(large.onEventLoops == 0)
         }
@@ -232,7 +232,7 @@ struct EncodingTests {
             for connection in subscribers {
                 _ = try await NotificationLine.collect(connection.lines, untilSeq: loaded)
             }
-            let gate = server.server.fanout.offLoopEncodingGate
+            let gate = server.encodings
             gate.close()
             defer { gate.open() }
             // Each removal's state goes to delta mode as a delta; snapshot mode needs its snapshot, which the gate holds.
@@ -250,7 +250,7 @@ struct EncodingTests {
                 let seen = try await NotificationLine.collect(connection.lines, untilSeq: second)
                 #expect(seen.seqs.contains(first) && seen.seqs.last == second && seen.skipped == 0)
             }
-            #expect(server.server.fanout.largeEncodingCounts.onEventLoops == 0)
+            #expect(server.encodings.largeEncodingCounts.onEventLoops == 0)
         }
     }
 
@@ -261,8 +261,8 @@ struct EncodingTests {
         try await withServer(source: TestSource(count: 5_000)) { server in
             let control = try await server.connect()
             let loaded = try await control.call("load")["seq"]?.numberValue?.intValue ?? -1
-            let before = server.server.fanout.largeEncodingCounts.all
-            let gate = server.server.fanout.offLoopEncodingGate
+            let before = server.encodings.largeEncodingCounts.all
+            let gate = server.encodings
             gate.close()
             defer { gate.open() }
             let subscriptions = [
@@ -291,7 +291,7 @@ struct EncodingTests {
                 }
                 #expect(seen.seqs == Array(loaded...removal) && seen.skipped == 0, "\(seen), loaded \(loaded)")
             }
-            let large = server.server.fanout.largeEncodingCounts
+            let large = server.encodings.largeEncodingCounts
             #expect(large.onEventLoops == 0)
             #expect(large.all > before)
         }
@@ -315,7 +315,7 @@ struct EncodingTests {
             let reader = try await server.connectLines()
             try await reader.send(#"{"jsonrpc":"2.0","id":1,"method":"subscribe","params":{"mode":"delta"}}"#)
             _ = try await NotificationLine.collect(reader.lines, untilSeq: loaded)
-            let before = server.server.fanout.largeEncodingCounts.all
+            let before = server.encodings.largeEncodingCounts.all
             var last = loaded
             for id in 1...10 {
                 last = try await control.call("remove", params: ["id": .string(String(id))])["seq"]?.numberValue?.intValue ?? -1
@@ -323,8 +323,8 @@ struct EncodingTests {
             let final = last
             let seen = try await NotificationLine.collect(reader.lines, untilSeq: final)
             #expect(seen.seqs == Array((loaded + 1)...final), "the delta-mode reader beside it got every state")
-            #expect(server.server.fanout.largeEncodingCounts.all == before, "no state was encoded while the stalled socket was full")
-            #expect(try await server.server.fanout.parkedConnectionCount() == 1, "parked: the group's passes skip it")
+            #expect(server.encodings.largeEncodingCounts.all == before, "no state was encoded while the stalled socket was full")
+            #expect(try await control.call("stats")["parkedConnections"]?.numberValue?.intValue == 1, "parked: the group's passes skip it")
 
             // Now it reads: the rest of its first state, what was queued before its socket filled (small states), and
             // the newest, each saying how many it skipped.
@@ -340,9 +340,9 @@ struct EncodingTests {
             }
             #expect(seqs.first == loaded && seqs == seqs.sorted() && seqs.count < final - loaded, "\(seqs)")
             #expect(newest?["state"]?["items"]?.arrayValue?.count == 20_000 - 10)
-            #expect(server.server.fanout.largeEncodingCounts.all - before == 1, "the newest state only, once it could be written")
-            #expect(server.server.fanout.largeEncodingCounts.onEventLoops == 0)
-            #expect(try await server.server.fanout.parkedConnectionCount() == 0, "unparked once it read")
+            #expect(server.encodings.largeEncodingCounts.all - before == 1, "the newest state only, once it could be written")
+            #expect(server.encodings.largeEncodingCounts.onEventLoops == 0)
+            #expect(try await control.call("stats")["parkedConnections"]?.numberValue?.intValue == 0, "unparked once it read")
         }
     }
 
@@ -391,7 +391,7 @@ struct EncodingTests {
                 }
                 #expect(seen.seqs == seen.seqs.sorted() && Set(seen.seqs).count == seen.seqs.count, "in order, none twice")
             }
-            #expect(server.server.fanout.largeEncodingCounts.onEventLoops == 0)
+            #expect(server.encodings.largeEncodingCounts.onEventLoops == 0)
         }
     }
 }

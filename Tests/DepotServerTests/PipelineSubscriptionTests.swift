@@ -102,7 +102,9 @@ struct PipelineSubscriptionTests {
                 connections.append(connection)
             }
             #expect(server.server.fanout.pipelineCount == 1)
-            let before = server.server.fanout.encodingCount
+            let stats = try await connections[0].call("stats")
+            #expect(stats["pipelines"]?.numberValue?.intValue == 1, "stats says so")
+            let before = server.encodings.encodingCount
             _ = try await connections[0].call("load")
             for subscription in subscriptions {
                 let changes = try await subscription.collect(untilSeq: 2)
@@ -111,7 +113,7 @@ struct PipelineSubscriptionTests {
             // The repository's stream: the idle and loading states retired into the replay ring (the load's answer
             // gives the count, which encodes no items). The pipeline's: its loading and success, once each for the six
             // subscribers.
-            #expect(server.server.fanout.encodingCount - before == 2 + 2)
+            #expect(server.encodings.encodingCount - before == 2 + 2)
             for (connection, subscription) in zip(connections, subscriptions) {
                 #expect(try await connection.unsubscribe(subscription.id))
             }

@@ -17,6 +17,8 @@ struct RunningServer: CheckedEndpoint {
     let source: TestSource
     let repository: Repository
     let server: SocketServer
+    /// Counts the server's encodings of states, and holds back those on the blocking pool when closed.
+    let encodings: EncodingRecorder
     /// Holds every message the server sends to the test to rpc-schema/openrpc.json; checked when it stops.
     let ledger = ProtocolLedger()
     private let group: ServiceGroup
@@ -37,8 +39,10 @@ struct RunningServer: CheckedEndpoint {
         let repository = Repository(source: source, logger: quiet)
         /// nil while starting; then whether it listens, or the error it stopped with.
         let outcome = Condition<Result<Void, any Error>?>(nil)
+        let encodings = EncodingRecorder()
         let server = SocketServer(
-            configuration: ServerConfiguration(socketPath: socketPath, socketMode: socketMode, limits: limits, shutdownTimeout: shutdownTimeout),
+            configuration: ServerConfiguration(
+                socketPath: socketPath, socketMode: socketMode, limits: limits, shutdownTimeout: shutdownTimeout, encodingObserver: encodings),
             repository: repository,
             logger: quiet,
             onListening: { outcome.update { $0 = .success(()) } }
@@ -58,7 +62,8 @@ struct RunningServer: CheckedEndpoint {
         }
         try started?.get()
         return RunningServer(
-            directory: directory, socketPath: socketPath, source: source, repository: repository, server: server, group: group, task: task)
+            directory: directory, socketPath: socketPath, source: source, repository: repository, server: server, encodings: encodings, group: group,
+            task: task)
     }
 
     /// Stops the server (as on cancellation) and waits for it to finish; removes the directory. Fails the test for

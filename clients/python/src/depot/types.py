@@ -376,6 +376,10 @@ class Stats:
     cache_bytes: Optional[int] = None
     resident_bytes: Optional[int] = None
     open_files: Optional[int] = None
+    #: Distinct pipelines running, each shared by the subscriptions that use it.
+    pipelines: int = 0
+    #: Connections set aside because their sockets are full (their subscriptions are told what they skipped).
+    parked_connections: int = 0
 
     @classmethod
     def from_json(cls, value: Mapping[str, Any]) -> Stats:
@@ -397,6 +401,8 @@ class Stats:
             cache_bytes=value.get("cacheBytes"),
             resident_bytes=process.get("residentBytes"),
             open_files=process.get("openFiles"),
+            pipelines=int(value.get("pipelines", 0)),
+            parked_connections=int(value.get("parkedConnections", 0)),
         )
 
 
