@@ -125,7 +125,8 @@ enum DepotMethods {
             }
             return .later(
                 PendingResult { completion in
-                    NIOThreadPool.singleton.submit { _ in completion(work()) }
+                    let shape: @Sendable () -> Void = { completion(work()) }
+                    if let pool = fanout.pool { pool.run(shape) } else { shape() }
                     return .none
                 })
         }

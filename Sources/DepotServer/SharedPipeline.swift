@@ -27,6 +27,7 @@ final class SharedPipeline: Sendable {
     /// The replay ring's bounds, read at every state.
     private let limits: LiveLimits
     private let observer: (any EncodingObserver)?
+    private let pool: CPUPool?
     /// Where the pipeline is evaluated, one state or timer turn at a time, in order.
     private let queue: DispatchQueue
 
@@ -83,7 +84,7 @@ final class SharedPipeline: Sendable {
     init(
         number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
         groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()),
-        observer: (any EncodingObserver)?
+        observer: (any EncodingObserver)?, pool: CPUPool?
     ) {
         self.number = number
         self.key = key
@@ -91,6 +92,7 @@ final class SharedPipeline: Sendable {
         self.groups = groups
         self.limits = limits
         self.observer = observer
+        self.pool = pool
         queue = DispatchQueue(label: "depot.pipeline.\(number)")
         var state = Evaluation(run: PipelineRun(pipeline, idField: idField), idField: idField, lastPublished: published)
         state.lastReceivedSeq = published.seq
@@ -256,7 +258,7 @@ final class SharedPipeline: Sendable {
             let heldBack =
                 currentFrame == nil
                 ? evaluation.run.shape(published).map {
-                    StateFrame($0, epoch: epoch, pipelineNumber: number, generation: generation, observer: observer)
+                    StateFrame($0, epoch: epoch, pipelineNumber: number, generation: generation, observer: observer, pool: pool)
                 } : nil
             output.withLock { output in
                 for frame in frames {
@@ -305,7 +307,7 @@ final class SharedPipeline: Sendable {
     private func makeFrame(_ state: PublishedState, _ evaluation: inout Evaluation) -> StateFrame {
         let frame = StateFrame(
             state, epoch: epoch, delta: StateFanout.delta(to: state, from: evaluation.lastSuccess, idField: evaluation.idField),
-            precedingSuccess: evaluation.lastSuccess?.seq, pipelineNumber: number, generation: evaluation.generation, observer: observer)
+            precedingSuccess: evaluation.lastSuccess?.seq, pipelineNumber: number, generation: evaluation.generation, observer: observer, pool: pool)
         if let items = state.state.items {
             evaluation.lastSuccess = (state.seq, items, evaluation.idField)
         }

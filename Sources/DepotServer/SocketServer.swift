@@ -18,6 +18,8 @@ public final class SocketServer: Service {
     private let repository: Repository
     private let eventLoopGroup: any EventLoopGroup
     let fanout: StateFanout
+    /// The threads CPU-heavy work runs on (large encodings and answers): the server's own, started and stopped by `run`.
+    private let pool: CPUPool
     private let dispatcher: RPCDispatcher<any DepotSession>
     private let logger: Logger
     private let onListening: @Sendable () -> Void
@@ -49,11 +51,12 @@ public final class SocketServer: Service {
         self.logger = logger
         self.onListening = onListening
         self.limits = LiveLimits(configuration.limits)
+        self.pool = CPUPool()
         self.fanout = StateFanout(
             eventLoops: Array(eventLoopGroup.makeIterator()), epoch: repository.epoch, limits: limits,
             idField: { [repository] in repository.idField },
             library: pipelines ?? PipelineLibrary(storeDirectory: nil, logger: logger), encodingObserver: configuration.encodingObserver,
-            onSubscribersChanged: onSubscribersChanged)
+            pool: pool, onSubscribersChanged: onSubscribersChanged)
         self.access = AccessControl(access)
         self.statistics = ServerStatistics(cacheBytes: cacheBytes, freshness: freshness)
         self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout, access: self.access, statistics: statistics)
@@ -120,6 +123,8 @@ public final class SocketServer: Service {
             listeners = Listeners(try await bind(path))
             logger.info("listening on \(path)", metadata: ["socket": "\(path)"])
         }
+        // From here on nothing throws: the pool started now is stopped below, once every connection is closed.
+        pool.start()
         onListening()
 
         // Serve until a graceful shutdown (SIGTERM, SIGINT) or cancellation, keeping the socket file in place; then
@@ -147,6 +152,8 @@ public final class SocketServer: Service {
         await listeners.shutDown()
         // No shared pipeline evaluates after this: nothing is posted to loops that are going away.
         await fanout.stopPipelines()
+        // The encodings and answers handed to the pool are done before its threads stop.
+        await pool.shutDown()
         SocketFile.remove(path, ifStill: listeners.current.identity)
         logger.info("stopped listening on \(path)")
     }

@@ -35,6 +35,8 @@ final class StateFanout: StateObserver {
     private let onSubscribersChanged: @Sendable (Int) -> Void
     /// Told of every encoding of a state; nil (depotd) for nobody.
     private let encodingObserver: (any EncodingObserver)?
+    /// Where large states are encoded, off the loops (the server's); nil for the caller's thread.
+    let pool: CPUPool?
     /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
     /// while one is created, so a new shared pipeline starts from the current state and misses none after it.
     private let pipelines = Locked<[String: SharedPipeline]>([:])
@@ -52,7 +54,7 @@ final class StateFanout: StateObserver {
         eventLoops: [any EventLoop], epoch: String, limits: LiveLimits = LiveLimits(ConnectionLimits()),
         idField: @escaping @Sendable () -> String = { Repository.defaultIDField },
         library: PipelineLibrary = PipelineLibrary(storeDirectory: nil, logger: Logger(label: "depot.pipelines")),
-        encodingObserver: (any EncodingObserver)? = nil, onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
+        encodingObserver: (any EncodingObserver)? = nil, pool: CPUPool? = nil, onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.library = library
         self.groups = eventLoops.map { SubscriberGroup(eventLoop: $0, limits: limits) }
@@ -61,6 +63,7 @@ final class StateFanout: StateObserver {
         self.idField = idField
         self.onSubscribersChanged = onSubscribersChanged
         self.encodingObserver = encodingObserver
+        self.pool = pool
     }
 
     /// Active subscriptions, across all connections.
@@ -87,7 +90,7 @@ final class StateFanout: StateObserver {
         let last = published.withLock { $0.lastSuccess }
         let frame = StateFrame(
             state, epoch: epoch, delta: Self.delta(to: state, from: last, idField: idField), precedingSuccess: last?.seq,
-            observer: encodingObserver)
+            observer: encodingObserver, pool: pool)
         // The frame it replaces is let go only once the new one is on its way (below): its full forms may be a
         // million items' bytes, whose return to the system (munmap) is tens of milliseconds that neither the loops,
         // waiting on this lock, nor the subscribers should wait for.
@@ -139,7 +142,7 @@ final class StateFanout: StateObserver {
                 ?? SharedPipeline(
                     number: nextPipelineNumber.wrappingAdd(1, ordering: .relaxed).oldValue, key: key, pipeline: pipeline,
                     published: current.published, idField: idField(), epoch: epoch, groups: groups, limits: limits,
-                    observer: encodingObserver)
+                    observer: encodingObserver, pool: pool)
             pipelines[key] = shared
             shared.join()
             return shared

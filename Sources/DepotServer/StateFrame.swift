@@ -37,12 +37,15 @@ final class StateFrame: Sendable {
 
     private let encodings = Locked(Encodings())
     private let observer: (any EncodingObserver)?
+    /// Where large forms are encoded, off the loops; nil (a frame tested alone) for the caller's thread.
+    private let pool: CPUPool?
 
     /// - Parameter observer: told whenever a form that holds the items is encoded, and before an encoding on the
     ///   blocking pool starts; nil (depotd) for nobody.
     init(
         _ published: PublishedState, epoch: String, delta: (base: Int, delta: ItemDelta, idField: String)? = nil,
-        precedingSuccess: Int? = nil, pipelineNumber: Int = 0, generation: Int = 0, observer: (any EncodingObserver)? = nil
+        precedingSuccess: Int? = nil, pipelineNumber: Int = 0, generation: Int = 0, observer: (any EncodingObserver)? = nil,
+        pool: CPUPool? = nil
     ) {
         self.pipelineNumber = pipelineNumber
         self.generation = generation
@@ -51,6 +54,7 @@ final class StateFrame: Sendable {
         self.delta = delta
         self.precedingSuccess = precedingSuccess
         self.observer = observer
+        self.pool = pool
     }
 
     var seq: Int { published.seq }
@@ -126,7 +130,7 @@ final class StateFrame: Sendable {
         return encodings.withLock { $0[keyPath: form.keyPath] == nil }
     }
 
-    /// Encodes `forms` on NIO's blocking pool (those not encoded yet), then calls `ready` there. One encoding at a
+    /// Encodes `forms` on the server's CPU pool (those not encoded yet), then calls `ready` there. One encoding at a
     /// time: a caller that asks while one is under way waits for it, and asks again if it needed another form. The
     /// encoding runs outside the lock, which event loops take.
     func encode(_ forms: Set<FullForm>, then ready: @escaping @Sendable () -> Void) {
@@ -135,7 +139,7 @@ final class StateFrame: Sendable {
             return encodings.waitingForEncoding == nil
         }
         guard isFirst else { return }
-        NIOThreadPool.singleton.submit { _ in
+        let work: @Sendable () -> Void = {
             self.observer?.startingOffLoop()
             for form in forms where self.wouldEncode(form) {
                 let bytes = StateEncoder.encode(self.published, epoch: self.epoch, form: form.encoderForm)
@@ -151,6 +155,7 @@ final class StateFrame: Sendable {
             }
             for ready in waiting { ready() }
         }
+        if let pool { pool.run(work) } else { work() }
     }
 
     /// `form`, encoded under the lock by the first caller that needs it (a small state's, or one no loop waits on).
