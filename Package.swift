@@ -7,8 +7,10 @@ let package = Package(
     products: [
         .executable(name: "depotd", targets: ["depotd"]),
         .executable(name: "depotctl", targets: ["depotctl"]),
+        // The client library: a program that talks to depotd links it (with the protocol's types, DepotWire, through it).
         .library(name: "DepotClient", targets: ["DepotClient"]),
-        // The layers the benchmarks (Benchmarks/, a package of its own) measure directly.
+        // Only what the benchmarks (Benchmarks/) and the fuzzers (Fuzz/), packages of their own, import; each is used
+        // there, and scripts/check-dependencies holds this list to those uses. They are no API for users.
         .library(name: "DepotJSON", targets: ["DepotJSON"]),
         .library(name: "DepotCore", targets: ["DepotCore"]),
         .library(name: "DepotCache", targets: ["DepotCache"]),
@@ -16,9 +18,6 @@ let package = Package(
         .library(name: "DepotPipeline", targets: ["DepotPipeline"]),
         .library(name: "DepotPlatform", targets: ["DepotPlatform"]),
         .library(name: "DepotSources", targets: ["DepotSources"]),
-        // And those the fuzzers (Fuzz/, a package of its own) drive in process.
-        .library(name: "DepotRPC", targets: ["DepotRPC"]),
-        .library(name: "DepotWire", targets: ["DepotWire"]),
         .library(name: "DepotServer", targets: ["DepotServer"]),
         .library(name: "DepotDaemon", targets: ["DepotDaemon"]),
         // The power-loss test's recorder of file changes, loaded into depotd with LD_PRELOAD; nothing links it.
