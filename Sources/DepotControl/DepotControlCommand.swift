@@ -1,4 +1,4 @@
-public import ArgumentParser
+package import ArgumentParser
 import DepotWire
 
 #if canImport(Glibc)
@@ -6,8 +6,8 @@ import Glibc
 #endif
 
 /// The `depotctl` command.
-public struct DepotControlCommand: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct DepotControlCommand: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "depotctl",
         abstract: "Talk to depotd: read the shared collection, load it, remove items, watch every change.",
         discussion: """
@@ -25,11 +25,11 @@ public struct DepotControlCommand: AsyncParsableCommand {
         ]
     )
 
-    public init() {}
+    package init() {}
 
     /// Parses the command line with its global options allowed before the subcommand, and runs it.
     /// With --json, errors are JSON on stderr too, usage errors included (see `Output`).
-    public static func main() async {
+    package static func main() async {
         let arguments = GlobalArguments.hoisted(Array(CommandLine.arguments.dropFirst()))
         let json = arguments.prefix { $0 != "--" }.contains("--json")
         Output.writeErrorsAsJSON(json)
@@ -55,7 +55,7 @@ public struct DepotControlCommand: AsyncParsableCommand {
     }
 
     /// `depotctl` alone is a usage error (exit 64), with the usage on stderr, as git and systemctl do.
-    public func run() async throws {
+    package func run() async throws {
         Output.usage(Self.helpMessage())
         throw ExitCode.validationFailure
     }

@@ -1,16 +1,16 @@
-public import DepotJSON
+package import DepotJSON
 import DepotOperators
 import DepotWire
 
 /// Turns states and items into depotctl's human output: a status line per state, and a table of items.
-public enum StateFormatter {
+package enum StateFormatter {
     /// `success · 151 items · source, fetched 2026-11-21T20:41:49.123Z · seq 3`, `loading · seq 2`,
     /// `failure · seq 4 · could not read … (-32001)`; a cached list that stands in for a failed source ends its
     /// provenance with `, stale`.
     ///
     /// It reads the State leniently (a member missing or of another type is left out of the line, an unknown
     /// status is shown as it is), so whatever a depotd of another version sends is still shown.
-    public static func statusLine(_ state: JSONValue, skipped: Int = 0) -> String {
+    package static func statusLine(_ state: JSONValue, skipped: Int = 0) -> String {
         let status = state[StateMember.status]?.stringValue ?? "unknown"
         var parts = [status]
         if status == StateStatus.success.rawValue {
@@ -57,7 +57,7 @@ public enum StateFormatter {
     /// A table of `items`: the id column first, then up to `extraColumns` (at least 0) other members taken
     /// from the items' keys in order of first appearance. Cells are cut to `cellWidth` characters (at least 1).
     /// Rows carry no trailing spaces.
-    public static func table(_ items: [JSONValue], idField: String, extraColumns: Int = 3, cellWidth: Int = 32) -> String {
+    package static func table(_ items: [JSONValue], idField: String, extraColumns: Int = 3, cellWidth: Int = 32) -> String {
         let extraColumns = max(extraColumns, 0)
         let cellWidth = max(cellWidth, 1)
         var columns: [String] = []

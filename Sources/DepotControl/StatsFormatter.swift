@@ -1,18 +1,18 @@
 import DepotPlatform
-public import DepotWire
+package import DepotWire
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 
 /// Turns `stats` into depotctl's output: a few lines and two tables for people, or Prometheus's text exposition
 /// format for a scraper (node_exporter's textfile collector, say).
-public enum StatsFormatter {
+package enum StatsFormatter {
     /// The human form: the state and the process, the source's calls and how it is kept fresh, a table of users and
     /// one of subscriptions, and the limits that were reached. Relative times count from `now`.
-    public static func text(_ stats: DepotStatistics, now: Date = Date()) -> String {
+    package static func text(_ stats: DepotStatistics, now: Date = Date()) -> String {
         var lines: [String] = []
         let items = stats.items.map { ", \($0) item\($0 == 1 ? "" : "s")" } ?? ""
         var process = ["up \(duration(seconds: stats.uptimeSeconds))", "\(stats.connections) connection\(stats.connections == 1 ? "" : "s")"]
@@ -61,7 +61,7 @@ public enum StatsFormatter {
     }
 
     /// Prometheus's text exposition format, every metric named `depot_…`.
-    public static func prometheus(_ stats: DepotStatistics) -> String {
+    package static func prometheus(_ stats: DepotStatistics) -> String {
         var output: [String] = []
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: [(String, String)], value: String)]) {
             output.append("# HELP depot_\(name) \(help)")

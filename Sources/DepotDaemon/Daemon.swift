@@ -8,9 +8,9 @@ import DepotPostgresSource
 import DepotScriptSource
 import DepotServer
 import DepotSources
-public import DepotSystemd
+package import DepotSystemd
 import DepotWire
-public import Logging
+package import Logging
 import NIOPosix
 import ServiceLifecycle
 import UnixSignals
@@ -26,7 +26,7 @@ public struct Daemon: Sendable {
     private let logger: Logger
 
     /// - Parameter level: the shared log level the log handlers follow; a reload changes it.
-    public init(options: DaemonOptions, settings: DaemonSettings, workingDirectory: String, level: LogLevelControl, logger: Logger) {
+    package init(options: DaemonOptions, settings: DaemonSettings, workingDirectory: String, level: LogLevelControl, logger: Logger) {
         self.options = options
         self.settings = settings
         self.workingDirectory = workingDirectory

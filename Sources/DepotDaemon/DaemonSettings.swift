@@ -1,8 +1,8 @@
 public import DepotCore
-public import DepotFreshness
-public import DepotHTTPSource
+package import DepotFreshness
+package import DepotHTTPSource
 public import DepotPlatform
-public import DepotPostgresSource
+package import DepotPostgresSource
 public import DepotServer
 public import DepotSources
 public import Logging
@@ -28,7 +28,7 @@ public struct DaemonSettings: Sendable, Equatable {
     /// Whether the last list the source gave is kept in `cachePath`.
     public var cacheEnabled = true
     /// How the source is refreshed in the background (interval, jitter, when, retries).
-    public var refresh = RefreshPolicy()
+    package var refresh = RefreshPolicy()
     /// Whether a `file:` source is watched for changes.
     public var watchFile = true
     /// Who may call what; replaced on a reload.
@@ -52,9 +52,9 @@ public struct DaemonSettings: Sendable, Equatable {
     }
     /// How an `http(s)://` source is used: items path, delete URL, headers, timeouts and limits. Resolved (to
     /// the defaults) whatever the source, and used only by an HTTP one.
-    public var http = HTTPSourceOptions()
+    package var http = HTTPSourceOptions()
     /// Where a `postgres://` source's password comes from; used only by a PostgreSQL source.
-    public var postgresPassword = PostgresPassword.none
+    package var postgresPassword = PostgresPassword.none
     /// `/tmp/depot-$UID` when the socket, or the state directory of the default collection, is inside it:
     /// a directory in a shared place, which depotd must make sure is its own before using it. nil otherwise.
     public var privateDirectory: String?

@@ -1,6 +1,6 @@
 public import DepotCore
 import DepotPlatform
-public import DepotSystemd
+package import DepotSystemd
 public import ServiceLifecycle
 
 /// Keeps systemd's STATUS= current: it hears of every state and every change in the number of subscribers,
@@ -17,7 +17,7 @@ public final class StatusReporter: Service, StateObserver {
     private let wakeUp: AsyncStream<Void>.Continuation
     private let wakeUps: AsyncStream<Void>
 
-    public init(notifier: SystemdNotifier, interval: Duration = .milliseconds(250)) {
+    package init(notifier: SystemdNotifier, interval: Duration = .milliseconds(250)) {
         self.notifier = notifier
         self.interval = interval
         self.pending = Locked(Pending(status: ServiceStatus(state: PublishedState(seq: 0, state: .idle), subscribers: 0)))

@@ -1,5 +1,5 @@
 /// What one inotify event means for the watched file, as `WatchedPath` reads it.
-public enum FileChange: Sendable, Equatable {
+package enum FileChange: Sendable, Equatable {
     /// It is being written in place, or was just created and is being written: read it only once it is closed.
     case writing
     /// It was closed after being written.

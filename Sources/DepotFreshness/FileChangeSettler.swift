@@ -4,8 +4,8 @@
 ///
 /// Told of each change, and asked when the timer fires, it says: check the file now, wait until an instant, or wait
 /// for news.
-public struct FileChangeSettler<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    public enum Action: Sendable, Equatable {
+package struct FileChangeSettler<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    package enum Action: Sendable, Equatable {
         /// Look at the file now (and refresh from it), then say `checked`.
         case check
         /// Hold the timer until this instant, then say `timerFired`.
@@ -15,42 +15,42 @@ public struct FileChangeSettler<Instant: InstantProtocol>: Sendable where Instan
     }
 
     /// How long no change must come before the file is checked.
-    public let settle: Duration
+    package let settle: Duration
     /// How long after the first change of a burst the file is checked however many more come.
-    public let longest: Duration
+    package let longest: Duration
     /// The first change not yet checked, and the last.
-    public private(set) var pending: (first: Instant, last: Instant)?
+    package private(set) var pending: (first: Instant, last: Instant)?
     /// True between a write in place (or a creation) and its close.
-    public private(set) var writing = false
+    package private(set) var writing = false
 
-    public static var defaultSettle: Duration { .milliseconds(100) }
-    public static var defaultLongest: Duration { .seconds(1) }
+    package static var defaultSettle: Duration { .milliseconds(100) }
+    package static var defaultLongest: Duration { .seconds(1) }
 
-    public init(settle: Duration = Self.defaultSettle, longest: Duration = Self.defaultLongest) {
+    package init(settle: Duration = Self.defaultSettle, longest: Duration = Self.defaultLongest) {
         self.settle = settle
         self.longest = longest
     }
 
-    public mutating func observed(_ change: FileChange, at now: Instant) -> Action {
+    package mutating func observed(_ change: FileChange, at now: Instant) -> Action {
         writing = change == .writing
         pending = (pending?.first ?? now, now)
         return action(at: now)
     }
 
     /// What to do at `now`: the timer fired, or events were handled.
-    public func action(at now: Instant) -> Action {
+    package func action(at now: Instant) -> Action {
         guard let due else { return .idle }
         return due <= now ? .check : .wait(until: due)
     }
 
     /// When the file is to be checked; nil while nothing changed or it is being written.
-    public var due: Instant? {
+    package var due: Instant? {
         guard !writing, let pending else { return nil }
         return min(pending.last.advanced(by: settle), pending.first.advanced(by: longest))
     }
 
     /// The file was looked at: the changes up to now are dealt with.
-    public mutating func checked() {
+    package mutating func checked() {
         pending = nil
     }
 }

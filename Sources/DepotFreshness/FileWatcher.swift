@@ -1,9 +1,9 @@
-public import DepotCore
+package import DepotCore
 import DepotPlatform
-public import Logging
-public import NIOCore
-public import NIOPosix
-public import ServiceLifecycle
+package import Logging
+package import NIOCore
+import NIOPosix
+import ServiceLifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +20,7 @@ import Glibc
 /// The inotify descriptor is read on an event loop (a NIO pipe channel); its events are handled on this service's
 /// task. A directory that does not exist, or a watch the system refuses (its per-user limits), is logged once and
 /// shown in `stats`, and depotd goes on without watching.
-public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
+package final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
     /// What one watch of one path holds while it lasts.
     private struct Session {
         let number: Int
@@ -56,7 +56,7 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
     ///   - path: the file to watch from the start; nil for none.
     ///   - settle: how long no change must come before the file is read; `longest`: how long after a burst's first
     ///     change it is read however many more come.
-    public init(
+    package init(
         path: String?, repository: Repository, clock: C, eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger, settle: Duration = .milliseconds(100), longest: Duration = .seconds(1),
         onChange: @escaping @Sendable (FileChange) -> Void = { _ in }
@@ -72,7 +72,7 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
     }
 
     /// Watches `path` from now on instead (a reload); nil stops watching. The watches are set before this returns.
-    public func watch(_ path: String?) {
+    package func watch(_ path: String?) {
         if path == nil {
             shown.withLock { $0 = (nil, nil) }
         }
@@ -80,11 +80,11 @@ public final class FileWatcher<C: Clock>: Service where C.Duration == Duration {
     }
 
     /// The file watched, or why the file that should be is not.
-    public var status: (watchedFile: String?, problem: String?) {
+    package var status: (watchedFile: String?, problem: String?) {
         shown.withLock { ($0.file, $0.problem) }
     }
 
-    public func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             var session: Session?
             var sessions = 0

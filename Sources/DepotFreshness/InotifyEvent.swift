@@ -1,4 +1,4 @@
-public import NIOCore
+package import NIOCore
 
 #if canImport(Glibc)
 import Glibc
@@ -7,27 +7,27 @@ import Glibc
 /// One inotify event as the kernel writes it (`struct inotify_event`): the watch it concerns (-1 for a queue
 /// overflow), what happened (`mask`), the cookie that pairs the two halves of a rename, and the name of the entry
 /// in the watched directory ("" for the directory itself).
-public struct InotifyEvent: Sendable, Equatable, CustomStringConvertible {
-    public var watch: Int32
-    public var mask: UInt32
-    public var cookie: UInt32
-    public var name: String
+package struct InotifyEvent: Sendable, Equatable, CustomStringConvertible {
+    package var watch: Int32
+    package var mask: UInt32
+    package var cookie: UInt32
+    package var name: String
 
-    public init(watch: Int32, mask: UInt32, cookie: UInt32 = 0, name: String = "") {
+    package init(watch: Int32, mask: UInt32, cookie: UInt32 = 0, name: String = "") {
         self.watch = watch
         self.mask = mask
         self.cookie = cookie
         self.name = name
     }
 
-    public func has(_ flag: Int32) -> Bool {
+    package func has(_ flag: Int32) -> Bool {
         mask & UInt32(bitPattern: flag) != 0
     }
 
     /// The kernel's queue overflowed: events were lost, so anything may have changed.
-    public var isOverflow: Bool { has(IN_Q_OVERFLOW) }
+    package var isOverflow: Bool { has(IN_Q_OVERFLOW) }
 
-    public var description: String {
+    package var description: String {
         let names: [(Int32, String)] = [
             (IN_MODIFY, "MODIFY"), (IN_ATTRIB, "ATTRIB"), (IN_CLOSE_WRITE, "CLOSE_WRITE"), (IN_MOVED_FROM, "MOVED_FROM"),
             (IN_MOVED_TO, "MOVED_TO"), (IN_CREATE, "CREATE"), (IN_DELETE, "DELETE"), (IN_DELETE_SELF, "DELETE_SELF"),
@@ -40,14 +40,14 @@ public struct InotifyEvent: Sendable, Equatable, CustomStringConvertible {
 
 /// Cuts the bytes read from an inotify descriptor into events: a 16-byte header (watch, mask, cookie, name length,
 /// in the machine's byte order), then the name, padded with NULs to the length given.
-public struct InotifyEventDecoder: NIOSingleStepByteToMessageDecoder {
-    public typealias InboundOut = InotifyEvent
+package struct InotifyEventDecoder: NIOSingleStepByteToMessageDecoder {
+    package typealias InboundOut = InotifyEvent
 
     static let headerSize = 16
 
-    public init() {}
+    package init() {}
 
-    public mutating func decode(buffer: inout ByteBuffer) throws -> InotifyEvent? {
+    package mutating func decode(buffer: inout ByteBuffer) throws -> InotifyEvent? {
         let start = buffer.readerIndex
         guard let watch = buffer.getInteger(at: start, endianness: .host, as: Int32.self),
             let mask = buffer.getInteger(at: start + 4, endianness: .host, as: UInt32.self),
@@ -61,7 +61,7 @@ public struct InotifyEventDecoder: NIOSingleStepByteToMessageDecoder {
             watch: watch, mask: mask, cookie: cookie, name: String(decoding: name.prefix { $0 != 0 }, as: UTF8.self))
     }
 
-    public mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> InotifyEvent? {
+    package mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> InotifyEvent? {
         try decode(buffer: &buffer)
     }
 }

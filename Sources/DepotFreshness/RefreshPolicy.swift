@@ -1,9 +1,9 @@
 /// How depotd keeps the items fresh on a timer: `--refresh-interval`, `--refresh-jitter`, `--refresh-when` and
 /// `--retry-max` (`refreshInterval`, `refreshJitter`, `refreshWhen`, `retryMax` in depotd.json), with what the
 /// source is, which decides what `auto` means.
-public struct RefreshPolicy: Sendable, Equatable {
+package struct RefreshPolicy: Sendable, Equatable {
     /// The interval a source is refetched after its last answer.
-    public enum Interval: Sendable, Equatable {
+    package enum Interval: Sendable, Equatable {
         /// For a source whose answers state a lifetime (HTTP), that lifetime; for others, no refresh on a timer.
         case auto
         /// This long, whatever the source says.
@@ -13,35 +13,35 @@ public struct RefreshPolicy: Sendable, Equatable {
     }
 
     /// When the timers run.
-    public enum When: String, Sendable, CaseIterable {
+    package enum When: String, Sendable, CaseIterable {
         /// Always.
         case always
         /// Only while at least one subscription exists.
         case subscribed
     }
 
-    public var interval: Interval
+    package var interval: Interval
     /// Each delay is shortened by a random part of up to this fraction (0 to 0.9), so daemons started together do
     /// not ask in lockstep.
-    public var jitter: Double
-    public var when: When
+    package var jitter: Double
+    package var when: When
     /// The longest delay between retries after failures (a `Retry-After` may ask for longer, up to an hour).
-    public var retryMax: Duration
+    package var retryMax: Duration
     /// Whether the source's answers state their lifetime (an HTTP source): `auto` follows them. For a file, a table
     /// or a script, `auto` is no refresh on a timer.
-    public var sourceStatesLifetimes: Bool
+    package var sourceStatesLifetimes: Bool
 
-    public static let defaultJitter = 0.1
-    public static let defaultRetryMax = Duration.seconds(300)
+    package static let defaultJitter = 0.1
+    package static let defaultRetryMax = Duration.seconds(300)
     /// The first retry after a failure comes after about this long; each next one after twice the last.
-    public static let firstRetry = Duration.seconds(1)
+    package static let firstRetry = Duration.seconds(1)
     /// The first refresh after a start is shortened by a random part of up to this fraction of the interval (the most
     /// the jitter may be), so a fleet started together is spread over the interval from its first refresh on.
-    public static let firstSpread = 0.9
+    package static let firstSpread = 0.9
     /// A `Retry-After` is honoured up to this long.
-    public static let longestRetryAfter = Duration.seconds(3600)
+    package static let longestRetryAfter = Duration.seconds(3600)
 
-    public init(
+    package init(
         interval: Interval = .auto, jitter: Double = Self.defaultJitter, when: When = .always, retryMax: Duration = Self.defaultRetryMax,
         sourceStatesLifetimes: Bool = false
     ) {

@@ -1,4 +1,4 @@
-public import DepotCore
+package import DepotCore
 import DepotPlatform
 
 /// When to refresh the source in the background, as a value: told what happened — the source answered or failed,
@@ -22,9 +22,9 @@ import DepotPlatform
 ///   A refresh started before that end would join the one still publishing and ask the source nothing.
 ///
 /// The random draws (in 0..<1) are parameters, as the time is, so every case is tested exactly.
-public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+package struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// What to do now.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Start a refresh.
         case refresh
         /// Hold the timer until this instant, then say `timerFired`.
@@ -33,16 +33,16 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
         case idle
     }
 
-    public private(set) var policy: RefreshPolicy
+    package private(set) var policy: RefreshPolicy
     /// The lifetime the source's answers last stated; nil when none has.
-    public private(set) var lifetime: FreshnessLifetime?
+    package private(set) var lifetime: FreshnessLifetime?
     /// Failures in a row since the last answer.
-    public private(set) var failures = 0
+    package private(set) var failures = 0
     /// When the next refresh is due, whatever the subscribers; nil when none is.
-    public private(set) var due: Instant?
-    public private(set) var subscribers = 0
+    package private(set) var due: Instant?
+    package private(set) var subscribers = 0
     /// True from the refresh this schedule asked for until it ended (`refreshFinished`).
-    public private(set) var refreshing = false
+    package private(set) var refreshing = false
     /// The refresh under way has told its outcome: its end keeps the deadline that outcome set.
     private var outcomeTold = false
     /// When the source last answered and the draw of that moment: what a change of settings computes from.
@@ -50,14 +50,14 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
     /// No interval has been armed since the start yet: the first is spread over the whole interval.
     private var firstSinceStart = true
 
-    public init(policy: RefreshPolicy) {
+    package init(policy: RefreshPolicy) {
         self.policy = policy
     }
 
     /// The interval in force and what set it: `setting`; from the answers, `max-age`, `s-maxage` or `Expires`; or why
     /// there is none: `off`, `no-cache`, `no-store`, `no lifetime`, `not yet known` (`auto` before the first answer),
     /// `source` (`auto`, for a source whose answers state no lifetime: a file, a table, a script).
-    public var interval: (duration: Duration?, from: String) {
+    package var interval: (duration: Duration?, from: String) {
         switch policy.interval {
         case .off: (nil, "off")
         case .every(let duration): (duration, "setting")
@@ -67,18 +67,18 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     /// True when timers wait for a subscriber.
-    public var isPaused: Bool {
+    package var isPaused: Bool {
         policy.when == .subscribed && subscribers == 0
     }
 
     /// The instant the timer holds now; nil when it holds none.
-    public var nextRefresh: Instant? {
+    package var nextRefresh: Instant? {
         isPaused || refreshing ? nil : due
     }
 
     /// The source answered (the items, what changed, or "unchanged") at `now`; `stated` is the lifetime its answer
     /// gave, nil when it gave none of its own.
-    public mutating func answered(at now: Instant, lifetime stated: FreshnessLifetime?, draw: Double) -> Action {
+    package mutating func answered(at now: Instant, lifetime stated: FreshnessLifetime?, draw: Double) -> Action {
         if let stated { lifetime = stated }
         failures = 0
         outcomeTold = true
@@ -89,7 +89,7 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     /// The source failed at `now`; `retryAfter` when it asked not to be asked again for a while.
-    public mutating func failed(at now: Instant, retryAfter: Duration?, draw: Double) -> Action {
+    package mutating func failed(at now: Instant, retryAfter: Duration?, draw: Double) -> Action {
         failures += 1
         outcomeTold = true
         due = retryDelay(retryAfter: retryAfter, draw: draw).map { now.advanced(by: $0) }
@@ -97,7 +97,7 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     /// What was known of the source no longer holds (a wipe, another source): nothing is due until it is asked again.
-    public mutating func reset() -> Action {
+    package mutating func reset() -> Action {
         failures = 0
         lifetime = nil
         lastAnswer = nil
@@ -106,19 +106,19 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
         return .idle
     }
 
-    public mutating func subscribersChanged(to count: Int, at now: Instant) -> Action {
+    package mutating func subscribersChanged(to count: Int, at now: Instant) -> Action {
         subscribers = count
         return action(at: now)
     }
 
-    public mutating func timerFired(at now: Instant) -> Action {
+    package mutating func timerFired(at now: Instant) -> Action {
         action(at: now)
     }
 
     /// The refresh this schedule asked for finished. Its answer or failure has been told already (and set the
     /// deadline armed now), unless the source was not asked: nothing was held (`idle`: nothing is due until someone
     /// loads), or it joined a load that needed no source (the next is due after the interval).
-    public mutating func refreshFinished(at now: Instant, idle: Bool, draw: Double) -> Action {
+    package mutating func refreshFinished(at now: Instant, idle: Bool, draw: Double) -> Action {
         guard refreshing else { return action(at: now) }
         refreshing = false
         guard !outcomeTold else { return action(at: now) }
@@ -133,7 +133,7 @@ public struct RefreshSchedule<Instant: InstantProtocol>: Sendable where Instant.
 
     /// The settings changed (a reload): the next refresh is the last answer's time plus the new interval, or, while
     /// retrying, stays when it was (none at all with the interval `off`).
-    public mutating func policyChanged(to newPolicy: RefreshPolicy, at now: Instant) -> Action {
+    package mutating func policyChanged(to newPolicy: RefreshPolicy, at now: Instant) -> Action {
         policy = newPolicy
         if policy.interval == .off {
             due = nil

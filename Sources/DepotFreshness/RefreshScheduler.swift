@@ -1,7 +1,7 @@
-public import DepotCore
+package import DepotCore
 import DepotPlatform
-public import Logging
-public import ServiceLifecycle
+package import Logging
+import ServiceLifecycle
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -15,7 +15,7 @@ import Foundation
 /// load already under way, so a refresh never doubles a source call.
 ///
 /// Time comes from `clock` and randomness from `draw`, so tests drive it with a clock of their own.
-public final class RefreshScheduler<C: Clock>: Service where C.Duration == Duration {
+package final class RefreshScheduler<C: Clock>: Service where C.Duration == Duration {
     private enum Event: Sendable {
         case activity(SourceActivity)
         case subscribers(Int)
@@ -35,7 +35,7 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
     private let onChange: @Sendable (FreshnessStatus) -> Void
 
     /// - Parameter draw: a random number in 0..<1 for each delay's jitter.
-    public init(
+    package init(
         repository: Repository, policy: RefreshPolicy, clock: C, logger: Logger,
         draw: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         onChange: @escaping @Sendable (FreshnessStatus) -> Void = { _ in }
@@ -50,17 +50,17 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
     }
 
     /// The number of subscriptions changed (for `--refresh-when subscribed`).
-    public func subscribersChanged(to count: Int) {
+    package func subscribersChanged(to count: Int) {
         inbox.post(.subscribers(count))
     }
 
     /// New settings (a reload).
-    public func update(_ policy: RefreshPolicy) {
+    package func update(_ policy: RefreshPolicy) {
         inbox.post(.policy(policy))
     }
 
     /// The interval in force, what set it, and when the next refresh is due, as `stats` shows them.
-    public var status: FreshnessStatus {
+    package var status: FreshnessStatus {
         let (schedule, now) = (schedule.withLock { $0 }, clock.now)
         let interval = schedule.interval
         return FreshnessStatus(
@@ -69,7 +69,7 @@ public final class RefreshScheduler<C: Clock>: Service where C.Duration == Durat
             retrying: schedule.failures > 0, paused: schedule.isPaused && schedule.due != nil)
     }
 
-    public func run() async throws {
+    package func run() async throws {
         logInterval(schedule.withLock { $0.interval })
         await cancelWhenGracefulShutdown {
             var deadline: C.Instant?

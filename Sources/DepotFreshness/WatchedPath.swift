@@ -11,19 +11,19 @@ import Glibc
 ///
 /// `change(of:in:)` says what an event means for the file: only events for its name count, and, when the path is a
 /// symlink, any change of another entry in its directory (which may have swapped what it leads to).
-public struct WatchedPath: Sendable, Equatable {
-    public let path: String
+package struct WatchedPath: Sendable, Equatable {
+    package let path: String
     /// The directory the path names, and the file's name in it.
-    public let directory: String
-    public let name: String
+    package let directory: String
+    package let name: String
     /// The directory and name of the file the path leads to, when it leads elsewhere; nil when the path is the file
     /// itself, or leads nowhere now.
-    public let target: (directory: String, name: String)?
+    package let target: (directory: String, name: String)?
     /// True when the path itself is a symbolic link.
-    public let isLink: Bool
+    package let isLink: Bool
 
     /// The path as the file system shows it now.
-    public init(_ path: String) {
+    package init(_ path: String) {
         self.path = path
         directory = Directories.parent(of: path)
         name = Directories.name(of: path)
@@ -38,7 +38,7 @@ public struct WatchedPath: Sendable, Equatable {
     }
 
     /// The directories to watch, the path's first.
-    public var directories: [String] {
+    package var directories: [String] {
         guard let target, target.directory != directory else { return [directory] }
         return [directory, target.directory]
     }
@@ -47,7 +47,7 @@ public struct WatchedPath: Sendable, Equatable {
     ///
     /// `isLinkOrSharedInode` answers, for a file just created under the file's name, whether it is complete already
     /// (a symbolic link, or a hard link to a file with other names) rather than opened to be written.
-    public func change(
+    package func change(
         of event: InotifyEvent, in watchedDirectory: String, isComplete: (String) -> Bool = WatchedPath.isComplete
     ) -> FileChange? {
         if event.isOverflow || event.has(IN_DELETE_SELF) || event.has(IN_MOVE_SELF) || event.has(IN_UNMOUNT) {
@@ -71,13 +71,13 @@ public struct WatchedPath: Sendable, Equatable {
 
     /// True when `path` is complete as it appears: a symbolic link, or a hard link to a file that has other names
     /// too. A regular file with one name was just opened to be written, and its close will follow.
-    public static func isComplete(_ path: String) -> Bool {
+    package static func isComplete(_ path: String) -> Bool {
         var status = stat()
         guard lstat(path, &status) == 0 else { return true }
         return (status.st_mode & S_IFMT) == S_IFLNK || status.st_nlink > 1
     }
 
-    public static func == (lhs: WatchedPath, rhs: WatchedPath) -> Bool {
+    package static func == (lhs: WatchedPath, rhs: WatchedPath) -> Bool {
         lhs.path == rhs.path && lhs.directory == rhs.directory && lhs.name == rhs.name && lhs.isLink == rhs.isLink
             && lhs.target?.directory == rhs.target?.directory && lhs.target?.name == rhs.target?.name
     }

@@ -1,15 +1,15 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 
 /// An HTTP date (RFC 9110 §5.6.7), read in the three forms a recipient must accept: the preferred IMF-fixdate
 /// `Sun, 06 Nov 1994 08:49:37 GMT`, the obsolete RFC 850 form `Sunday, 06-Nov-94 08:49:37 GMT` and C's asctime form
 /// `Sun Nov  6 08:49:37 1994`. Written by hand: Foundation's formatters depend on the locale, and this is small.
-public enum HTTPDate {
+package enum HTTPDate {
     /// The date `text` names; nil when it is not an HTTP date (an `Expires: 0`, say, which means "already expired").
-    public static func parse(_ text: some StringProtocol, now: Date = Date()) -> Date? {
+    package static func parse(_ text: some StringProtocol, now: Date = Date()) -> Date? {
         let trimmed = String(text.trimmingOptionalWhitespace())
         if let comma = trimmed.firstIndex(of: ",") {
             // IMF-fixdate or RFC 850: the day, month and year, then the time and GMT.

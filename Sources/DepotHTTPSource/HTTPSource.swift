@@ -1,16 +1,16 @@
 import AsyncHTTPClient
-public import DepotCore
-public import DepotJSON
+package import DepotCore
+package import DepotJSON
 import DepotPlatform
-public import DepotSources
-public import Logging
+package import DepotSources
+package import Logging
 import NIOCore
 import NIOHTTP1
 
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+package import FoundationEssentials
 #else
-public import Foundation
+package import Foundation
 #endif
 
 /// A collection served by an HTTP API (`--source https://…`): GET returns the items as a JSON array, or an
@@ -27,14 +27,14 @@ public import Foundation
 /// Each call uses a client of its own, shut down when the call ends: loads are rare, so a kept-alive connection
 /// would gain little, and no client outlives a source that a reload replaced. AsyncHTTPClient is given no
 /// logger, so nothing it does can log a header; this source logs requests at debug level without their headers.
-public struct HTTPSource: WritableSource {
-    public let address: HTTPAddress
-    public let options: HTTPSourceOptions
+package struct HTTPSource: WritableSource {
+    package let address: HTTPAddress
+    package let options: HTTPSourceOptions
     private let logger: Logger
     /// The time a response is received at, against which its dates are read; tests give their own.
     private let now: @Sendable () -> Date
 
-    public init(
+    package init(
         address: HTTPAddress, options: HTTPSourceOptions = HTTPSourceOptions(), logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.address = address
@@ -43,9 +43,9 @@ public struct HTTPSource: WritableSource {
         self.now = now
     }
 
-    public var description: String { address.description }
+    package var description: String { address.description }
 
-    public func fetchItems() async throws -> [JSONValue] {
+    package func fetchItems() async throws -> [JSONValue] {
         switch try await fetchItems(ifChangedSince: nil) {
         case .items(let items, _): items
         case .collection(let collection, _, _): try collection.items.map { item in try item.value }
@@ -54,11 +54,11 @@ public struct HTTPSource: WritableSource {
         }
     }
 
-    public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
+    package func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
         try await fetch(ifChangedSince: version).listing
     }
 
-    public func fetch(ifChangedSince version: SourceVersion?) async throws -> SourceAnswer {
+    package func fetch(ifChangedSince version: SourceVersion?) async throws -> SourceAnswer {
         let what = "GET \(address)"
         var conditions: [(String, String)] = []
         if let etag = version?.etag { conditions.append(("If-None-Match", etag)) }
@@ -100,7 +100,7 @@ public struct HTTPSource: WritableSource {
     /// 412 conflicts. An API applies one change per request, with no transaction across them: a batch of more than one
     /// change is refused. A put that only creates sends `If-None-Match: *` (RFC 9110), which a server may refuse with
     /// 412; a change made from an item (`ifMatch`, a patch's base) is checked against the list depotd read last.
-    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+    package func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
         guard changes.count == 1, let change = changes.first else {
             throw SourceError(
                 .unsupported,

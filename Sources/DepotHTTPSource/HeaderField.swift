@@ -1,13 +1,13 @@
-public import DepotSources
+package import DepotSources
 
 /// A request header whose value is in the config file (`"headers"`): for what is not secret, such as
 /// `Accept`. Values are still never logged.
-public struct HeaderField: Sendable, Equatable {
-    public let name: String
-    public let value: String
+package struct HeaderField: Sendable, Equatable {
+    package let name: String
+    package let value: String
 
     /// Checks that `name` is an HTTP token and `value` one line; the problem names neither value.
-    public init(name: String, value: String) throws(SettingProblem) {
+    package init(name: String, value: String) throws(SettingProblem) {
         try Self.check(name: name)
         try Self.check(value: value)
         self.name = name

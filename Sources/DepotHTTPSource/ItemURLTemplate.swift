@@ -1,17 +1,17 @@
-public import DepotSources
+package import DepotSources
 
 /// The URL a removal sends DELETE to: a template with `{id}` where the item's id goes, as in
 /// `https://api.example.com/items/{id}`. The id is percent-encoded as one path segment, so an id such as
 /// `a/b c` becomes `a%2Fb%20c` and can never reach another path.
-public struct ItemURLTemplate: Sendable, Equatable, CustomStringConvertible {
+package struct ItemURLTemplate: Sendable, Equatable, CustomStringConvertible {
     /// The placeholder the id replaces.
-    public static let placeholder = "{id}"
+    package static let placeholder = "{id}"
 
     /// As given.
-    public let template: String
+    package let template: String
 
     /// Checks that `template` is an http(s) URL once `{id}` is filled in, with `{id}` after the host.
-    public init(parsing template: String) throws(SettingProblem) {
+    package init(parsing template: String) throws(SettingProblem) {
         guard template.contains(Self.placeholder) else {
             throw SettingProblem("has no \(Self.placeholder) where the item's id goes, as in https://example.com/items/{id}")
         }
@@ -24,7 +24,7 @@ public struct ItemURLTemplate: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The URL for the item `id`.
-    public func address(for id: String) -> HTTPAddress {
+    package func address(for id: String) -> HTTPAddress {
         // Cannot fail: the template parsed with "id" in place of {id}, and a percent-encoded id uses only the same
         // characters, which a path segment allows.
         // swift-format-ignore: NeverUseForceTry
@@ -32,5 +32,5 @@ public struct ItemURLTemplate: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Shown in messages without the query's values, with `{id}` as written.
-    public var description: String { HTTPAddress.redacted(template) }
+    package var description: String { HTTPAddress.redacted(template) }
 }

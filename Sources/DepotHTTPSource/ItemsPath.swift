@@ -1,22 +1,22 @@
 import DepotCore
 import DepotJSON
-public import DepotSources
+package import DepotSources
 
 /// Where the array of items sits in a response: nowhere (the response is the array), or under a member,
 /// `results`, or a dotted path of members, `data.results`. A member whose name contains a dot cannot be named.
-public struct ItemsPath: Sendable, Equatable, CustomStringConvertible {
+package struct ItemsPath: Sendable, Equatable, CustomStringConvertible {
     /// The member names from the outside in; empty for the whole response.
-    public let members: [String]
+    package let members: [String]
 
     /// The whole response is the array.
-    public static let whole = ItemsPath(members: [])
+    package static let whole = ItemsPath(members: [])
 
-    public init(members: [String]) {
+    package init(members: [String]) {
         self.members = members
     }
 
     /// Parses `results` or `data.results`. An empty path, or an empty member (`data..results`), is an error.
-    public init(parsing text: String) throws(SettingProblem) {
+    package init(parsing text: String) throws(SettingProblem) {
         guard !text.isEmpty else {
             throw SettingProblem("is empty; leave it out when the response itself is the array of items")
         }
@@ -27,7 +27,7 @@ public struct ItemsPath: Sendable, Equatable, CustomStringConvertible {
         self.members = members
     }
 
-    public var description: String { members.joined(separator: ".") }
+    package var description: String { members.joined(separator: ".") }
 
     /// The array at this path in `response`, or an error for `what` (`GET https://host/items`) that says what
     /// was found instead and how to fix the path.

@@ -1,26 +1,26 @@
 import DepotCore
 import DepotPlatform
-public import DepotSources
+package import DepotSources
 
 /// A request header whose value is a secret kept in a file: one the config file names (`"headerFiles"`), or a
 /// systemd credential (`"headerCredentials"`, from `LoadCredential=`, read in `$CREDENTIALS_DIRECTORY`).
 ///
 /// The file is read for every request, so a rotated token is used without a reload. Its value goes into the
 /// request and nowhere else: messages name the header and the file, never what is in it.
-public struct SecretHeader: Sendable, Equatable {
+package struct SecretHeader: Sendable, Equatable {
     /// Where the value comes from, for messages.
-    public enum Origin: Sendable, Equatable {
+    package enum Origin: Sendable, Equatable {
         case file
         /// A systemd credential of this name.
         case credential(String)
     }
 
-    public let name: String
+    package let name: String
     /// The file that holds the value.
-    public let path: String
-    public let origin: Origin
+    package let path: String
+    package let origin: Origin
 
-    public init(name: String, path: String, origin: Origin) throws(SettingProblem) {
+    package init(name: String, path: String, origin: Origin) throws(SettingProblem) {
         try HeaderField.check(name: name)
         self.name = name
         self.path = path

@@ -1,6 +1,6 @@
-public import DepotCore
+package import DepotCore
 import DepotSources
-public import Logging
+package import Logging
 
 /// Keeps the repository in step with a PostgreSQL table: runs the `PostgresLink`, and on every wake-up, on every
 /// (re)connection and every poll interval asks the repository to `follow` (read only what changed since the
@@ -8,14 +8,14 @@ public import Logging
 /// stale until the link is back and caught up. Now and then (about hourly, jittered) it prunes the log.
 ///
 /// Runs until its task is cancelled (the daemon's service group on shutdown).
-public struct ChangeFeed: Sendable {
-    public let repository: Repository
-    public let source: PostgresSource
+package struct ChangeFeed: Sendable {
+    package let repository: Repository
+    package let source: PostgresSource
     /// What the polls wait on.
     private let clock: any Clock<Duration>
     private let logger: Logger
 
-    public init(repository: Repository, source: PostgresSource, clock: any Clock<Duration> = ContinuousClock(), logger: Logger) {
+    package init(repository: Repository, source: PostgresSource, clock: any Clock<Duration> = ContinuousClock(), logger: Logger) {
         self.repository = repository
         self.source = source
         self.clock = clock
@@ -28,7 +28,7 @@ public struct ChangeFeed: Sendable {
         case poll
     }
 
-    public func run() async {
+    package func run() async {
         let (wakes, continuation) = AsyncStream.makeStream(of: Wake.self)
         let link = source.link
         let pollInterval = Duration.seconds(link.address.pollInterval)

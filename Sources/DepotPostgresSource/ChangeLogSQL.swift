@@ -1,4 +1,4 @@
-public import DepotSources
+package import DepotSources
 
 /// The SQL of a table's change feed, and the queries depotd runs against it, for one configured table.
 ///
@@ -11,14 +11,14 @@ public import DepotSources
 /// applied every change up to N therefore asks for `position > N` and misses nothing, and a snapshot that shows
 /// position N shows exactly the changes up to N: the revision is the same for the same data in every daemon.
 /// The price: writes to the table are serialised, which NOTIFY's own commit-time lock does anyway.
-public struct ChangeLogSQL: Sendable {
+package struct ChangeLogSQL: Sendable {
     /// Bumped when the installed objects change: `setup` replaces older ones, and depotd runs it only when the
     /// installed function carries another version.
-    public static let version = "depot change feed 1"
+    package static let version = "depot change feed 1"
 
-    public let address: PostgresAddress
+    package let address: PostgresAddress
 
-    public init(address: PostgresAddress) {
+    package init(address: PostgresAddress) {
         self.address = address
     }
 
@@ -26,17 +26,17 @@ public struct ChangeLogSQL: Sendable {
     private func name(_ suffix: String) -> String { schemaPrefix + PostgresAddress.quoted(address.table + suffix) }
 
     /// The items table, quoted.
-    public var table: String { address.quotedTable }
+    package var table: String { address.quotedTable }
     /// `TABLE_changes`: position, id (NULL for a truncate: everything changed), recorded_at.
-    public var log: String { name("_changes") }
+    package var log: String { name("_changes") }
     /// `TABLE_revision`: one row, the last position given.
-    public var counter: String { name("_revision") }
+    package var counter: String { name("_revision") }
     /// The trigger function that records a change.
-    public var recordFunction: String { name("_record_change") }
+    package var recordFunction: String { name("_record_change") }
     /// The trigger function that wakes the listeners.
-    public var notifyFunction: String { name("_wake_listeners") }
+    package var notifyFunction: String { name("_wake_listeners") }
     /// The channel the wake-ups go to: `depot` and the table, as one identifier.
-    public var channel: String {
+    package var channel: String {
         // Identifiers are ASCII here (PostgresAddress allows no other), so 63 bytes are 63 characters.
         String(("depot_" + (address.schema.map { $0 + "_" } ?? "") + address.table).prefix(63))
     }
@@ -50,7 +50,7 @@ public struct ChangeLogSQL: Sendable {
     /// Creates (or brings up to date) the log, the counter, the functions and the triggers, serialised with other
     /// daemons doing the same by an advisory lock; run in one transaction (`BEGIN` first, `COMMIT` last), one
     /// statement at a time (postgres-nio's extended protocol takes one per query). Idempotent.
-    public var setupStatements: [String] {
+    package var setupStatements: [String] {
         let column = PostgresAddress.quoted(address.idColumn)
         let literalChannel = "'" + channel + "'"
         return [
@@ -122,14 +122,14 @@ public struct ChangeLogSQL: Sendable {
     }
 
     /// The setup as one script, for `depotd --print-postgres-setup` and a DBA's psql.
-    public var setup: String {
+    package var setup: String {
         "-- The change feed of \(table) for depotd (\(Self.version)). Safe to run again.\n"
             + setupStatements.map { $0 + ";\n" }.joined()
     }
 
     /// One row: the version comment of the installed record function (NULL when there is none), and whether the
     /// items table exists.
-    public var installedVersion: String {
+    package var installedVersion: String {
         """
         SELECT obj_description(to_regprocedure('\(recordFunction)()'), 'pg_proc'), to_regclass('\(table)') IS NOT NULL
         """
@@ -137,7 +137,7 @@ public struct ChangeLogSQL: Sendable {
 
     /// Every item in id order with the revision it is at, in one statement (one snapshot): a first row with the
     /// revision and NULLs when the table is empty. Columns: revision, id, present, document.
-    public var load: String {
+    package var load: String {
         """
         SELECT r.position, \(id)::text, \(id) IS NOT NULL, \(document)
         FROM \(counter) r LEFT JOIN \(table) i ON true
@@ -149,7 +149,7 @@ public struct ChangeLogSQL: Sendable {
     /// in one statement: a first row with the newest position and NULLs when there are none. Columns: newest,
     /// position, id, present, document. Each row is looked up by its key on its own (the LIMIT keeps the planner
     /// from turning the lookups into a join, which, planned for $2 changes, scanned the whole table for one).
-    public var changes: String {
+    package var changes: String {
         """
         SELECT r.position, l.position, l.id, c.document IS NOT NULL, c.document
         FROM \(counter) r
@@ -160,7 +160,7 @@ public struct ChangeLogSQL: Sendable {
     }
 
     /// Drops the changes older than $1 seconds.
-    public var prune: String {
+    package var prune: String {
         "DELETE FROM \(log) WHERE recorded_at < now() - make_interval(secs => $1)"
     }
 }

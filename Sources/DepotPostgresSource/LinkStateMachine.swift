@@ -6,8 +6,8 @@
 /// A query is never queued behind a connection that is known lost: while the link waits to try again, queries fail
 /// at once with the reason, so a mutation answers a clear error rather than hanging. Only during a connection
 /// attempt do they wait for its outcome (at most the connect timeout).
-public struct LinkStateMachine<Connection, Waiter> {
-    public enum State {
+package struct LinkStateMachine<Connection, Waiter> {
+    package enum State {
         /// An attempt is under way; `failures` attempts in a row failed before it. Queries wait for the outcome.
         case connecting(failures: Int, waiters: [Waiter])
         /// Connected and listening; queries use the connection.
@@ -18,19 +18,19 @@ public struct LinkStateMachine<Connection, Waiter> {
         case shutDown
     }
 
-    public private(set) var state: State = .connecting(failures: 0, waiters: [])
+    package private(set) var state: State = .connecting(failures: 0, waiters: [])
 
-    public init() {}
+    package init() {}
 
     /// What a query may do now.
-    public enum QueryAction {
+    package enum QueryAction {
         case run(Connection)
         /// Wait: the query's waiter was kept, and is resumed by `connected` or failed by `failed`/`shutDown`.
         case wait
         case fail(reason: String)
     }
 
-    public mutating func query(_ waiter: Waiter) -> QueryAction {
+    package mutating func query(_ waiter: Waiter) -> QueryAction {
         switch state {
         case .connecting(let failures, var waiters):
             waiters.append(waiter)
@@ -46,7 +46,7 @@ public struct LinkStateMachine<Connection, Waiter> {
     }
 
     /// An attempt succeeded: the waiters to resume with the connection. After shut down, nil: close it.
-    public mutating func connected(_ connection: Connection) -> [Waiter]? {
+    package mutating func connected(_ connection: Connection) -> [Waiter]? {
         switch state {
         case .connecting(_, let waiters):
             state = .connected(connection)
@@ -59,17 +59,17 @@ public struct LinkStateMachine<Connection, Waiter> {
     }
 
     /// What follows a failed attempt or a lost connection.
-    public struct Failure {
+    package struct Failure {
         /// Queries that waited for the attempt: fail them with the reason.
-        public var waiters: [Waiter]
+        package var waiters: [Waiter]
         /// Failed attempts in a row, this one included: what the backoff's window grows with.
-        public var failures: Int
+        package var failures: Int
         /// True when the connection had been up: the items held are now stale.
-        public var lost: Bool
+        package var lost: Bool
     }
 
     /// An attempt failed, or the connection was lost, for `reason`. nil after shut down: nothing to do.
-    public mutating func failed(reason: String) -> Failure? {
+    package mutating func failed(reason: String) -> Failure? {
         switch state {
         case .connecting(let failures, let waiters):
             state = .waiting(failures: failures + 1, reason: reason)
@@ -86,7 +86,7 @@ public struct LinkStateMachine<Connection, Waiter> {
     }
 
     /// The delay is over: start the next attempt. False after shut down.
-    public mutating func retry() -> Bool {
+    package mutating func retry() -> Bool {
         switch state {
         case .waiting(let failures, _):
             state = .connecting(failures: failures, waiters: [])
@@ -99,7 +99,7 @@ public struct LinkStateMachine<Connection, Waiter> {
     }
 
     /// depotd is stopping: the waiters to fail, and the connection to close if there is one.
-    public mutating func shutDown() -> (waiters: [Waiter], connection: Connection?) {
+    package mutating func shutDown() -> (waiters: [Waiter], connection: Connection?) {
         defer { state = .shutDown }
         switch state {
         case .connecting(_, let waiters): return (waiters, nil)
@@ -109,7 +109,7 @@ public struct LinkStateMachine<Connection, Waiter> {
     }
 
     /// Whether the connection is up.
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         if case .connected = state { return true }
         return false
     }

@@ -1,11 +1,11 @@
 import DepotCore
-public import DepotPlatform
-public import DepotSources
-public import Logging
+package import DepotPlatform
+package import DepotSources
+package import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
-public import PostgresNIO
+package import PostgresNIO
 
 #if canImport(Glibc)
 import Glibc
@@ -18,9 +18,9 @@ import Glibc
 ///
 /// One connection per daemon, not a pool: the database's cost of a fleet is one connection per machine, and LISTEN
 /// needs a session of its own anyway (a pooler in transaction mode would not carry it).
-public final class PostgresLink: Sendable {
+package final class PostgresLink: Sendable {
     /// What the link tells whoever runs it.
-    public enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         /// Connected and listening: catch up now (every change before LISTEN has to be read).
         case connected
         /// A wake-up: the log reached `position` (nil when the payload was not a position).
@@ -31,8 +31,8 @@ public final class PostgresLink: Sendable {
 
     typealias Waiter = CheckedContinuation<PostgresConnection, any Error>
 
-    public let address: PostgresAddress
-    public let sql: ChangeLogSQL
+    package let address: PostgresAddress
+    package let sql: ChangeLogSQL
     private let password: PostgresPassword
     private let backoff: ReconnectBackoff
     private let queryTimeout: Duration
@@ -40,7 +40,7 @@ public final class PostgresLink: Sendable {
     private let machine = Locked(LinkStateMachine<PostgresConnection, Waiter>())
     private let connectionNumbers = Locked(0)
 
-    public init(
+    package init(
         address: PostgresAddress,
         password: PostgresPassword,
         backoff: ReconnectBackoff = .standard,
@@ -56,7 +56,7 @@ public final class PostgresLink: Sendable {
     }
 
     /// Whether the connection is up now.
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         machine.withLock { $0.isConnected }
     }
 
@@ -64,7 +64,7 @@ public final class PostgresLink: Sendable {
 
     /// Runs `body` on the connection within the query time limit. Waits for an attempt under way; fails at once
     /// with `SourceError.unavailable` while the link waits to try again, saying why.
-    public func withConnection<T: Sendable>(
+    package func withConnection<T: Sendable>(
         _ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         try await withConnection(what) { connection, _ in try await body(connection) }
@@ -72,7 +72,7 @@ public final class PostgresLink: Sendable {
 
     /// Runs `body` on the connection; the time limit counts from the last time `body` told its `QueryProgress` that
     /// the answer advanced (each row read), so a long answer that keeps coming is not taken for a dead connection.
-    public func withConnection<T: Sendable>(
+    package func withConnection<T: Sendable>(
         _ what: String, _ body: @escaping @Sendable (PostgresConnection, QueryProgress) async throws -> T
     ) async throws -> T {
         let connection = try await acquire(what)
@@ -145,7 +145,7 @@ public final class PostgresLink: Sendable {
     /// Keeps the connection: connects, makes sure the change feed is installed, LISTENs, reports `connected`,
     /// then every wake-up; after a loss reports `lost` and tries again after a jittered delay. Returns when the
     /// task is cancelled, with the connection closed.
-    public func run(_ report: @escaping @Sendable (Event) -> Void) async {
+    package func run(_ report: @escaping @Sendable (Event) -> Void) async {
         var generator = SystemRandomNumberGenerator()
         while !Task.isCancelled {
             let reason = await connectAndListen(report)

@@ -7,17 +7,17 @@ import Glibc
 /// Where the database password comes from, if anywhere: a file (mode 0600, or a systemd credential, which
 /// `LoadCredential=` puts in `$CREDENTIALS_DIRECTORY`). Read at every connection attempt, so a rotated password is
 /// picked up by the next reconnect. Never in the URI, a flag's value, the environment or a log.
-public enum PostgresPassword: Sendable, Equatable {
+package enum PostgresPassword: Sendable, Equatable {
     /// No password: trust, peer or certificate authentication.
     case none
     /// The first line of this file, without its line ending.
     case file(path: String)
 
     /// The credential name depotd looks for in `$CREDENTIALS_DIRECTORY`.
-    public static let credentialName = "postgres-password"
+    package static let credentialName = "postgres-password"
 
     /// The password from `file` when given, else the systemd credential when there is one, else none.
-    public static func resolve(file: String?, environment: [String: String]) -> PostgresPassword {
+    package static func resolve(file: String?, environment: [String: String]) -> PostgresPassword {
         if let file { return .file(path: file) }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
             let path = directory + "/" + credentialName
@@ -27,7 +27,7 @@ public enum PostgresPassword: Sendable, Equatable {
     }
 
     /// The password now, or nil.
-    public func read() throws -> String? {
+    package func read() throws -> String? {
         guard case .file(let path) = self else { return nil }
         let bytes: [UInt8]
         do {
@@ -42,8 +42,8 @@ public enum PostgresPassword: Sendable, Equatable {
         return String(decoding: line, as: UTF8.self)
     }
 
-    public struct PasswordFileError: Error, CustomStringConvertible {
-        public var message: String
-        public var description: String { message }
+    package struct PasswordFileError: Error, CustomStringConvertible {
+        package var message: String
+        package var description: String { message }
     }
 }

@@ -1,8 +1,8 @@
-public import DepotCore
-public import DepotJSON
+package import DepotCore
+package import DepotJSON
 import DepotPlatform
 import DepotSources
-public import Logging
+package import Logging
 import PostgresNIO
 
 /// A table in PostgreSQL as depotd's source (`--source postgres://…`): a load reads every row, in id order, with
@@ -11,8 +11,8 @@ import PostgresNIO
 /// costs one row read, whatever the table's size.
 ///
 /// It reads with the change log `ChangeLogSQL` describes, which `PostgresLink` installs when it connects.
-public struct PostgresSource: WritableSource, ChangeFeedSource {
-    public let link: PostgresLink
+package struct PostgresSource: WritableSource, ChangeFeedSource {
+    package let link: PostgresLink
     /// The member of each item that holds its id: it must equal the row's id column.
     private let idField: String
     private let logger: Logger
@@ -21,20 +21,20 @@ public struct PostgresSource: WritableSource, ChangeFeedSource {
     /// The table's columns once read, for a table whose whole row is the item.
     private let columns = Locked<[String]?>(nil)
 
-    public init(link: PostgresLink, idField: String, catchUpLimit: Int = 10_000, logger: Logger) {
+    package init(link: PostgresLink, idField: String, catchUpLimit: Int = 10_000, logger: Logger) {
         self.link = link
         self.idField = idField
         self.catchUpLimit = catchUpLimit
         self.logger = logger
     }
 
-    public var description: String { link.address.description }
+    package var description: String { link.address.description }
 
-    public func fetchItems() async throws -> [JSONValue] {
+    package func fetchItems() async throws -> [JSONValue] {
         try await load().values
     }
 
-    public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
+    package func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
         if let revision = version?.revision, let listing = try await changes(since: revision) {
             return listing
         }
@@ -43,17 +43,17 @@ public struct PostgresSource: WritableSource, ChangeFeedSource {
     }
 
     /// A table read in id order: a new item goes where its id sorts.
-    public var newItemPlacement: NewItemPlacement { .byID }
+    package var newItemPlacement: NewItemPlacement { .byID }
 
     /// Runs the table's change feed (`ChangeFeed`): its connection, its wake-ups and polls.
-    public func followChanges(into repository: Repository, clock: any Clock<Duration>, logger: Logger) async {
+    package func followChanges(into repository: Repository, clock: any Clock<Duration>, logger: Logger) async {
         await ChangeFeed(repository: repository, source: self, clock: clock, logger: logger).run()
     }
 
     /// Makes the changes, in order, each one statement whose precondition is part of it (`ItemWriteSQL`), a batch in
     /// one transaction: all or none, whoever else writes the table meanwhile. Answers `.changed`: the repository then
     /// reads the change log since the revision it holds — this write, and whatever other writers did.
-    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+    package func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
         let sql = ItemWriteSQL(address: link.address, columns: try await wholeRowColumns())
         let what = changes.count == 1 ? "write \(changes[0].id) to \(link.sql.table)" : "write \(changes.count) changes to \(link.sql.table)"
         let created = try await link.withConnection(what) { [logger, description] connection in
@@ -147,7 +147,7 @@ public struct PostgresSource: WritableSource, ChangeFeedSource {
     }
 
     /// Deletes the changes older than the retention from the log. Any daemon may; it costs one statement.
-    public func pruneLog() async throws {
+    package func pruneLog() async throws {
         let sql = link.sql.prune
         let retention = link.address.retention
         try await link.withConnection("prune \(link.sql.log)") { [logger] connection in

@@ -1,4 +1,4 @@
-public import DepotJSON
+package import DepotJSON
 
 /// A JSON Schema (the draft-07 keywords, as OpenRPC documents use them), compiled once and resolved against
 /// the document it lives in, so that `"$ref": "#/components/schemas/State"` works.
@@ -13,17 +13,17 @@ public import DepotJSON
 /// - Numbers compare exactly as decimals (`DecimalNumber`), never through `Double`.
 /// A keyword it does not implement is never passed over quietly: `unsupportedKeywords` lists it, and
 /// `validate` reports an instance it would apply to as one it cannot check.
-public struct JSONSchema: Sendable {
+package struct JSONSchema: Sendable {
     /// The schema as written.
-    public let json: JSONValue
+    package let json: JSONValue
     /// Where the schema is in its document (`#/components/schemas/State`), or "" when that is not known.
-    public let location: String
+    package let location: String
     let compiled: CompiledSchemas
 
     /// `schema`, whose `$ref`s lead into `root` (the whole document) or into `documents` (other documents, by
     /// URI; nothing is ever fetched). `location` is where the schema is in `root`, as `#/…`; give it when known,
     /// so that messages about the schema say where it is and relative references resolve from there.
-    public init(
+    package init(
         _ schema: JSONValue,
         root: JSONValue,
         location: String? = nil,
@@ -39,29 +39,29 @@ public struct JSONSchema: Sendable {
     }
 
     /// A schema that is its own document: its `$ref`s point into itself, or into `documents` (by URI).
-    public init(_ schema: JSONValue, documents: [String: JSONValue] = [:], integers: IntegerRule = .literal) {
+    package init(_ schema: JSONValue, documents: [String: JSONValue] = [:], integers: IntegerRule = .literal) {
         self.init(schema, root: schema, location: "#", documents: documents, integers: integers)
     }
 
     /// Every way `instance` fails the schema, in the order the schema's keywords and the instance's members
     /// come; empty when it is valid.
-    public func validate(_ instance: JSONValue) -> [SchemaViolation] {
+    package func validate(_ instance: JSONValue) -> [SchemaViolation] {
         SchemaEvaluator(schemas: compiled).violations(of: instance)
     }
 
     /// Whether `instance` is valid; stops at the first violation.
-    public func isValid(_ instance: JSONValue) -> Bool {
+    package func isValid(_ instance: JSONValue) -> Bool {
         let evaluator = SchemaEvaluator(schemas: compiled)
         return evaluator.matches(compiled.entry, instance, .start)
     }
 
     /// The keywords of this schema, and of every schema its `$ref`s lead to, that are not applied as written.
-    public var unsupportedKeywords: [UnsupportedKeyword] {
+    package var unsupportedKeywords: [UnsupportedKeyword] {
         compiled.allNodes.flatMap(\.issues)
     }
 
     /// The keywords in `schema` (a schema on its own, `$ref`s into itself) that are not applied as written.
-    public static func unsupportedKeywords(in schema: JSONValue) -> [UnsupportedKeyword] {
+    package static func unsupportedKeywords(in schema: JSONValue) -> [UnsupportedKeyword] {
         JSONSchema(schema).unsupportedKeywords
     }
 }

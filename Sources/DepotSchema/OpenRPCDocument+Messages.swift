@@ -1,4 +1,4 @@
-public import DepotJSON
+package import DepotJSON
 
 /// Whole JSON-RPC 2.0 messages held to the document: the envelope JSON-RPC requires, then the method's own
 /// result, error or params. Paths are into the message ("/result/items/3", "/error/code", "/params/state/seq").
@@ -9,7 +9,7 @@ extension OpenRPCDocument {
     ///
     /// A method the document does not list may only be answered with one of JSON-RPC's own errors (-32601
     /// "method not found", for a start). `rpc.discover`'s result must look like an OpenRPC document.
-    public func validateResponse(_ message: JSONValue, toMethod method: String) -> [SchemaViolation] {
+    package func validateResponse(_ message: JSONValue, toMethod method: String) -> [SchemaViolation] {
         guard case .object(let object) = message else {
             return [SchemaViolation(path: "", message: "must be a JSON-RPC response object, found \(Wording.brief(message))")]
         }
@@ -38,7 +38,7 @@ extension OpenRPCDocument {
 
     /// A notification from the server: `jsonrpc` "2.0", a `method` the document marks `"x-notification"`, no
     /// `id`, nothing else; then its `params` against the notification's params.
-    public func validateNotification(_ message: JSONValue) -> [SchemaViolation] {
+    package func validateNotification(_ message: JSONValue) -> [SchemaViolation] {
         guard case .object(let object) = message else {
             return [SchemaViolation(path: "", message: "must be a JSON-RPC notification object, found \(Wording.brief(message))")]
         }

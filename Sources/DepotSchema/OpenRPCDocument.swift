@@ -1,19 +1,19 @@
-public import DepotJSON
+package import DepotJSON
 
 /// An OpenRPC 1.3 document (rpc-schema/openrpc.json): its methods, the notifications the server sends (listed
 /// among the methods with `"x-notification": true`, as OpenRPC has no place for them) and its components.
-public struct OpenRPCDocument: Sendable {
+package struct OpenRPCDocument: Sendable {
     /// The document as parsed; what `rpc.discover` answers.
-    public let json: JSONValue
+    package let json: JSONValue
     /// Calls and notifications, in document order.
-    public let methods: [OpenRPCMethod]
+    package let methods: [OpenRPCMethod]
 
     /// The method OpenRPC reserves for asking a server for its document. It is not listed in the document.
-    public static let discoverMethodName = "rpc.discover"
+    package static let discoverMethodName = "rpc.discover"
 
     /// Parses and reads `bytes`; throws when they are not JSON, when `methods` is missing or not an array, or
     /// when a method, param, result or error lacks what the checks need (the error says where).
-    public init(parsing bytes: [UInt8]) throws(OpenRPCDocumentError) {
+    package init(parsing bytes: [UInt8]) throws(OpenRPCDocumentError) {
         let json: JSONValue
         do {
             json = try JSONParser.parse(bytes)
@@ -23,7 +23,7 @@ public struct OpenRPCDocument: Sendable {
         try self.init(json: json)
     }
 
-    public init(json: JSONValue) throws(OpenRPCDocumentError) {
+    package init(json: JSONValue) throws(OpenRPCDocumentError) {
         guard case .object(let object) = json else {
             throw .malformed("#", "must be an object, found \(Wording.brief(json))")
         }
@@ -46,23 +46,23 @@ public struct OpenRPCDocument: Sendable {
         self.methods = methods
     }
 
-    public func method(named name: String) -> OpenRPCMethod? {
+    package func method(named name: String) -> OpenRPCMethod? {
         methods.first { $0.name == name }
     }
 
     /// The methods clients call (everything but notifications), in document order.
-    public var calledMethodNames: [String] {
+    package var calledMethodNames: [String] {
         methods.filter { !$0.isNotification }.map(\.name)
     }
 
     /// The notifications the server sends, in document order.
-    public var notificationNames: [String] {
+    package var notificationNames: [String] {
         methods.filter(\.isNotification).map(\.name)
     }
 
     /// Every keyword, in every schema of the document (params, results, error data, `components/schemas`, and
     /// whatever their `$ref`s lead to), that the validator does not apply as written; each listed once.
-    public var unsupportedKeywords: [UnsupportedKeyword] {
+    package var unsupportedKeywords: [UnsupportedKeyword] {
         var schemas: [JSONSchema] = methods.flatMap { method in
             method.params.map(\.schema) + [method.resultSchema].compactMap { $0 } + method.errors.compactMap(\.dataSchema)
         }

@@ -1,20 +1,20 @@
-public import DepotJSON
+package import DepotJSON
 
 /// Why an OpenRPC document cannot be used: it is not JSON, or a part the validator needs is missing or has
 /// the wrong shape. Says where (a `#/…` pointer) and what, so the document can be fixed.
-public struct OpenRPCDocumentError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Reason: Sendable, Equatable {
+package struct OpenRPCDocumentError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Reason: Sendable, Equatable {
         /// The bytes are not JSON.
         case invalidJSON(JSONParseError)
         /// The JSON is not an OpenRPC document as far as methods, params, results and errors go.
         case malformed(String)
     }
 
-    public let reason: Reason
+    package let reason: Reason
     /// Where in the document the problem is: "#/methods/3/params/0", "#" for the document itself.
-    public let location: String
+    package let location: String
 
-    public init(reason: Reason, location: String) {
+    package init(reason: Reason, location: String) {
         self.reason = reason
         self.location = location
     }
@@ -23,7 +23,7 @@ public struct OpenRPCDocumentError: Error, Sendable, Equatable, CustomStringConv
         OpenRPCDocumentError(reason: .malformed(problem), location: location)
     }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .invalidJSON(let error):
             "the OpenRPC document is not valid JSON: \(error)"

@@ -4,17 +4,17 @@ import DepotJSON
 ///
 /// OpenRPC 1.3 defines an error's `data` as a value (an example), not a schema; Depot's document uses it as
 /// the schema of the data its errors carry, and so does this type.
-public struct OpenRPCError: Sendable {
-    public let code: Int
-    public let message: String
+package struct OpenRPCError: Sendable {
+    package let code: Int
+    package let message: String
     /// What the error's `data` must match; nil when the document does not describe it (any data, or none).
-    public let dataSchema: JSONSchema?
+    package let dataSchema: JSONSchema?
     /// The error's name in `components/errors` when the method refers to it there ("RemoveFailed").
-    public let componentName: String?
+    package let componentName: String?
 
     /// The codes JSON-RPC 2.0 itself defines, which any method may answer with: parse error, invalid request,
     /// method not found, invalid params, internal error.
-    public static let jsonRPCCodes = [-32700, -32600, -32601, -32602, -32603]
+    package static let jsonRPCCodes = [-32700, -32600, -32601, -32602, -32603]
 
     init(_ value: JSONValue, at location: String, reader: OpenRPCReader) throws(OpenRPCDocumentError) {
         let (object, place) = try reader.object(value, at: location, what: "an error object")

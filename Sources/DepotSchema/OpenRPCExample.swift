@@ -1,12 +1,12 @@
-public import DepotJSON
+package import DepotJSON
 
 /// One of a method's examples (an OpenRPC Example Pairing): the params of a call and the result it gets.
-public struct OpenRPCExample: Sendable {
-    public let name: String
+package struct OpenRPCExample: Sendable {
+    package let name: String
     /// The example's params by name, in the order listed; a param given by `externalValue` is left out.
-    public let params: JSONObject
+    package let params: JSONObject
     /// The result's `value`; nil when the example has none (a notification) or gives it by `externalValue`.
-    public let result: JSONValue?
+    package let result: JSONValue?
 
     init(_ value: JSONValue, at location: String, reader: OpenRPCReader) throws(OpenRPCDocumentError) {
         let (object, place) = try reader.object(value, at: location, what: "an example pairing")

@@ -1,28 +1,28 @@
-public import DepotJSON
+package import DepotJSON
 
 /// One method of an OpenRPC document, or one notification the server sends (marked `"x-notification": true`),
 /// with what it takes, answers and may fail with, and the checks that hold messages to it.
-public struct OpenRPCMethod: Sendable {
+package struct OpenRPCMethod: Sendable {
     /// How a method takes its params (OpenRPC's `paramStructure`; `either` when absent).
-    public enum ParamStructure: String, Sendable {
+    package enum ParamStructure: String, Sendable {
         case byName = "by-name"
         case byPosition = "by-position"
         case either
     }
 
-    public let name: String
-    public let summary: String?
-    public let description: String?
+    package let name: String
+    package let summary: String?
+    package let description: String?
     /// True for a notification the server sends (`"x-notification": true`); clients never call it.
-    public let isNotification: Bool
-    public let paramStructure: ParamStructure
+    package let isNotification: Bool
+    package let paramStructure: ParamStructure
     /// In the order the document lists them, which is also their order by position.
-    public let params: [OpenRPCParam]
+    package let params: [OpenRPCParam]
     /// What a successful answer's `result` must match; nil when the method has no result (a notification).
-    public let resultSchema: JSONSchema?
+    package let resultSchema: JSONSchema?
     /// The errors the method lists, besides JSON-RPC's own (`OpenRPCError.jsonRPCCodes`).
-    public let errors: [OpenRPCError]
-    public let examples: [OpenRPCExample]
+    package let errors: [OpenRPCError]
+    package let examples: [OpenRPCExample]
 
     init(_ value: JSONValue, at location: String, reader: OpenRPCReader) throws(OpenRPCDocumentError) {
         let (object, place) = try reader.object(value, at: location, what: "a method object")
@@ -72,7 +72,7 @@ public struct OpenRPCMethod: Sendable {
 
     /// Params by name: names the method does not take, required ones that are missing, and each value against
     /// its schema. Paths start with the param's name ("/id"); a missing param is reported at "".
-    public func validateParams(_ params: JSONObject) -> [SchemaViolation] {
+    package func validateParams(_ params: JSONObject) -> [SchemaViolation] {
         var violations: [SchemaViolation] = []
         for param in self.params where param.isRequired && params.member(named: param.name) == nil {
             violations.append(SchemaViolation(path: "", message: "missing required param \(Wording.quote(param.name))"))
@@ -90,7 +90,7 @@ public struct OpenRPCMethod: Sendable {
 
     /// The `params` member of a call or notification, which may be absent (no params), an object (by name) or
     /// an array (by position), as the method's `paramStructure` allows. An empty array counts as by position.
-    public func validateParams(member params: JSONValue?) -> [SchemaViolation] {
+    package func validateParams(member params: JSONValue?) -> [SchemaViolation] {
         switch params {
         case nil:
             return validateParams(JSONObject())
@@ -133,7 +133,7 @@ public struct OpenRPCMethod: Sendable {
     // MARK: Answers
 
     /// A successful answer's `result` against the method's result schema.
-    public func validateResult(_ result: JSONValue) -> [SchemaViolation] {
+    package func validateResult(_ result: JSONValue) -> [SchemaViolation] {
         guard let resultSchema else {
             let why = isNotification ? "\(name) is a notification the server sends: nothing answers it" : "\(name) has no result in the document"
             return [SchemaViolation(path: "", message: "is not expected: \(why)")]
@@ -144,7 +144,7 @@ public struct OpenRPCMethod: Sendable {
     /// An error answer: its code must be one this method lists, or one of JSON-RPC's own (-32700, -32600,
     /// -32601, -32602, -32603); its data, when the listed error describes data, must be present and match that
     /// schema. Paths are within the error object ("/code", "/data/seq").
-    public func validateError(code: Int, data: JSONValue?) -> [SchemaViolation] {
+    package func validateError(code: Int, data: JSONValue?) -> [SchemaViolation] {
         let listed = errors.filter { $0.code == code }
         if !listed.isEmpty {
             let schemas = listed.compactMap(\.dataSchema)

@@ -1,13 +1,13 @@
 import DepotJSON
 
 /// One param of a method: an OpenRPC Content Descriptor in a method's `params`.
-public struct OpenRPCParam: Sendable {
-    public let name: String
+package struct OpenRPCParam: Sendable {
+    package let name: String
     /// Whether a call must give it (OpenRPC's `required`, false when absent).
-    public let isRequired: Bool
-    public let schema: JSONSchema
-    public let summary: String?
-    public let description: String?
+    package let isRequired: Bool
+    package let schema: JSONSchema
+    package let summary: String?
+    package let description: String?
 
     init(_ value: JSONValue, at location: String, reader: OpenRPCReader) throws(OpenRPCDocumentError) {
         let (object, place) = try reader.object(value, at: location, what: "a content descriptor")

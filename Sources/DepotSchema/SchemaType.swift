@@ -50,7 +50,7 @@ enum InstanceKind: Sendable {
 }
 
 /// What the `integer` type accepts.
-public enum IntegerRule: Sendable {
+package enum IntegerRule: Sendable {
     /// A number written as an integer: no fraction, no exponent (`25`, not `25.0` or `2.5e1`). Depot's rule,
     /// the default: depotd reads ids and counts that way, so an instance the schema accepts is one depotd accepts.
     case literal

@@ -2,8 +2,8 @@
 /// draft-07 does not define (a typo, most likely), one that draft-07 ignores, or a value that is not what the
 /// keyword requires. A test that lists none of these for a document proves the validator checks every
 /// keyword the document uses.
-public struct UnsupportedKeyword: Sendable, Equatable, CustomStringConvertible {
-    public enum Reason: Sendable, Equatable {
+package struct UnsupportedKeyword: Sendable, Equatable, CustomStringConvertible {
+    package enum Reason: Sendable, Equatable {
         /// A draft-07 keyword this validator does not implement (`pattern`, `format`, `multipleOf`, …).
         /// `validate` reports every instance the keyword applies to as one it cannot check, rather than pass it.
         case notImplemented
@@ -21,18 +21,18 @@ public struct UnsupportedKeyword: Sendable, Equatable, CustomStringConvertible {
 
     /// Where the keyword is: a JSON Pointer in URI fragment form ("#/components/schemas/State/pattern") when the
     /// schema's place in its document is known, otherwise a pointer relative to the schema ("/properties/a/pattern").
-    public let location: String
+    package let location: String
     /// The keyword, or "" when the value at `location` as a whole is the problem (a subschema that is a number).
-    public let keyword: String
-    public let reason: Reason
+    package let keyword: String
+    package let reason: Reason
 
-    public init(location: String, keyword: String, reason: Reason) {
+    package init(location: String, keyword: String, reason: Reason) {
         self.location = location
         self.keyword = keyword
         self.reason = reason
     }
 
-    public var description: String {
+    package var description: String {
         let place = location.isEmpty ? "the schema" : location
         let name = Wording.quote(keyword)
         return switch reason {

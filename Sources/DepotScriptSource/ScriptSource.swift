@@ -1,21 +1,21 @@
-public import DepotCore
-public import DepotJSON
+package import DepotCore
+package import DepotJSON
 import DepotPlatform
-public import Logging
+package import Logging
 
 /// `--source script:FILE`: a source whose answer is the current step of a `StreamScript`, which `advance()` moves
 /// on (its change feed does, at each step's time, then loads). A first step without a delay is the answer
 /// from the start; before a delayed first step takes effect, the answer is an empty collection. A removal removes
 /// the item from the current answer, until the next step.
-public final class ScriptSource: WritableSource, ChangeFeedSource {
-    public let path: String
-    public let script: StreamScript
+package final class ScriptSource: WritableSource, ChangeFeedSource {
+    package let path: String
+    package let script: StreamScript
     /// The step answering now (nil before the first), and the ids removed from it since.
     private let playing = Locked<(step: Int?, removed: Set<String>)>((nil, []))
     private let idField: String
 
     /// Reads and checks the script at `path`; an error says where and what is wrong.
-    public init(path: String, idField: String) throws(SourceError) {
+    package init(path: String, idField: String) throws(SourceError) {
         self.path = path
         self.idField = idField
         let bytes: [UInt8]
@@ -36,11 +36,11 @@ public final class ScriptSource: WritableSource, ChangeFeedSource {
         }
     }
 
-    public var description: String { "script:\(path)" }
+    package var description: String { "script:\(path)" }
 
     /// How long after the step now answering the next one takes effect; nil when the stream is over (it does not
     /// repeat and the last step answers).
-    public var nextDelay: Duration? {
+    package var nextDelay: Duration? {
         playing.withLock { playing in
             let next = (playing.step ?? -1) + 1
             if next < script.steps.count { return script.steps[next].delay }
@@ -50,7 +50,7 @@ public final class ScriptSource: WritableSource, ChangeFeedSource {
 
     /// Moves to the next step (to the first again when the stream repeats); false when the stream is over.
     @discardableResult
-    public func advance() -> Bool {
+    package func advance() -> Bool {
         playing.withLock { playing in
             var next = (playing.step ?? -1) + 1
             if next >= script.steps.count {
@@ -62,7 +62,7 @@ public final class ScriptSource: WritableSource, ChangeFeedSource {
         }
     }
 
-    public func fetchItems() async throws -> [JSONValue] {
+    package func fetchItems() async throws -> [JSONValue] {
         let (step, removed) = playing.withLock { $0 }
         guard let step else { return [] }
         return script.steps[step].items.filter { item in
@@ -74,7 +74,7 @@ public final class ScriptSource: WritableSource, ChangeFeedSource {
     /// Plays the stream: at each step's time moves on and loads, so every subscriber sees the step as a new state, as
     /// if the source had changed. The stream stops at its last step unless it repeats; a reload that makes a new script
     /// the source starts that one from its beginning (this one's feed is cancelled first).
-    public func followChanges(into repository: Repository, clock: any Clock<Duration>, logger: Logger) async {
+    package func followChanges(into repository: Repository, clock: any Clock<Duration>, logger: Logger) async {
         logger.info("playing the stream \"\(script.name)\" (\(script.steps.count) steps\(script.repeats ? ", repeating" : ""))")
         while let delay = nextDelay {
             do {
@@ -91,7 +91,7 @@ public final class ScriptSource: WritableSource, ChangeFeedSource {
 
     /// Removals hide an item until the next step, as before; a put or patch is refused: a script replays recorded
     /// collections and has nowhere to keep a written item.
-    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+    package func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
         guard changes.allSatisfy({ $0.write.item == nil }) else {
             throw SourceError(
                 .unsupported,

@@ -1,5 +1,5 @@
 import DepotCore
-public import DepotJSON
+package import DepotJSON
 import DepotOperators
 import DepotPipeline
 import Foundation
@@ -10,25 +10,25 @@ import Foundation
 /// step's collection becomes the source's answer once its `delay` operators have passed (from the step before),
 /// shaped by its filter, select, sort and limit operators; the daemon publishes it as if loaded. The stream plays
 /// once from start-up and stays at its last step, or loops with `"repeat": true`.
-public struct StreamScript: Sendable, Equatable {
+package struct StreamScript: Sendable, Equatable {
     /// One step: its items as the source answers them, and how long after the step before it takes effect.
-    public struct Step: Sendable, Equatable {
-        public let items: [JSONValue]
-        public let delay: Duration
+    package struct Step: Sendable, Equatable {
+        package let items: [JSONValue]
+        package let delay: Duration
     }
 
-    public let name: String
-    public let description: String?
-    public let steps: [Step]
-    public let repeats: Bool
+    package let name: String
+    package let description: String?
+    package let steps: [Step]
+    package let repeats: Bool
 
     /// Why a script cannot be played: where in the file, and what is wrong.
-    public struct Problem: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Problem: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// Decodes a script; items are read with `idField`, as a loaded collection's are.
-    public init(decoding value: JSONValue, idField: String) throws(Problem) {
+    package init(decoding value: JSONValue, idField: String) throws(Problem) {
         guard case .object(let object) = value else {
             throw Problem(description: "a stream script is an object {\"name\", \"description\", \"stream\": […], \"repeat\"}")
         }

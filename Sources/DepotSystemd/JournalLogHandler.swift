@@ -1,5 +1,5 @@
 import CSystemd
-public import Logging
+package import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -8,13 +8,13 @@ import Glibc
 /// Logs to the systemd journal with sd_journal_sendv: the message with its syslog priority, the code
 /// location, and every metadata entry as a field of its own (`subscription` → `DEPOT_SUBSCRIPTION`), so
 /// `journalctl -u depotd -p warning` and `journalctl DEPOT_METHOD=remove` work.
-public struct JournalLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
+package struct JournalLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
     private let identifier: String
     private let level: LogLevelControl
 
-    public init(identifier: String, level: LogLevelControl) {
+    package init(identifier: String, level: LogLevelControl) {
         self.identifier = identifier
         self.level = level
     }
@@ -22,17 +22,17 @@ public struct JournalLogHandler: LogHandler {
     private var levelOverride: Logger.Level?
 
     /// The daemon's shared level (which a reload can change), unless this logger was given its own.
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { levelOverride ?? level.current }
         set { levelOverride = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var fields = [
             "MESSAGE=\(event.message)",
             "PRIORITY=\(Self.priority(event.level))",

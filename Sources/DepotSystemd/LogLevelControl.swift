@@ -1,16 +1,16 @@
-public import Logging
+package import Logging
 import Synchronization
 
 /// The daemon's log level, shared by every log handler, so that a reload can change it for all loggers
 /// at once (swift-log's bootstrap happens only once per process).
-public final class LogLevelControl: Sendable {
+package final class LogLevelControl: Sendable {
     private let level: Atomic<UInt8>
 
-    public init(_ level: Logger.Level) {
+    package init(_ level: Logger.Level) {
         self.level = Atomic(Self.code(level))
     }
 
-    public var current: Logger.Level {
+    package var current: Logger.Level {
         get { Logger.Level.allCases[Int(level.load(ordering: .relaxed))] }
         set { level.store(Self.code(newValue), ordering: .relaxed) }
     }
@@ -25,38 +25,38 @@ public final class LogLevelControl: Sendable {
 
 /// Wraps another handler (the standard-error stream, when not under the journal) so that its level follows
 /// a `LogLevelControl`.
-public struct ControlledLevelLogHandler<Wrapped: LogHandler>: LogHandler {
+package struct ControlledLevelLogHandler<Wrapped: LogHandler>: LogHandler {
     private var wrapped: Wrapped
     private let level: LogLevelControl
     private var levelOverride: Logger.Level?
 
-    public init(_ wrapped: Wrapped, level: LogLevelControl) {
+    package init(_ wrapped: Wrapped, level: LogLevelControl) {
         self.wrapped = wrapped
         self.level = level
     }
 
     /// The daemon's shared level, unless this logger was given its own.
-    public var logLevel: Logger.Level {
+    package var logLevel: Logger.Level {
         get { levelOverride ?? level.current }
         set { levelOverride = newValue }
     }
 
-    public var metadata: Logger.Metadata {
+    package var metadata: Logger.Metadata {
         get { wrapped.metadata }
         set { wrapped.metadata = newValue }
     }
 
-    public var metadataProvider: Logger.MetadataProvider? {
+    package var metadataProvider: Logger.MetadataProvider? {
         get { wrapped.metadataProvider }
         set { wrapped.metadataProvider = newValue }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { wrapped[metadataKey: key] }
         set { wrapped[metadataKey: key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         wrapped.log(event: event)
     }
 }

@@ -5,14 +5,14 @@ import Glibc
 #endif
 
 /// A listening socket that systemd opened and passed to depotd (socket activation).
-public struct InheritedSocket: Sendable, Equatable {
+package struct InheritedSocket: Sendable, Equatable {
     /// The file descriptor, from SD_LISTEN_FDS_START (3) on.
-    public let descriptor: Int32
+    package let descriptor: Int32
     /// Its name from FileDescriptorName= (LISTEN_FDNAMES), "unknown" when the unit gave none.
-    public let name: String
+    package let name: String
 
     /// The path the socket is bound to, read with getsockname; nil for an abstract or unnamed socket.
-    public var path: String? {
+    package var path: String? {
         var address = sockaddr_un()
         var length = socklen_t(MemoryLayout<sockaddr_un>.size)
         let result = withUnsafeMutablePointer(to: &address) {
@@ -27,15 +27,15 @@ public struct InheritedSocket: Sendable, Equatable {
 }
 
 /// Reads the sockets systemd passed with LISTEN_FDS / LISTEN_PID / LISTEN_FDNAMES.
-public enum SocketActivation {
+package enum SocketActivation {
     /// Why a passed socket cannot be served, so depotd can say so instead of listening somewhere else.
-    public struct Problem: Error, Sendable, CustomStringConvertible {
-        public let description: String
+    package struct Problem: Error, Sendable, CustomStringConvertible {
+        package let description: String
     }
 
     /// The Unix stream socket systemd passed to this process, if it passed any: the one named `name`, or the
     /// only one. The LISTEN_* variables are removed, so processes depotd starts do not think they were passed it.
-    public static func inheritedUnixSocket(named name: String = "depotd") throws(Problem) -> InheritedSocket? {
+    package static func inheritedUnixSocket(named name: String = "depotd") throws(Problem) -> InheritedSocket? {
         let sockets = inheritedSockets()
         guard !sockets.isEmpty else { return nil }
         let chosen = sockets.first(where: { $0.name == name }) ?? (sockets.count == 1 ? sockets[0] : nil)

@@ -2,8 +2,8 @@ import Foundation
 
 /// Where the built depotd and depotctl are: next to this test binary (SwiftPM puts executables and the
 /// test bundle in the same build folder), unless DEPOT_BINARIES names another folder.
-public enum Binaries {
-    public static let folder: String = {
+package enum Binaries {
+    package static let folder: String = {
         if let folder = ProcessInfo.processInfo.environment["DEPOT_BINARIES"], !folder.isEmpty {
             return folder
         }
@@ -16,6 +16,6 @@ public enum Binaries {
         return folder.path
     }()
 
-    public static var depotd: String { folder + "/depotd" }
-    public static var depotctl: String { folder + "/depotctl" }
+    package static var depotd: String { folder + "/depotd" }
+    package static var depotctl: String { folder + "/depotctl" }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -10,13 +10,13 @@ import Glibc
 /// Started with posix_spawn and close-on-exec pipes, and given no other descriptor of this process: tests start
 /// many programs at once, and a pipe end inherited by a sibling would keep the output "open" until that sibling
 /// exits, a socket inherited would stay open after the test closed it.
-public final class ChildProcess: Sendable {
-    public let pid: pid_t
-    public let executable: String
-    public let standardOutput = Condition("")
-    public let standardError = Condition("")
+package final class ChildProcess: Sendable {
+    package let pid: pid_t
+    package let executable: String
+    package let standardOutput = Condition("")
+    package let standardError = Condition("")
     /// The exit status once it has exited (killed by a signal: 128 + the signal number).
-    public let exitStatus = Condition<Int32?>(nil)
+    package let exitStatus = Condition<Int32?>(nil)
     /// How many of the two output pipes have reached their end.
     private let outputClosed = Condition(0)
 
@@ -35,7 +35,7 @@ public final class ChildProcess: Sendable {
 
     /// - Parameter descriptors: extra descriptors for the child, as child fd → this process's fd (for socket
     ///   activation: a listening socket as fd 3).
-    public init(
+    package init(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String],
@@ -114,7 +114,7 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    public func signal(_ number: Int32) {
+    package func signal(_ number: Int32) {
         if exitStatus.value == nil {
             kill(pid, number)
         }
@@ -122,7 +122,7 @@ public final class ChildProcess: Sendable {
 
     /// Waits for the exit and for the end of its output, and returns the status.
     @discardableResult
-    public func waitForExit(_ limit: Duration = .seconds(60)) async throws -> Int32 {
+    package func waitForExit(_ limit: Duration = .seconds(60)) async throws -> Int32 {
         let name = (executable as NSString).lastPathComponent
         let status = try await withTimeout(limit, "\(name) to exit") {
             await self.exitStatus.wait { $0 != nil }
@@ -134,7 +134,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits until standard error contains `text`; fails with what it printed if it exits first.
-    public func waitForError(containing text: String, _ limit: Duration = .seconds(60)) async throws {
+    package func waitForError(containing text: String, _ limit: Duration = .seconds(60)) async throws {
         let exitStatus = self.exitStatus
         let printed = try await withTimeout(limit, "\"\(text)\" on standard error") {
             await self.standardError.wait { $0.contains(text) || exitStatus.value != nil }
@@ -145,7 +145,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits until standard output has at least `count` complete lines, and returns the first `count`.
-    public func waitForOutputLines(_ count: Int, _ limit: Duration = .seconds(60)) async throws -> [String] {
+    package func waitForOutputLines(_ count: Int, _ limit: Duration = .seconds(60)) async throws -> [String] {
         let text = try await withTimeout(limit, "\(count) lines of output") {
             await self.standardOutput.wait { $0.filter { $0 == "\n" }.count >= count }
         }
@@ -153,7 +153,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// The resident memory of the process, in KiB, from /proc.
-    public func residentKiB() -> Int? {
+    package func residentKiB() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
@@ -162,7 +162,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// The CPU time the process has used so far (user and system), from /proc; nil once it is gone.
-    public func cpuTime() -> Duration? {
+    package func cpuTime() -> Duration? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let end = stat.lastIndex(of: ")")
         else { return nil }
@@ -237,10 +237,10 @@ public final class ChildProcess: Sendable {
     }
 }
 
-public struct ChildProcessError: Error, CustomStringConvertible {
-    public let description: String
+package struct ChildProcessError: Error, CustomStringConvertible {
+    package let description: String
 
-    public init(description: String) {
+    package init(description: String) {
         self.description = description
     }
 }

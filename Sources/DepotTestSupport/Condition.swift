@@ -2,7 +2,7 @@ import DepotPlatform
 
 /// A value tests can wait on: `wait(until:)` returns as soon as the predicate holds, however the value got
 /// there. Each change wakes the waiters to check again; nothing polls, nothing sleeps.
-public final class Condition<Value: Sendable>: Sendable {
+package final class Condition<Value: Sendable>: Sendable {
     private struct Waiter {
         let predicate: @Sendable (Value) -> Bool
         let continuation: CheckedContinuation<Value, Never>
@@ -15,16 +15,16 @@ public final class Condition<Value: Sendable>: Sendable {
 
     private let storage: Locked<Storage>
 
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.storage = Locked(Storage(value: value))
     }
 
-    public var value: Value {
+    package var value: Value {
         storage.withLock { $0.value }
     }
 
     /// Changes the value and wakes the waiters whose predicate now holds.
-    public func update<Result>(_ change: (inout Value) -> Result) -> Result {
+    package func update<Result>(_ change: (inout Value) -> Result) -> Result {
         let (result, ready) = storage.withLock { storage -> (Result, [(CheckedContinuation<Value, Never>, Value)]) in
             let result = change(&storage.value)
             var ready: [(CheckedContinuation<Value, Never>, Value)] = []
@@ -43,7 +43,7 @@ public final class Condition<Value: Sendable>: Sendable {
 
     /// Waits until `predicate` holds and returns the value it held for. Combine with `withTimeout`.
     @discardableResult
-    public func wait(until predicate: @escaping @Sendable (Value) -> Bool) async -> Value {
+    package func wait(until predicate: @escaping @Sendable (Value) -> Bool) async -> Value {
         await withCheckedContinuation { continuation in
             let now: Value? = storage.withLock { storage in
                 if predicate(storage.value) { return storage.value }

@@ -2,7 +2,7 @@ import DepotPlatform
 
 /// A one-shot latch for tests: tasks `wait()` until someone calls `open()`. Lets a test hold a source call
 /// "in flight" for exactly as long as it needs, instead of guessing with sleeps.
-public final class Gate: Sendable {
+package final class Gate: Sendable {
     private enum Phase {
         case closed([CheckedContinuation<Void, Never>])
         case open
@@ -10,9 +10,9 @@ public final class Gate: Sendable {
 
     private let phase = Locked(Phase.closed([]))
 
-    public init() {}
+    package init() {}
 
-    public func wait() async {
+    package func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = phase.withLock { phase -> Bool in
                 switch phase {
@@ -28,7 +28,7 @@ public final class Gate: Sendable {
         }
     }
 
-    public func open() {
+    package func open() {
         let waiters = phase.withLock { phase -> [CheckedContinuation<Void, Never>] in
             guard case .closed(let waiters) = phase else { return [] }
             phase = .open

@@ -6,29 +6,29 @@ import NIOPosix
 /// A real HTTP/1.1 server on 127.0.0.1 (a port the system picks) for testing the HTTP source without a mocked
 /// client. Each request is answered by the test's `reply` function and logged in `requests`, headers and all,
 /// so a test can check what was really sent. Every answer closes its connection.
-public final class HTTPTestServer: Sendable {
+package final class HTTPTestServer: Sendable {
     /// A request as the server saw it.
-    public struct Request: Sendable, CustomStringConvertible {
-        public let method: String
+    package struct Request: Sendable, CustomStringConvertible {
+        package let method: String
         /// The request target as sent, percent escapes and query included: `/items/a%2Fb?x=1`.
-        public let uri: String
-        public let headers: [(name: String, value: String)]
+        package let uri: String
+        package let headers: [(name: String, value: String)]
         /// The body as received (a PUT's item, a PATCH's patch); empty for a GET.
-        public let body: [UInt8]
+        package let body: [UInt8]
 
         /// The body as UTF-8 text.
-        public var bodyText: String { String(decoding: body, as: UTF8.self) }
+        package var bodyText: String { String(decoding: body, as: UTF8.self) }
 
         /// The first value of the header `name`, compared ignoring case.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
 
-        public var description: String { "\(method) \(uri)" }
+        package var description: String { "\(method) \(uri)" }
     }
 
     /// How the server answers a request.
-    public enum Reply: Sendable {
+    package enum Reply: Sendable {
         /// A complete response; Content-Length is set from the body.
         case respond(status: Int, headers: [(String, String)] = [], body: String = "")
         /// No answer at all: the connection stays open until the client gives up or the server stops.
@@ -40,19 +40,19 @@ public final class HTTPTestServer: Sendable {
         case held(HeldReplies, status: Int, headers: [(String, String)] = [], body: String = "")
     }
 
-    public let port: Int
+    package let port: Int
     /// Every request received, in order.
-    public let requests: Condition<[Request]>
+    package let requests: Condition<[Request]>
     private let serverChannel: any Channel
     private let connections: Condition<[ObjectIdentifier: any Channel]>
 
     /// `http://127.0.0.1:PORT` followed by `path`.
-    public func url(_ path: String) -> String {
+    package func url(_ path: String) -> String {
         "http://127.0.0.1:\(port)\(path)"
     }
 
     /// Starts a server that answers every request with `reply(request)`.
-    public static func start(_ reply: @escaping @Sendable (Request) -> Reply) async throws -> HTTPTestServer {
+    package static func start(_ reply: @escaping @Sendable (Request) -> Reply) async throws -> HTTPTestServer {
         let requests = Condition<[Request]>([])
         let connections = Condition<[ObjectIdentifier: any Channel]>([:])
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -80,7 +80,7 @@ public final class HTTPTestServer: Sendable {
     }
 
     /// Stops listening and closes every open connection, including those held by `.hang` and `.endless`.
-    public func stop() async {
+    package func stop() async {
         try? await serverChannel.close()
         for connection in connections.value.values {
             try? await connection.close()
@@ -166,13 +166,13 @@ extension HTTPTestServer {
 
 /// Answers an `HTTPTestServer` holds until the test releases them, then sends at once: a source that answers late,
 /// exactly when the test says, with no sleep.
-public final class HeldReplies: Sendable {
+package final class HeldReplies: Sendable {
     private let state = Locked<(released: Bool, waiting: [@Sendable () -> Void])>((false, []))
 
-    public init() {}
+    package init() {}
 
     /// Sends every held answer, and every later one at once.
-    public func release() {
+    package func release() {
         let waiting = state.withLock { state -> [@Sendable () -> Void] in
             state.released = true
             defer { state.waiting = [] }

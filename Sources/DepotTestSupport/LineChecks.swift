@@ -1,14 +1,14 @@
-public import DepotJSON
-public import Testing
+package import DepotJSON
+package import Testing
 
 // Checks of one encoded JSON line, for the tests of the layers that write lines (DepotRPC, DepotWire).
 
 /// The bytes as text, for messages.
-public func text(_ bytes: [UInt8]) -> String {
+package func text(_ bytes: [UInt8]) -> String {
     String(decoding: bytes, as: UTF8.self)
 }
 
-public func parseJSON(_ bytes: some Collection<UInt8>, sourceLocation: SourceLocation = #_sourceLocation) -> JSONValue? {
+package func parseJSON(_ bytes: some Collection<UInt8>, sourceLocation: SourceLocation = #_sourceLocation) -> JSONValue? {
     do {
         return try JSONParser.parse(Array(bytes))
     } catch {
@@ -19,7 +19,7 @@ public func parseJSON(_ bytes: some Collection<UInt8>, sourceLocation: SourceLoc
 
 /// Checks that `line` is one line, a single `\n` at its end, whose JSON equals `expected` both as a parsed value
 /// (member order and number literals included) and byte for byte.
-public func expectLine(_ line: [UInt8]?, is expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
+package func expectLine(_ line: [UInt8]?, is expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
     guard let line else {
         Issue.record("no response line; expected \(expected)", sourceLocation: sourceLocation)
         return

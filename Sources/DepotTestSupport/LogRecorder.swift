@@ -1,20 +1,20 @@
 import DepotPlatform
-public import Logging
+package import Logging
 
 /// Keeps every log line a `Logger` made from it writes, message and metadata, so that a test can assert on
 /// what was logged, at any level: in particular, that a secret never was.
-public final class LogRecorder: Sendable {
+package final class LogRecorder: Sendable {
     private let lines = Locked<[String]>([])
 
-    public init() {}
+    package init() {}
 
     /// Every line so far: `level message key=value …`.
-    public var all: [String] {
+    package var all: [String] {
         lines.withLock { $0 }
     }
 
     /// A logger that records everything from `level` up.
-    public func logger(label: String = "test", level: Logger.Level = .trace) -> Logger {
+    package func logger(label: String = "test", level: Logger.Level = .trace) -> Logger {
         var logger = Logger(label: label) { _ in Handler(recorder: self) }
         logger.logLevel = level
         return logger

@@ -3,28 +3,28 @@ import DepotPlatform
 /// A clock whose time moves only when the test says (`advance(by:)`): sleepers wake when it passes their deadline, or
 /// throw `CancellationError` when cancelled. `sleepers` lists the deadlines slept until now, so a test waits for the
 /// code under test to arm its timer instead of guessing how long that takes.
-public final class ManualClock: Clock, Sendable {
+package final class ManualClock: Clock, Sendable {
     /// An instant: how far the clock has advanced since it was made.
-    public struct Instant: InstantProtocol, CustomStringConvertible {
-        public var offset: Duration
+    package struct Instant: InstantProtocol, CustomStringConvertible {
+        package var offset: Duration
 
-        public init(offset: Duration) {
+        package init(offset: Duration) {
             self.offset = offset
         }
 
-        public func advanced(by duration: Duration) -> Instant {
+        package func advanced(by duration: Duration) -> Instant {
             Instant(offset: offset + duration)
         }
 
-        public func duration(to other: Instant) -> Duration {
+        package func duration(to other: Instant) -> Duration {
             other.offset - offset
         }
 
-        public static func < (lhs: Instant, rhs: Instant) -> Bool {
+        package static func < (lhs: Instant, rhs: Instant) -> Bool {
             lhs.offset < rhs.offset
         }
 
-        public var description: String { "+\(offset)" }
+        package var description: String { "+\(offset)" }
     }
 
     private struct Sleeper {
@@ -43,22 +43,22 @@ public final class ManualClock: Clock, Sendable {
 
     private let state = Locked(State())
     /// The deadlines of the sleeps under way, updated whenever one starts or ends.
-    public let sleepers = Condition<[Instant]>([])
+    package let sleepers = Condition<[Instant]>([])
 
-    public init() {}
+    package init() {}
 
-    public var now: Instant {
+    package var now: Instant {
         state.withLock { $0.now }
     }
 
-    public var minimumResolution: Duration { .zero }
+    package var minimumResolution: Duration { .zero }
 
     /// The instant `duration` after the clock's start.
-    public static func at(_ duration: Duration) -> Instant {
+    package static func at(_ duration: Duration) -> Instant {
         Instant(offset: duration)
     }
 
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let number = state.withLock { state in
             defer { state.nextNumber += 1 }
             return state.nextNumber
@@ -91,7 +91,7 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Moves the time on by `duration` and wakes every sleeper whose deadline it reaches, earliest first.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let woken = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -106,7 +106,7 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Moves the time on to `instant` (nothing when it has passed).
-    public func advance(to instant: Instant) {
+    package func advance(to instant: Instant) {
         advance(by: max(.zero, now.duration(to: instant)))
     }
 

@@ -8,22 +8,22 @@ import Glibc
 /// own namespaces. Partitioning a host takes its link down on the database's side; healing brings it back.
 ///
 /// Names carry a random tag, so fleets of tests running at once never meet. Needs root (`ip netns`).
-public final class NetworkFleet: Sendable {
-    public let hostCount: Int
+package final class NetworkFleet: Sendable {
+    package let hostCount: Int
     /// The tag in every name: `depot-TAG-db`, `depot-TAG-h1`, veths `dTAGd1`/`dTAGh1`.
-    public let tag: String
+    package let tag: String
     /// The second octet of every address: 10.`octet`.i.1 and .2.
-    public let octet: Int
+    package let octet: Int
 
     /// Why fleets cannot be made here; nil when they can.
-    public static var unavailableReason: String? {
+    package static var unavailableReason: String? {
         if getuid() != 0 { return "network namespaces need root" }
         if TestFiles.mode("/usr/sbin/ip") == nil { return "no /usr/sbin/ip (iproute2)" }
         return nil
     }
 
     /// Makes the namespaces and links, all up.
-    public static func create(hosts: Int) async throws -> NetworkFleet {
+    package static func create(hosts: Int) async throws -> NetworkFleet {
         precondition((1...200).contains(hosts))
         var generator = SystemRandomNumberGenerator()
         let value = generator.next() as UInt32
@@ -43,17 +43,17 @@ public final class NetworkFleet: Sendable {
         self.octet = octet
     }
 
-    public var databaseNamespace: String { "depot-\(tag)-db" }
-    public func namespace(ofHost host: Int) -> String { "depot-\(tag)-h\(host)" }
+    package var databaseNamespace: String { "depot-\(tag)-db" }
+    package func namespace(ofHost host: Int) -> String { "depot-\(tag)-h\(host)" }
     /// The database's address as host `host` reaches it.
-    public func databaseAddress(forHost host: Int) -> String { "10.\(octet).\(host).1" }
-    public func hostAddress(_ host: Int) -> String { "10.\(octet).\(host).2" }
+    package func databaseAddress(forHost host: Int) -> String { "10.\(octet).\(host).1" }
+    package func hostAddress(_ host: Int) -> String { "10.\(octet).\(host).2" }
     /// The addresses the database listens on, one per host link.
-    public var databaseAddresses: [String] { (1...hostCount).map(databaseAddress(forHost:)) }
+    package var databaseAddresses: [String] { (1...hostCount).map(databaseAddress(forHost:)) }
     /// Every address of the fleet, as a CIDR (for the database's password rule).
-    public var network: String { "10.\(octet).0.0/16" }
+    package var network: String { "10.\(octet).0.0/16" }
     /// The command prefix that runs a program in host `host`'s namespace.
-    public func launcher(host: Int) -> [String] { ["/usr/sbin/ip", "netns", "exec", namespace(ofHost: host)] }
+    package func launcher(host: Int) -> [String] { ["/usr/sbin/ip", "netns", "exec", namespace(ofHost: host)] }
 
     private func databaseLink(_ host: Int) -> String { "d\(tag)d\(host)" }
     private func hostLink(_ host: Int) -> String { "d\(tag)h\(host)" }
@@ -77,17 +77,17 @@ public final class NetworkFleet: Sendable {
 
     /// Cuts host `host` off: its link goes down on the database's side. Packets are dropped, not refused, as in a
     /// real partition: connections hang until a timeout notices.
-    public func partition(host: Int) async throws {
+    package func partition(host: Int) async throws {
         try await ip(["-n", databaseNamespace, "link", "set", databaseLink(host), "down"])
     }
 
     /// Brings host `host`'s link back.
-    public func heal(host: Int) async throws {
+    package func heal(host: Int) async throws {
         try await ip(["-n", databaseNamespace, "link", "set", databaseLink(host), "up"])
     }
 
     /// Deletes every namespace (and with them the links).
-    public func remove() async {
+    package func remove() async {
         for host in 1...hostCount {
             _ = try? await ip(["netns", "del", namespace(ofHost: host)])
         }
@@ -102,6 +102,6 @@ public final class NetworkFleet: Sendable {
     }
 }
 
-public struct NetworkFleetError: Error, CustomStringConvertible {
-    public let description: String
+package struct NetworkFleetError: Error, CustomStringConvertible {
+    package let description: String
 }

@@ -2,30 +2,30 @@ import DepotWire
 
 /// Reads a stateChanged line's seq and skipped count without parsing the whole line (DepotWire's
 /// `NotificationHead`), so a test's subscriber can keep up with large states.
-public enum NotificationLine {
-    public static func seq(in line: [UInt8]) -> Int? {
+package enum NotificationLine {
+    package static func seq(in line: [UInt8]) -> Int? {
         NotificationHead(line: line)?.seq
     }
 
-    public static func skipped(in line: [UInt8]) -> Int {
+    package static func skipped(in line: [UInt8]) -> Int {
         NotificationHead(line: line)?.skipped ?? 0
     }
 }
 
 extension NotificationLine {
     /// What a subscriber saw: the seq of every notification, and the total it was told it skipped.
-    public struct Seen: Sendable, Equatable {
-        public var seqs: [Int]
-        public var skipped: Int
+    package struct Seen: Sendable, Equatable {
+        package var seqs: [Int]
+        package var skipped: Int
 
-        public init(seqs: [Int] = [], skipped: Int = 0) {
+        package init(seqs: [Int] = [], skipped: Int = 0) {
             self.seqs = seqs
             self.skipped = skipped
         }
     }
 
     /// Reads notification lines until one carries `lastSeq` (or the lines end), looking only at seq and skipped.
-    public static func collect<Lines: AsyncSequence>(_ lines: Lines, untilSeq lastSeq: Int) async throws -> Seen where Lines.Element == [UInt8] {
+    package static func collect<Lines: AsyncSequence>(_ lines: Lines, untilSeq lastSeq: Int) async throws -> Seen where Lines.Element == [UInt8] {
         var seen = Seen()
         for try await line in lines {
             guard let seq = seq(in: line) else { continue }
@@ -40,10 +40,10 @@ extension NotificationLine {
 /// A subscriber's notifications, read as they come by a task of its own, so a test can wait until the
 /// subscriber has seen a given seq. Tests pace their mutations on it, so that a reading subscriber is never
 /// behind because the test machine is busy — only a subscriber that does not read can fall behind.
-public final class SubscriberProgress: Sendable {
-    public let seen = Condition(NotificationLine.Seen())
+package final class SubscriberProgress: Sendable {
+    package let seen = Condition(NotificationLine.Seen())
 
-    public init<Lines: AsyncSequence & Sendable>(_ lines: Lines) where Lines.Element == [UInt8] {
+    package init<Lines: AsyncSequence & Sendable>(_ lines: Lines) where Lines.Element == [UInt8] {
         let seen = self.seen
         Task {
             for try await line in lines {
@@ -58,7 +58,7 @@ public final class SubscriberProgress: Sendable {
     }
 
     /// Waits until a notification with `seq` or later has arrived.
-    public func wait(forSeq seq: Int) async {
+    package func wait(forSeq seq: Int) async {
         await seen.wait { ($0.seqs.last ?? -1) >= seq }
     }
 }

@@ -4,13 +4,13 @@ import Glibc
 
 /// A stand-in for systemd's notification socket: a datagram socket that collects what sd_notify sends.
 /// Bound to a path, or to an abstract address (NOTIFY_SOCKET=@name) when `abstract` is true.
-public final class NotifySocket: @unchecked Sendable {
+package final class NotifySocket: @unchecked Sendable {
     // Sendable because a test reads it from one task at a time; the descriptor never changes.
-    public let fd: Int32
+    package let fd: Int32
     /// The value to put in NOTIFY_SOCKET.
-    public let address: String
+    package let address: String
 
-    public init(path: String, abstract: Bool = false) throws {
+    package init(path: String, abstract: Bool = false) throws {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.fd = fd
         guard fd >= 0 else { throw RawSocketError("socket: \(String(cString: strerror(errno)))") }
@@ -28,7 +28,7 @@ public final class NotifySocket: @unchecked Sendable {
     }
 
     /// The next message; fails when none comes within `timeoutSeconds`. Waits on a Dispatch thread.
-    public func receive(timeoutSeconds: Int32 = 60) async throws -> String {
+    package func receive(timeoutSeconds: Int32 = 60) async throws -> String {
         try await offloaded { try self.receiveNow(timeoutSeconds: timeoutSeconds) }
     }
 
@@ -44,7 +44,7 @@ public final class NotifySocket: @unchecked Sendable {
     }
 
     /// Messages until one satisfies `predicate`; returns them all, the matching one last.
-    public func receive(until predicate: (String) -> Bool, timeoutSeconds: Int32 = 60) async throws -> [String] {
+    package func receive(until predicate: (String) -> Bool, timeoutSeconds: Int32 = 60) async throws -> [String] {
         var messages: [String] = []
         repeat {
             messages.append(try await receive(timeoutSeconds: timeoutSeconds))
@@ -53,7 +53,7 @@ public final class NotifySocket: @unchecked Sendable {
     }
 
     /// A message's assignments as a dictionary ("READY=1\nSTATUS=x" → ["READY": "1", "STATUS": "x"]).
-    public static func fields(_ message: String) -> [String: String] {
+    package static func fields(_ message: String) -> [String: String] {
         var fields: [String: String] = [:]
         for line in message.split(separator: "\n") {
             guard let equals = line.firstIndex(of: "=") else { continue }

@@ -7,9 +7,9 @@ import Glibc
 /// A PostgreSQL cluster of the tests' own: Debian's server binaries, `initdb` in a temporary directory, started
 /// and stopped by the test, run as the `postgres` user (the server refuses root), never the host's cluster.
 /// It listens on a Unix socket in its directory, and on TCP too when given addresses (the fleet's namespaces).
-public final class PostgresCluster: Sendable {
+package final class PostgresCluster: Sendable {
     /// Why a cluster cannot start here, or nil when it can.
-    public static var unavailableReason: String? {
+    package static var unavailableReason: String? {
         if getuid() != 0 { return "needs root (to run PostgreSQL as the postgres user)" }
         if UserDatabase.uid(ofUser: "postgres") == nil { return "needs the postgres user (apt-get install postgresql)" }
         if binDirectory == nil { return "needs PostgreSQL's server (apt-get install postgresql: /usr/lib/postgresql/*/bin/postgres)" }
@@ -17,34 +17,35 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Under CI=true the tests that need PostgreSQL must run: a skip there would hide a missing install step.
-    public static var mustRun: Bool {
+    package static var mustRun: Bool {
         ProcessEnvironment.variables["CI"] == "true"
     }
 
     /// The newest installed server's bin directory (`/usr/lib/postgresql/15/bin`).
-    public static let binDirectory: String? = {
+    package static let binDirectory: String? = {
         let versions = TestFiles.entries("/usr/lib/postgresql").filter { access("/usr/lib/postgresql/\($0)/bin/postgres", X_OK) == 0 }
         return versions.compactMap { Int($0) }.max().map { "/usr/lib/postgresql/\($0)/bin" }
     }()
 
     /// The role every test connects as: a superuser, trusted without a password on the socket and on TCP.
-    public static let user = "depot"
-    public static let port = 5432
+    package static let user = "depot"
+    package static let port = 5432
 
-    public let directory: TemporaryDirectory
+    package let directory: TemporaryDirectory
     /// Where the server's socket is: `directory/.s.PGSQL.5432`.
-    public var socketDirectory: String { directory.path }
-    public var socketPath: String { directory.file(".s.PGSQL.\(Self.port)") }
+    package var socketDirectory: String { directory.path }
+    package var socketPath: String { directory.file(".s.PGSQL.\(Self.port)") }
     private var dataDirectory: String { directory.file("data") }
     private let listenAddresses: [String]
     /// The network namespace the server runs in; nil: the test's own.
-    public let namespace: String?
+    package let namespace: String?
 
     /// Creates a cluster (initdb) and starts it. `listenAddresses` are the TCP addresses to listen on besides the
     /// socket (none by default), in network namespace `namespace` when given; connections from `passwordNetwork`
     /// (a CIDR) must then give the password, SCRAM-hashed (`setPassword`), while the socket stays trusted.
-    public static func start(listenAddresses: [String] = [], namespace: String? = nil, passwordNetwork: String? = nil) async throws -> PostgresCluster
-    {
+    package static func start(
+        listenAddresses: [String] = [], namespace: String? = nil, passwordNetwork: String? = nil
+    ) async throws -> PostgresCluster {
         if let reason = unavailableReason { throw PostgresClusterError(description: "PostgreSQL cannot run here: \(reason)") }
         let cluster = PostgresCluster(listenAddresses: listenAddresses, namespace: namespace)
         do {
@@ -68,7 +69,7 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Sets the password of the tests' user (for connections from the password network); no quotes in it.
-    public func setPassword(_ password: String) async throws {
+    package func setPassword(_ password: String) async throws {
         precondition(!password.contains("'"), "a test password without quotes")
         try await psql("ALTER ROLE \(Self.user) PASSWORD '\(password)'")
     }
@@ -86,7 +87,7 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Starts the server and waits until it accepts connections.
-    public func startServer() async throws {
+    package func startServer() async throws {
         let options = [
             "-k", socketDirectory, "-p", "\(Self.port)", "-c", "listen_addresses='\(listenAddresses.joined(separator: ","))'",
             "-c", "fsync=off", "-c", "max_connections=200",
@@ -95,25 +96,25 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Stops the server (fast: open sessions are ended), keeping its data.
-    public func stopServer() async throws {
+    package func stopServer() async throws {
         try await runAsPostgres("pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "120", "stop"])
     }
 
     /// Stops the server and removes the cluster.
-    public func remove() async {
+    package func remove() async {
         _ = try? await stopServer()
         directory.remove()
     }
 
     /// A `postgres://` source for `table` in `database`, through the cluster's socket, as the tests' superuser;
     /// `parameters` are added to the query (`poll_interval=1`).
-    public func sourceURI(table: String = "items", database: String = "postgres", parameters: String = "") -> String {
+    package func sourceURI(table: String = "items", database: String = "postgres", parameters: String = "") -> String {
         "postgres://\(Self.user)@/\(database)?host=\(socketDirectory)&table=\(table)" + (parameters.isEmpty ? "" : "&" + parameters)
     }
 
     /// Runs `sql` with psql as the tests' superuser in `database`; returns its output, unaligned, one row per line.
     @discardableResult
-    public func psql(_ sql: String, database: String = "postgres") async throws -> String {
+    package func psql(_ sql: String, database: String = "postgres") async throws -> String {
         guard let bin = Self.binDirectory else { throw PostgresClusterError(description: "no PostgreSQL here") }
         let result = try await CommandResult.run(
             "\(bin)/psql",
@@ -131,7 +132,7 @@ public final class PostgresCluster: Sendable {
     }
 
     /// What the server wrote to its log: for a failing test's message.
-    public var serverLog: String {
+    package var serverLog: String {
         directory.read("server.log") ?? ""
     }
 
@@ -150,6 +151,6 @@ public final class PostgresCluster: Sendable {
 }
 
 /// Why the tests' PostgreSQL cluster could not be made, started or used.
-public struct PostgresClusterError: Error, CustomStringConvertible {
-    public let description: String
+package struct PostgresClusterError: Error, CustomStringConvertible {
+    package let description: String
 }

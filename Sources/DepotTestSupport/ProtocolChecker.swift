@@ -1,4 +1,4 @@
-public import DepotClient
+import DepotClient
 import DepotJSON
 import DepotPlatform
 import DepotSchema
@@ -11,7 +11,7 @@ import DepotWire
 /// It reads the requests going out to learn which method each id calls; bytes that are not a request (garbage,
 /// fragments, notifications) teach it nothing, and an answer to an id it never saw must be one of JSON-RPC's own
 /// errors (which is what depotd answers to requests it cannot read).
-public final class ProtocolChecker: ConnectionTap {
+package final class ProtocolChecker: ConnectionTap {
     private struct Requests {
         /// The bytes sent since the last newline.
         var partialLine: [UInt8] = []
@@ -26,7 +26,7 @@ public final class ProtocolChecker: ConnectionTap {
         self.ledger = ledger
     }
 
-    public func sent(_ bytes: [UInt8]) {
+    package func sent(_ bytes: [UInt8]) {
         requests.withLock { requests in
             requests.partialLine += bytes
             while let newline = requests.partialLine.firstIndex(of: UInt8(ascii: "\n")) {
@@ -37,14 +37,14 @@ public final class ProtocolChecker: ConnectionTap {
         }
     }
 
-    public func finishedSending() {
+    package func finishedSending() {
         requests.withLock { requests in
             Self.learn(from: requests.partialLine, into: &requests.methodsByID)
             requests.partialLine = []
         }
     }
 
-    public func received(_ line: [UInt8]) {
+    package func received(_ line: [UInt8]) {
         let message: JSONValue
         do {
             message = try JSONParser.parse(line)

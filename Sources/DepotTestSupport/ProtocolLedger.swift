@@ -1,15 +1,15 @@
 import DepotPlatform
-public import DepotSchema
+package import DepotSchema
 import DepotWire
-public import Testing
+package import Testing
 
 /// Holds every message depotd sends in a test to rpc-schema/openrpc.json, as built into the binaries: each
 /// connection gets a `ProtocolChecker` (a tap) from `checker()`, and the ledger collects what they find.
 /// `expectConformance()` turns the findings into test failures; the test harnesses call it when they clean up,
 /// so no test can receive a message the document does not describe and still pass.
-public final class ProtocolLedger: Sendable {
+package final class ProtocolLedger: Sendable {
     /// The document the checks use: the one embedded in depotd, so the binaries and the checks cannot disagree.
-    public static let document: OpenRPCDocument = {
+    package static let document: OpenRPCDocument = {
         do {
             return try OpenRPCDocument(json: ProtocolDocument.value)
         } catch {
@@ -24,21 +24,21 @@ public final class ProtocolLedger: Sendable {
 
     private let record = Locked(Record())
 
-    public init() {}
+    package init() {}
 
     /// A tap for one connection (a checker keeps the connection's request ids to know what each answer answers).
-    public func checker() -> ProtocolChecker {
+    package func checker() -> ProtocolChecker {
         ProtocolChecker(ledger: self)
     }
 
     /// How many messages from depotd were checked.
-    public var checkedCount: Int { record.withLock(\.checked) }
+    package var checkedCount: Int { record.withLock(\.checked) }
 
     /// One description per message that breaks the document (with the message and what is wrong).
-    public var violations: [String] { record.withLock(\.violations) }
+    package var violations: [String] { record.withLock(\.violations) }
 
     /// Records one test issue for each message that broke the document.
-    public func expectConformance(sourceLocation: SourceLocation = #_sourceLocation) {
+    package func expectConformance(sourceLocation: SourceLocation = #_sourceLocation) {
         for violation in violations {
             Issue.record(Comment(rawValue: violation), sourceLocation: sourceLocation)
         }

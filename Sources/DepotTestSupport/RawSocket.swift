@@ -1,5 +1,5 @@
-public import DepotClient
-public import DepotJSON
+package import DepotClient
+package import DepotJSON
 
 #if canImport(Glibc)
 import Glibc
@@ -7,14 +7,14 @@ import Glibc
 
 /// A plain blocking Unix socket, for a client that the daemon must not be able to hurt: one that never
 /// reads, or reads only when the test says so. Reads wait with poll(2) up to a generous limit.
-public final class RawSocket: @unchecked Sendable {
+package final class RawSocket: @unchecked Sendable {
     // Sendable because each test uses its socket from one task at a time; the descriptor itself is immutable.
-    public let fd: Int32
+    package let fd: Int32
     private let tap: (any ConnectionTap)?
     private var buffered: [UInt8] = []
 
     /// Connects to `path`; `tap`, when given, sees what is sent and each line read (a `ProtocolChecker`).
-    public init(connectingTo path: String, receiveBufferBytes: Int32? = nil, tap: (any ConnectionTap)? = nil) throws {
+    package init(connectingTo path: String, receiveBufferBytes: Int32? = nil, tap: (any ConnectionTap)? = nil) throws {
         self.tap = tap
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError("socket: \(String(cString: strerror(errno)))") }
@@ -32,11 +32,11 @@ public final class RawSocket: @unchecked Sendable {
         close(fd)
     }
 
-    public func send(_ text: String) throws {
+    package func send(_ text: String) throws {
         try send(bytes: Array(text.utf8))
     }
 
-    public func send(bytes: [UInt8]) throws {
+    package func send(bytes: [UInt8]) throws {
         tap?.sent(bytes)
         var offset = 0
         while offset < bytes.count {
@@ -47,7 +47,7 @@ public final class RawSocket: @unchecked Sendable {
     }
 
     /// The next line without its newline; nil at end of stream. Waits on a Dispatch thread.
-    public func readLine(timeoutSeconds: Int32 = 60) async throws -> [UInt8]? {
+    package func readLine(timeoutSeconds: Int32 = 60) async throws -> [UInt8]? {
         let line = try await offloaded { try self.readLineNow(timeoutSeconds: timeoutSeconds) }
         if let line { tap?.received(line) }
         return line
@@ -78,18 +78,18 @@ public final class RawSocket: @unchecked Sendable {
         }
     }
 
-    public func readMessage() async throws -> JSONValue {
+    package func readMessage() async throws -> JSONValue {
         guard let line = try await readLine() else { throw RawSocketError("the connection ended") }
         return try JSONParser.parse(line)
     }
 
-    public func shutdownWrite() {
+    package func shutdownWrite() {
         tap?.finishedSending()
         shutdown(fd, Int32(SHUT_WR))
     }
 }
 
-public struct RawSocketError: Error, CustomStringConvertible {
-    public let description: String
+package struct RawSocketError: Error, CustomStringConvertible {
+    package let description: String
     init(_ description: String) { self.description = description }
 }

@@ -5,11 +5,11 @@ import Glibc
 /// A loopback TCP port where nothing listens, held for as long as this value lives: a socket bound to it that never
 /// calls listen(2), so every connection is refused at once. A stopped server's port would do only until another
 /// test running alongside is given the same port.
-public final class RefusingPort: Sendable {
-    public let port: Int
+package final class RefusingPort: Sendable {
+    package let port: Int
     private let fd: Int32
 
-    public init() throws {
+    package init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError("socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
@@ -34,7 +34,7 @@ public final class RefusingPort: Sendable {
     }
 
     /// `http://127.0.0.1:PORT` followed by `path`.
-    public func url(_ path: String) -> String {
+    package func url(_ path: String) -> String {
         "http://127.0.0.1:\(port)\(path)"
     }
 }

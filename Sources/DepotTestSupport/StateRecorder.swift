@@ -1,23 +1,23 @@
-public import DepotCore
+package import DepotCore
 
 /// An observer that records every published state, for asserting exact sequences.
-public final class StateRecorder: StateObserver {
-    public let states = Condition<[PublishedState]>([])
+package final class StateRecorder: StateObserver {
+    package let states = Condition<[PublishedState]>([])
 
-    public init() {}
+    package init() {}
 
-    public func stateDidChange(to state: PublishedState) {
+    package func stateDidChange(to state: PublishedState) {
         states.update { $0.append(state) }
     }
 
     /// The statuses in order, e.g. [.idle, .loading, .success].
-    public var statuses: [LoadingState.Status] {
+    package var statuses: [LoadingState.Status] {
         states.value.map(\.state.status)
     }
 
     /// Waits until at least `count` states were recorded.
     @discardableResult
-    public func waitForStates(_ count: Int) async -> [PublishedState] {
+    package func waitForStates(_ count: Int) async -> [PublishedState] {
         await states.wait { $0.count >= count }
     }
 }

@@ -3,15 +3,15 @@ import Glibc
 #endif
 
 /// Small POSIX helpers for asserting on real files: exact bytes, permission bits, directory listings.
-public enum TestFiles {
-    public static func write(_ path: String, bytes: [UInt8]) {
+package enum TestFiles {
+    package static func write(_ path: String, bytes: [UInt8]) {
         let handle = fopen(path, "wb")
         precondition(handle != nil, "cannot create \(path)")
         _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
         fclose(handle)
     }
 
-    public static func bytes(_ path: String) -> [UInt8]? {
+    package static func bytes(_ path: String) -> [UInt8]? {
         guard let handle = fopen(path, "rb") else { return nil }
         defer { fclose(handle) }
         var bytes: [UInt8] = []
@@ -24,42 +24,42 @@ public enum TestFiles {
         return bytes
     }
 
-    public static func text(_ path: String) -> String? {
+    package static func text(_ path: String) -> String? {
         bytes(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The permission bits of `path` (following links), or nil when it does not exist.
-    public static func mode(_ path: String) -> UInt32? {
+    package static func mode(_ path: String) -> UInt32? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         return UInt32(status.st_mode & 0o7777)
     }
 
-    public static func setMode(_ path: String, _ mode: UInt32) {
+    package static func setMode(_ path: String, _ mode: UInt32) {
         precondition(chmod(path, mode_t(mode)) == 0, "chmod \(path) failed")
     }
 
     /// True when `path` is a directory itself, not a link to one.
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
 
-    public static func isSymbolicLink(_ path: String) -> Bool {
+    package static func isSymbolicLink(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
     }
 
-    public static func makeDirectory(_ path: String) {
+    package static func makeDirectory(_ path: String) {
         precondition(mkdir(path, 0o755) == 0, "mkdir \(path) failed")
     }
 
-    public static func makeSymbolicLink(_ path: String, to target: String) {
+    package static func makeSymbolicLink(_ path: String, to target: String) {
         precondition(symlink(target, path) == 0, "symlink \(path) failed")
     }
 
     /// The names in directory `path`, without `.` and `..`, sorted.
-    public static func entries(_ path: String) -> [String] {
+    package static func entries(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []

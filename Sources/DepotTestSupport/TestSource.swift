@@ -1,24 +1,24 @@
-public import DepotCore
-public import DepotJSON
+package import DepotCore
+package import DepotJSON
 import DepotPlatform
 
 /// The injectable source for repository and server tests: it serves a list held in memory, counts its
 /// calls, can fail on demand, can be held mid-call by a gate, and can be slowed by a fixed delay. Given a
 /// `version`, it answers conditional fetches as an HTTP server would: unchanged when asked about that version.
 /// A write answers as `deletionAnswer` says: by default `.relist`, as an HTTP API does.
-public final class TestSource: WritableSource {
+package final class TestSource: WritableSource {
     /// What has happened so far; wait on `calls` for a call to have started.
-    public struct Calls: Sendable, Equatable {
-        public var fetchesStarted = 0
-        public var fetchesFinished = 0
-        public var deletesStarted = 0
-        public var deletesFinished = 0
-        public var deletedIDs: [String] = []
+    package struct Calls: Sendable, Equatable {
+        package var fetchesStarted = 0
+        package var fetchesFinished = 0
+        package var deletesStarted = 0
+        package var deletesFinished = 0
+        package var deletedIDs: [String] = []
         /// The ids of every change written, removals included, in order.
-        public var writtenIDs: [String] = []
+        package var writtenIDs: [String] = []
         /// The version each fetch was asked about, in order (nil: an unconditional fetch).
-        public var versionsAsked: [SourceVersion?] = []
-        public var unchangedAnswers = 0
+        package var versionsAsked: [SourceVersion?] = []
+        package var unchangedAnswers = 0
     }
 
     private struct Behaviour {
@@ -37,7 +37,7 @@ public final class TestSource: WritableSource {
     }
 
     /// How a deletion answers (`SourceDeletion`), for testing each path of the repository.
-    public enum DeletionAnswer: Sendable {
+    package enum DeletionAnswer: Sendable {
         /// `.relist`: the repository fetches the list again.
         case relist
         /// `.applied`: the changes are made, nothing said of the rest.
@@ -49,88 +49,88 @@ public final class TestSource: WritableSource {
     }
 
     private let behaviour: Locked<Behaviour>
-    public let calls = Condition(Calls())
-    public let description = "test:memory"
+    package let calls = Condition(Calls())
+    package let description = "test:memory"
 
-    public init(items: [JSONValue] = [], idField: String = "id") {
+    package init(items: [JSONValue] = [], idField: String = "id") {
         self.behaviour = Locked(Behaviour(items: items, idField: idField))
     }
 
     /// Items numbered 1…count: `{"id": n, "name": "item n"}`.
-    public convenience init(count: Int) {
+    package convenience init(count: Int) {
         self.init(items: (1...max(count, 1)).prefix(count).map { ["id": .number(JSONNumber($0)), "name": .string("item \($0)")] })
     }
 
-    public var items: [JSONValue] {
+    package var items: [JSONValue] {
         get { behaviour.withLock { $0.items } }
         set { behaviour.withLock { $0.items = newValue } }
     }
 
     /// The version the items are; nil (the default) makes every fetch return the items, as a file would.
-    public var version: SourceVersion? {
+    package var version: SourceVersion? {
         get { behaviour.withLock { $0.version } }
         set { behaviour.withLock { $0.version = newValue } }
     }
 
     /// The lifetime every answer states from now on (as an HTTP source's caching headers would); nil (the default)
     /// for none.
-    public var lifetime: FreshnessLifetime? {
+    package var lifetime: FreshnessLifetime? {
         get { behaviour.withLock { $0.lifetime } }
         set { behaviour.withLock { $0.lifetime = newValue } }
     }
 
     /// How deletions answer from now on.
-    public var deletionAnswer: DeletionAnswer {
+    package var deletionAnswer: DeletionAnswer {
         get { behaviour.withLock { $0.deletionAnswer } }
         set { behaviour.withLock { $0.deletionAnswer = newValue } }
     }
 
     /// Every call is slowed by `delay` (on top of any gate).
-    public func setDelay(_ delay: Duration) {
+    package func setDelay(_ delay: Duration) {
         behaviour.withLock { $0.delay = delay }
     }
 
     /// The next fetch throws `error` (each call to this queues one failure).
-    public func failNextFetch(_ error: SourceError = SourceError(.unavailable, "test source is down")) {
+    package func failNextFetch(_ error: SourceError = SourceError(.unavailable, "test source is down")) {
         behaviour.withLock { $0.fetchFailures.append(error) }
     }
 
     /// The next delete throws `error`.
-    public func failNextDelete(_ error: SourceError = SourceError(.refused, "test source refuses")) {
+    package func failNextDelete(_ error: SourceError = SourceError(.refused, "test source refuses")) {
         behaviour.withLock { $0.deleteFailures.append(error) }
     }
 
     /// The next fetch waits, after it has started, until the returned gate opens.
-    public func holdNextFetch() -> Gate {
+    package func holdNextFetch() -> Gate {
         let gate = Gate()
         behaviour.withLock { $0.fetchGates.append(gate) }
         return gate
     }
 
     /// The next delete waits, after it has started, until the returned gate opens.
-    public func holdNextDelete() -> Gate {
+    package func holdNextDelete() -> Gate {
         let gate = Gate()
         behaviour.withLock { $0.deleteGates.append(gate) }
         return gate
     }
 
-    public func fetchItems() async throws -> [JSONValue] {
+    package func fetchItems() async throws -> [JSONValue] {
         guard case .items(let items, _) = try await fetchItems(ifChangedSince: nil) else { return [] }
         return items
     }
 
     /// Answers the next conditional fetches (those given a version) with these, in order, instead of comparing
     /// versions: a source with a change log, saying what changed.
-    public func answerConditionalFetches(with answers: [SourceListing]) {
+    package func answerConditionalFetches(with answers: [SourceListing]) {
         behaviour.withLock { $0.conditionalAnswers.append(contentsOf: answers) }
     }
 
-    public func fetch(ifChangedSince asked: SourceVersion?) async throws -> SourceAnswer {
+    package func fetch(ifChangedSince asked: SourceVersion?) async throws -> SourceAnswer {
         let listing = try await fetchItems(ifChangedSince: asked)
         return SourceAnswer(listing, lifetime: behaviour.withLock { $0.lifetime })
     }
 
-    public func fetchItems(ifChangedSince asked: SourceVersion?) async throws -> SourceListing {
+    package func fetchItems(ifChangedSince asked: SourceVersion?) async throws -> SourceListing {
         calls.update {
             $0.fetchesStarted += 1
             $0.versionsAsked.append(asked)
@@ -152,7 +152,7 @@ public final class TestSource: WritableSource {
     }
 
     /// Where new items go; `.last` by default, as a file puts them.
-    public var newItemPlacement: NewItemPlacement {
+    package var newItemPlacement: NewItemPlacement {
         get { behaviour.withLock { $0.placement } }
         set { behaviour.withLock { $0.placement = newValue } }
     }
@@ -160,7 +160,7 @@ public final class TestSource: WritableSource {
     /// Makes the changes to the list held, in order, all or none, checking each expectation against it (a conflict
     /// names the change and the item held); answers as `deletionAnswer` says. Removals count as deletes, the rest as
     /// writes; `failNextDelete` and `holdNextDelete` apply to every write.
-    public func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
+    package func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
         calls.update { $0.deletesStarted += 1 }
         let (gate, delay, failure) = behaviour.withLock { behaviour in
             (behaviour.deleteGates.popFirst(), behaviour.delay, behaviour.deleteFailures.popFirst())

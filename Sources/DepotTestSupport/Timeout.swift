@@ -1,17 +1,17 @@
 import DepotPlatform
 
 /// Thrown when a test's wait outlasts its (generous) limit: the awaited event never came.
-public struct TimeoutError: Error, CustomStringConvertible {
-    public let what: String
-    public let limit: Duration
-    public var description: String { "timed out after \(limit) waiting for \(what)" }
+package struct TimeoutError: Error, CustomStringConvertible {
+    package let what: String
+    package let limit: Duration
+    package var description: String { "timed out after \(limit) waiting for \(what)" }
 }
 
 /// Runs `operation`, failing with `TimeoutError` if it has not finished within `limit`. The limit is a
 /// safety net against a hang, never a measurement: tests wait for events, and the limit only decides how
 /// long a broken build takes to fail. (On time-out the operation is cancelled, not awaited; see `withDeadline`.)
 @discardableResult
-public func withTimeout<Value: Sendable>(
+package func withTimeout<Value: Sendable>(
     _ limit: Duration = .seconds(60),
     _ what: String = "the operation",
     _ operation: @escaping @Sendable () async throws -> Value
@@ -25,11 +25,11 @@ public func withTimeout<Value: Sendable>(
 }
 
 /// How the tests' waits stretch on a slow build.
-public enum TestTime {
+package enum TestTime {
     /// Every time-out is multiplied by this: `DEPOT_TEST_TIME_SCALE` (a whole number, 1 unless set), which
     /// `scripts/test --tsan` sets because a ThreadSanitizer build runs several times slower. Only the safety nets
     /// grow; no test waits longer for an event that has come.
-    public static let scale: Int = {
+    package static let scale: Int = {
         guard let text = ProcessEnvironment.variables["DEPOT_TEST_TIME_SCALE"], let scale = Int(text), scale >= 1 else { return 1 }
         return scale
     }()

@@ -28,10 +28,10 @@ struct UnixSocketAddress {
 
 /// A bound, listening Unix socket, as a socket unit would pass it, or as a daemon killed without cleaning
 /// up leaves behind once closed.
-public final class ListeningSocket: Sendable {
-    public let fd: Int32
+package final class ListeningSocket: Sendable {
+    package let fd: Int32
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.fd = fd
         let bound = UnixSocketAddress(path: path).withSocketAddress { bind(fd, $0, $1) }
