@@ -26,6 +26,13 @@ enum Output {
         error(message: text, remote: nil)
     }
 
+    /// A line that says how things go, not that something failed (a watch reconnected): `depotctl: …`, or with
+    /// --json `{"notice":{"message":…}}`.
+    static func notice(_ text: String) {
+        guard errorsAsJSON.load(ordering: .relaxed) else { return write("depotctl: \(text)\n", to: STDERR_FILENO) }
+        write(JSONValue.object(["notice": .object(["message": .string(text)])]).jsonText + "\n", to: STDERR_FILENO)
+    }
+
     /// An error depotd answered with: its message and code, and its data too as JSON.
     static func error(_ remote: RemoteError) {
         error(message: remote.message, remote: remote)

@@ -101,20 +101,20 @@ struct WatchCommand: AsyncParsableCommand {
                     throw ExitCode(ExitStatus.unavailable)
                 }
                 let delay = Self.reconnection.delay(afterFailures: attempt, using: &generator)
-                if attempt == 0 { Output.error("\(error.description); trying again (every \(Self.reconnection.cap) at most)") }
+                if attempt == 0 { Output.notice("\(error.description); trying again (every \(Self.reconnection.cap) at most)") }
                 attempt += 1
                 try await Task.sleep(for: delay)
                 continue
             }
             if let since = request.since {
                 let subscribed = subscription.subscribed
-                Output.error(
+                Output.notice(
                     subscribed.resumed
                         ? "\(attempt > 0 ? "reconnected; " : "")resumed after \(since.epoch):\(since.seq); the current state is seq \(subscribed.seq)"
                         : "\(attempt > 0 ? "reconnected; " : "")cannot resume after \(since.epoch):\(since.seq) (another daemon run, or states no longer kept); starting again from the current state, seq \(subscribed.seq)"
                 )
             } else if attempt > 0 {
-                Output.error("reconnected; starting from the current state, seq \(subscription.subscribed.seq)")
+                Output.notice("reconnected; starting from the current state, seq \(subscription.subscribed.seq)")
             }
             attempt = 0
             if try await printStates(subscription, progress: &progress) { return }
@@ -122,7 +122,7 @@ struct WatchCommand: AsyncParsableCommand {
                 if !Task.isCancelled { Output.error("depotd closed the connection") }
                 throw ExitCode(ExitStatus.unavailable)
             }
-            Output.error("depotd closed the connection; reconnecting")
+            Output.notice("depotd closed the connection; reconnecting")
             request.since = progress.last
             attempt = 1
             try await Task.sleep(for: Self.reconnection.delay(afterFailures: 0, using: &generator))

@@ -68,7 +68,9 @@ struct DepotctlPipelineTests {
             #expect(first["items"]?.arrayValue?.first == ["id": 4, "name": "Charmander"])
             #expect(try await daemon.depotctl(["pipeline", "delete", "fire-copy"]).standardOutput == "deleted pipeline fire-copy\n")
             #expect(try await watcher.waitForExit() == 1)
-            #expect(watcher.standardError.value.contains(#"the subscription ended: the pipeline "fire-copy" was deleted"#))
+            // With --json, the error that ended the watch is JSON on stderr too.
+            let ended = try JSONParser.parse(watcher.standardError.value)
+            #expect(ended["error"]?["message"]?.stringValue == #"the subscription ended: the pipeline "fire-copy" was deleted"#)
 
             let missing = try await daemon.depotctl(["pipeline", "get", "fire-copy"])
             #expect(missing.status == 1)
