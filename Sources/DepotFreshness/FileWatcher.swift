@@ -45,9 +45,9 @@ package final class FileWatcher<C: Clock>: Service where C.Duration == Duration 
     private let settle: Duration
     private let longest: Duration
     private let inbox = Inbox<FileWatchEvent>()
-    private let shown = Locked<(file: String?, problem: String?)>((nil, nil))
-    /// How many changes of the file have been handled: a failed read is withdrawn when more came since.
-    private let changesHandled = Locked(0)
+    /// What `status` shows (the file watched, or why none is), and how many changes of the file have been handled (a
+    /// failed read is withdrawn when more came since): read from other tasks while the loop changes them.
+    private let watching = Locked<(file: String?, problem: String?, changesHandled: Int)>((nil, nil, 0))
     /// Told of every change seen, as it is handled: a seam for whoever follows the watch (the suite waits on it
     /// rather than on time); depotd gives none.
     private let onChange: @Sendable (FileChange) -> Void
@@ -74,14 +74,14 @@ package final class FileWatcher<C: Clock>: Service where C.Duration == Duration 
     /// Watches `path` from now on instead (a reload); nil stops watching. The watches are set before this returns.
     package func watch(_ path: String?) {
         if path == nil {
-            shown.withLock { $0 = (nil, nil) }
+            watching.withLock { ($0.file, $0.problem) = (nil, nil) }
         }
         inbox.post(.watch(path.flatMap(prepare)))
     }
 
     /// The file watched, or why the file that should be is not.
     package var status: (watchedFile: String?, problem: String?) {
-        shown.withLock { ($0.file, $0.problem) }
+        watching.withLock { ($0.file, $0.problem) }
     }
 
     package func run() async throws {
@@ -136,7 +136,7 @@ package final class FileWatcher<C: Clock>: Service where C.Duration == Duration 
             Glibc.close(descriptor)
             return nil
         }
-        shown.withLock { $0 = (path, nil) }
+        watching.withLock { ($0.file, $0.problem) = (path, nil) }
         return PreparedWatch(path: watched, descriptor: descriptor, watches: watches, stamp: FileStamp.of(path))
     }
 
@@ -203,7 +203,7 @@ package final class FileWatcher<C: Clock>: Service where C.Duration == Duration 
     /// Logs `message` once and shows it in `stats`.
     private func problem(_ message: String) {
         logger.warning("\(message)")
-        shown.withLock { $0 = (nil, message) }
+        watching.withLock { ($0.file, $0.problem) = (nil, message) }
     }
 
     // MARK: Changes
@@ -214,7 +214,7 @@ package final class FileWatcher<C: Clock>: Service where C.Duration == Duration 
         let directory = event.isOverflow ? open.path.directory : open.watches[event.watch]
         guard let directory, let change = open.path.change(of: event, in: directory) else { return }
         logger.trace("\(open.path.path): \(change) (\(event))")
-        changesHandled.withLock { $0 += 1 }
+        watching.withLock { $0.changesHandled += 1 }
         onChange(change)
         if change != .maybeReplaced {
             open.direct = true
@@ -226,10 +226,10 @@ package final class FileWatcher<C: Clock>: Service where C.Duration == Duration 
     /// the settle time — no change handled since, the same file. A writer that truncated it just after the check
     /// changes it again, and its close brings another check: the half file it was read as is never shown as a failure.
     private func failureStands(path: String, stamp: FileStamp?) -> Repository.FailureConfirmation {
-        let handled = changesHandled.withLock { $0 }
-        return { [changesHandled, clock, settle] in
+        let handled = watching.withLock { $0.changesHandled }
+        return { [watching, clock, settle] in
             try? await clock.sleep(for: settle)
-            return changesHandled.withLock { $0 } == handled && FileStamp.of(path) == stamp
+            return watching.withLock { $0.changesHandled } == handled && FileStamp.of(path) == stamp
         }
     }
 

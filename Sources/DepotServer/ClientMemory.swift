@@ -78,17 +78,17 @@ final class ClientMemory: Sendable {
         var isEmpty: Bool { exclusive == 0 && shared.isEmpty }
     }
 
-    private let accounts = Locked<[UInt32?: Account]>([:])
+    /// Each user's account, and the bytes the accounts gave back since `takeReleased` was last called (when many,
+    /// the allocator is asked to give free memory back to the system): both change in `apply`, under one lock.
+    private let books = Locked<(accounts: [UInt32?: Account], released: Int)>(([:], 0))
+    /// Changed at every read of an unfinished line, from every loop: a counter of its own, without the books' lock.
     private let unfinishedBytes = Atomic<Int>(0)
-    /// Bytes the accounts gave back since `takeReleased` was last called: when many, the allocator is asked to
-    /// give free memory back to the system.
-    private let releasedBytes = Atomic<Int>(0)
 
     /// Applies `change` to `user`'s account (nil: a connection without credentials) and returns its total after.
     @discardableResult
     func apply(_ change: Change, user: UInt32?) -> Int {
-        accounts.withLock { accounts in
-            var account = accounts.removeValue(forKey: user) ?? Account()
+        books.withLock { books in
+            var account = books.accounts.removeValue(forKey: user) ?? Account()
             let before = account.total
             account.exclusive += change.exclusiveBytes
             // Taken before let go: a buffer queued and dropped again within one change nets to nothing.
@@ -117,10 +117,10 @@ final class ClientMemory: Sendable {
             assert(account.exclusive >= 0, "ClientMemory: more bytes released than held")
             let total = account.total
             if !account.isEmpty {
-                accounts[user] = account
+                books.accounts[user] = account
             }
             if total < before {
-                releasedBytes.wrappingAdd(before - total, ordering: .relaxed)
+                books.released += before - total
             }
             return total
         }
@@ -134,12 +134,15 @@ final class ClientMemory: Sendable {
 
     /// Bytes the accounts gave back since the last call.
     func takeReleased() -> Int {
-        releasedBytes.exchange(0, ordering: .relaxed)
+        books.withLock { books in
+            defer { books.released = 0 }
+            return books.released
+        }
     }
 
     /// Bytes held by each user's connections now.
     var byUser: [UInt32?: Int] {
-        accounts.withLock { $0.mapValues(\.total) }
+        books.withLock { $0.accounts.mapValues(\.total) }
     }
 
     /// Bytes of unfinished lines, from all users.

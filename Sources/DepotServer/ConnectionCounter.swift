@@ -1,19 +1,27 @@
 import DepotPlatform
 import DepotRPC
 import DepotWire
-import Synchronization
 
 /// The connections open now, in all and by uid, against `maxConnections` and `maxConnectionsPerUser` (read at
 /// every accept, so a reload applies to the next connection). Root is exempt from the per-user bound.
 final class ConnectionCounter: Sendable {
-    private let counts = Locked<(total: Int, byUID: [UInt32: Int])>((0, [:]))
-    private let numbers = Atomic<UInt64>(0)
-    private let admittedTotal = Atomic<Int>(0)
-    private let releasedTotal = Atomic<Int>(0)
+    /// Everything counted, under one lock: each accept and close changes several of them together.
+    private struct Counts {
+        var total = 0
+        var byUID: [UInt32: Int] = [:]
+        var admitted = 0
+        var released = 0
+        var lastNumber: UInt64 = 0
+    }
+
+    private let counts = Locked(Counts())
 
     /// A number for a new connection, unique for the daemon's life (from 1; 0 is the daemon's own work).
     func nextNumber() -> UInt64 {
-        numbers.wrappingAdd(1, ordering: .relaxed).newValue
+        counts.withLock { counts in
+            counts.lastNumber &+= 1
+            return counts.lastNumber
+        }
     }
 
     /// Counts a new connection in; when a bound is reached, nothing is counted and the bound and the reason come back.
@@ -28,7 +36,7 @@ final class ConnectionCounter: Sendable {
             }
             counts.total += 1
             if let uid { counts.byUID[uid, default: 0] += 1 }
-            admittedTotal.wrappingAdd(1, ordering: .relaxed)
+            counts.admitted += 1
             return nil
         }
     }
@@ -37,17 +45,17 @@ final class ConnectionCounter: Sendable {
     func release(uid: UInt32?) {
         counts.withLock { counts in
             counts.total -= 1
+            counts.released += 1
             if let uid {
                 counts.byUID[uid, default: 1] -= 1
                 if counts.byUID[uid] == 0 { counts.byUID[uid] = nil }
             }
         }
-        releasedTotal.wrappingAdd(1, ordering: .relaxed)
     }
 
     /// Connections admitted and closed since depotd started.
     var turnover: (opened: Int, closed: Int) {
-        (admittedTotal.load(ordering: .relaxed), releasedTotal.load(ordering: .relaxed))
+        counts.withLock { ($0.admitted, $0.released) }
     }
 
     /// Connections open now, for stats.

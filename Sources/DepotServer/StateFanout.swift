@@ -6,7 +6,6 @@ import DepotRPC
 import DepotWire
 import Logging
 import NIOCore
-import Synchronization
 
 /// Receives every state the repository publishes, makes it a `StateFrame` (its delta from the previous success
 /// computed once), and hands it to the subscriber groups on each event loop. It keeps the current state for reads,
@@ -30,8 +29,8 @@ final class StateFanout: StateObserver {
     private let limits: LiveLimits
     /// The repository's id field now, named in every delta.
     private let idField: @Sendable () -> String
-    private let nextSubscriptionNumber = Atomic<Int>(1)
-    private let activeSubscriptions = Atomic<Int>(0)
+    /// The subscriptions: the number of the next one's id, and how many are active.
+    private let subscriptions = Locked((nextNumber: 1, active: 0))
     private let onSubscribersChanged: @Sendable (Int) -> Void
     /// Told of every encoding of a state; nil (depotd) for nobody.
     private let encodingObserver: (any EncodingObserver)?
@@ -39,8 +38,7 @@ final class StateFanout: StateObserver {
     let pool: CPUPool?
     /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
     /// while one is created, so a new shared pipeline starts from the current state and misses none after it.
-    private let pipelines = Locked<[String: SharedPipeline]>([:])
-    private let nextPipelineNumber = Atomic<Int>(1)
+    private let pipelines = Locked(PipelineRegistry())
     /// The named pipelines subscriptions may follow.
     let library: PipelineLibrary
 
@@ -68,15 +66,23 @@ final class StateFanout: StateObserver {
 
     /// Active subscriptions, across all connections.
     var subscriberCount: Int {
-        activeSubscriptions.load(ordering: .relaxed)
+        subscriptions.withLock { $0.active }
     }
 
     func subscriptionStarted() {
-        onSubscribersChanged(activeSubscriptions.wrappingAdd(1, ordering: .relaxed).newValue)
+        onSubscribersChanged(
+            subscriptions.withLock { subscriptions in
+                subscriptions.active += 1
+                return subscriptions.active
+            })
     }
 
     func subscriptionsEnded(_ count: Int) {
-        onSubscribersChanged(activeSubscriptions.wrappingSubtract(count, ordering: .relaxed).newValue)
+        onSubscribersChanged(
+            subscriptions.withLock { subscriptions in
+                subscriptions.active -= count
+                return subscriptions.active
+            })
     }
 
     func stateDidChange(to state: PublishedState) {
@@ -140,7 +146,7 @@ final class StateFanout: StateObserver {
             let shared =
                 pipelines[key]
                 ?? SharedPipeline(
-                    number: nextPipelineNumber.wrappingAdd(1, ordering: .relaxed).oldValue, key: key, pipeline: pipeline,
+                    number: pipelines.takeNumber(), key: key, pipeline: pipeline,
                     published: current.published, idField: idField(), epoch: epoch, groups: groups, limits: limits,
                     observer: encodingObserver, pool: pool)
             pipelines[key] = shared
@@ -310,6 +316,34 @@ final class StateFanout: StateObserver {
 
     /// A new subscription id, unique within this daemon run.
     func makeSubscriptionID() -> String {
-        "s\(nextSubscriptionNumber.wrappingAdd(1, ordering: .relaxed).oldValue)"
+        let number = subscriptions.withLock { subscriptions in
+            defer { subscriptions.nextNumber += 1 }
+            return subscriptions.nextNumber
+        }
+        return "s\(number)"
+    }
+}
+
+/// The shared pipelines by their canonical key, and the number the next one gets: one value under the fan-out's lock.
+private struct PipelineRegistry {
+    private var running: [String: SharedPipeline] = [:]
+    private var nextNumber = 1
+
+    var values: Dictionary<String, SharedPipeline>.Values { running.values }
+    var count: Int { running.count }
+
+    subscript(key: String) -> SharedPipeline? {
+        get { running[key] }
+        set { running[key] = newValue }
+    }
+
+    mutating func removeAll() {
+        running.removeAll()
+    }
+
+    /// A number for a new pipeline, unique within this daemon run.
+    mutating func takeNumber() -> Int {
+        defer { nextNumber += 1 }
+        return nextNumber
     }
 }
