@@ -26,11 +26,9 @@ public final class PipelineLibrary: Sendable {
     private let logger: Logger
     /// What is known, by name. Taken by readers on event loops (`entry`, `list`), so never held across a disk write.
     private let entries: Locked<(stored: [String: NamedPipeline], configured: [String: Entry])>
-    /// Held by one store or deletion from start to end (its file written and synced, then the entry changed), so
-    /// those run one at a time and the files and `entries` agree; readers never take it.
-    private let writing = Locked(())
-    /// Where `put(_:completion:)` and `delete(_:completion:)` run: a write and its fsync take as long as the disk
-    /// does, and their callers are event loops.
+    /// Where every store and deletion runs, one at a time from start to end (its file written and synced, then the
+    /// entry changed), so the files and `entries` agree: a write and its fsync take as long as the disk does, and the
+    /// callers of `put(_:completion:)` and `delete(_:completion:)` are event loops.
     private let writes = DispatchQueue(label: "depot.pipeline-library")
 
     /// Reads both directories; a file that cannot be read or is not a valid pipeline is logged and skipped.
@@ -67,50 +65,56 @@ public final class PipelineLibrary: Sendable {
     /// - Returns: true when no pipeline had that name before.
     @discardableResult
     public func put(_ named: NamedPipeline) throws(PipelineLibraryError) -> Bool {
-        try writing.withLock { _ throws(PipelineLibraryError) in
-            if let path = entries.withLock({ $0.configured[named.name]?.configuredAt }) {
-                throw .readOnly(name: named.name, path: path)
-            }
-            do {
-                if let storeDirectory {
-                    try Directories.create(storeDirectory, mode: 0o700)
-                    try Files.replaceAtomically(storeDirectory + "/" + named.name + ".json", with: named.json.jsonBytes + [UInt8(ascii: "\n")])
-                }
-            } catch {
-                throw .storage(name: named.name, reason: "\(error)")
-            }
-            return entries.withLock { $0.stored.updateValue(named, forKey: named.name) == nil }
+        try writes.sync { Result { () throws(PipelineLibraryError) in try store(named) } }.get()
+    }
+
+    /// Stores `named`; runs on `writes`, so stores and deletions run one at a time and the files and `entries` agree.
+    private func store(_ named: NamedPipeline) throws(PipelineLibraryError) -> Bool {
+        if let path = entries.withLock({ $0.configured[named.name]?.configuredAt }) {
+            throw .readOnly(name: named.name, path: path)
         }
+        do {
+            if let storeDirectory {
+                try Directories.create(storeDirectory, mode: 0o700)
+                try Files.replaceAtomically(storeDirectory + "/" + named.name + ".json", with: named.json.jsonBytes + [UInt8(ascii: "\n")])
+            }
+        } catch {
+            throw .storage(name: named.name, reason: "\(error)")
+        }
+        return entries.withLock { $0.stored.updateValue(named, forKey: named.name) == nil }
     }
 
     /// `put`, on the library's own queue, off the caller's thread; `completion` is called there.
     public func put(_ named: NamedPipeline, completion: @escaping @Sendable (Result<Bool, PipelineLibraryError>) -> Void) {
         writes.async {
-            completion(Result { () throws(PipelineLibraryError) in try self.put(named) })
+            completion(Result { () throws(PipelineLibraryError) in try self.store(named) })
         }
     }
 
     /// Deletes the stored pipeline `name`. Refused for a configured one; notFound when there is none. Blocks on the
     /// disk: from an event loop, call `delete(_:completion:)`.
     public func delete(_ name: String) throws(PipelineLibraryError) {
-        try writing.withLock { _ throws(PipelineLibraryError) in
-            let (configured, isStored) = entries.withLock { ($0.configured[name]?.configuredAt, $0.stored[name] != nil) }
-            if let configured { throw .readOnly(name: name, path: configured) }
-            guard isStored else { throw .notFound(name: name) }
-            if let storeDirectory {
-                let path = storeDirectory + "/" + name + ".json"
-                guard unlink(path) == 0 || errno == ENOENT else {
-                    throw .storage(name: name, reason: SystemError("cannot delete \(path)").description)
-                }
+        try writes.sync { Result { () throws(PipelineLibraryError) in try remove(name) } }.get()
+    }
+
+    /// Deletes `name`; runs on `writes`, as `store` does.
+    private func remove(_ name: String) throws(PipelineLibraryError) {
+        let (configured, isStored) = entries.withLock { ($0.configured[name]?.configuredAt, $0.stored[name] != nil) }
+        if let configured { throw .readOnly(name: name, path: configured) }
+        guard isStored else { throw .notFound(name: name) }
+        if let storeDirectory {
+            let path = storeDirectory + "/" + name + ".json"
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw .storage(name: name, reason: SystemError("cannot delete \(path)").description)
             }
-            entries.withLock { $0.stored[name] = nil }
         }
+        entries.withLock { $0.stored[name] = nil }
     }
 
     /// `delete`, on the library's own queue, off the caller's thread; `completion` is called there.
     public func delete(_ name: String, completion: @escaping @Sendable (Result<Void, PipelineLibraryError>) -> Void) {
         writes.async {
-            completion(Result { () throws(PipelineLibraryError) in try self.delete(name) })
+            completion(Result { () throws(PipelineLibraryError) in try self.remove(name) })
         }
     }
 

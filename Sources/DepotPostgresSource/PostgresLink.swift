@@ -38,7 +38,6 @@ package final class PostgresLink: Sendable {
     private let queryTimeout: Duration
     private let logger: Logger
     private let machine = Locked(LinkStateMachine<PostgresConnection, Waiter>())
-    private let connectionNumbers = Locked(0)
 
     package init(
         address: PostgresAddress,
@@ -147,8 +146,11 @@ package final class PostgresLink: Sendable {
     /// task is cancelled, with the connection closed.
     package func run(_ report: @escaping @Sendable (Event) -> Void) async {
         var generator = SystemRandomNumberGenerator()
+        // Each connection's number, for postgres-nio's logs: this loop makes them one at a time.
+        var number = 0
         while !Task.isCancelled {
-            let reason = await connectAndListen(report)
+            number += 1
+            let reason = await connectAndListen(report, number: number)
             guard let failure = machine.withLock({ $0.failed(reason: reason) }) else { break }
             for waiter in failure.waiters { waiter.resume(throwing: notConnected("the query", reason)) }
             if failure.lost {
@@ -168,10 +170,10 @@ package final class PostgresLink: Sendable {
     }
 
     /// One connection's life: returns why it ended.
-    private func connectAndListen(_ report: @escaping @Sendable (Event) -> Void) async -> String {
+    private func connectAndListen(_ report: @escaping @Sendable (Event) -> Void, number: Int) async -> String {
         let connection: PostgresConnection
         do {
-            connection = try await connect()
+            connection = try await connect(number: number)
         } catch {
             return Self.describe(error)
         }
@@ -198,7 +200,7 @@ package final class PostgresLink: Sendable {
         }
     }
 
-    private func connect() async throws -> PostgresConnection {
+    private func connect(number: Int) async throws -> PostgresConnection {
         let user = address.user ?? UserDatabase.account(uid: getuid(), gid: getgid()).name ?? "postgres"
         let secret = try password.read()
         var configuration: PostgresConnection.Configuration
@@ -216,10 +218,6 @@ package final class PostgresLink: Sendable {
         // past jit_above_cost, and compiling them took ~60 ms of every ~1 ms catch-up; a server setting cannot
         // help, since it is the plan's estimate that crosses it.
         configuration.options.additionalStartupParameters = [("application_name", "depotd"), ("jit", "off")]
-        let number = connectionNumbers.withLock { number in
-            number += 1
-            return number
-        }
         return try await PostgresConnection.connect(configuration: configuration, id: number, logger: logger)
     }
 
