@@ -1,6 +1,5 @@
 import DepotCore
 import DepotFreshness
-import DepotPlatform
 import Logging
 
 /// What keeps depotd's collection fresh: the refresh scheduler, and the watch of a `file:` source (the demo
@@ -8,14 +7,11 @@ import Logging
 final class Freshness: Sendable {
     let scheduler: RefreshScheduler<ContinuousClock>
     let watcher: FileWatcher<ContinuousClock>
-    /// The file watched now, so a reload that changes nothing of it does not start the watch again.
-    private let watched: Locked<String?>
 
     init(settings: DaemonSettings, source: any Source, repository: Repository, logger: Logger) {
         let path = Self.watchedPath(settings, source)
         scheduler = RefreshScheduler(repository: repository, policy: settings.refresh, clock: ContinuousClock(), logger: logger)
         watcher = FileWatcher(path: path, repository: repository, clock: ContinuousClock(), logger: logger)
-        watched = Locked(path)
     }
 
     /// The file to watch: a watchable source's (`file:`), unless watching is off.
@@ -28,11 +24,10 @@ final class Freshness: Sendable {
     func apply(_ settings: DaemonSettings, source: any Source) {
         scheduler.update(settings.refresh)
         let path = Self.watchedPath(settings, source)
-        let changed = watched.withLock { watched in
-            defer { watched = path }
-            return watched != path
-        }
-        if changed {
+        // A reload that changes nothing of a watch that works leaves it as it is; one whose watch had failed (or that
+        // stops watching after a failure) starts again, and says so.
+        let (watchedFile, problem) = watcher.status
+        if watchedFile != path || problem != nil {
             watcher.watch(path)
         }
     }
