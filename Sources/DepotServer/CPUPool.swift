@@ -13,6 +13,9 @@ final class CPUPool: Sendable {
         pool = NIOThreadPool(numberOfThreads: max(1, threads))
     }
 
+    /// A pool never started: its work runs on the caller's thread (a fan-out or a frame tested without a server).
+    static let callersThread = CPUPool(threads: 1)
+
     func start() {
         pool.start()
     }

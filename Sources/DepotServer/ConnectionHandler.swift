@@ -10,7 +10,7 @@ import NIOCore
 /// (ConnectionHandler+Subscriptions) and its bounds (ConnectionHandler+Bounds) are carried out beside.
 ///
 /// Everything here runs on the connection's event loop. Reads are answered inline (over a large collection through
-/// a pipeline, on NIO's blocking pool); answers that come later (mutations) call back from whichever thread finished
+/// a pipeline, on the server's CPU pool); answers that come later (mutations) call back from whichever thread finished
 /// them and are written here, so several requests can be in flight and answers can come back in any order.
 ///
 /// The parts, each with its own tests: `ConnectionAdmission` (caps, credentials) before this handler;

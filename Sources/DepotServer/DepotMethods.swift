@@ -11,7 +11,7 @@ import NIOPosix
 /// server does with it. The names, params and answers are the contract described in rpc-schema/.
 enum DepotMethods {
     /// Up to this many items, `state` and `get` through a pipeline are answered on the event loop (a hop to another
-    /// thread would cost more than the work); above, on NIO's blocking pool.
+    /// thread would cost more than the work); above, on the server's CPU pool.
     static let shapingInlineLimit = 1_000
 
     static func dispatcher(
@@ -115,7 +115,7 @@ enum DepotMethods {
         }
 
         /// The answer `work` gives for `state` or `get` through a pipeline over `state`, or for `state`'s snapshot not
-        /// yet encoded: at once for a small collection; on NIO's blocking pool for a large one, whose items through a
+        /// yet encoded: at once for a small collection; on the server's CPU pool for a large one, whose items through a
         /// pipeline, or joined into one answer, take time in proportion to them — never on an event loop.
         @Sendable func shaping(
             _ state: PublishedState, _ work: @escaping @Sendable () -> Result<ResultBody, RPCError>
@@ -125,8 +125,7 @@ enum DepotMethods {
             }
             return .later(
                 PendingResult { completion in
-                    let shape: @Sendable () -> Void = { completion(work()) }
-                    if let pool = fanout.pool { pool.run(shape) } else { shape() }
+                    fanout.pool.run { completion(work()) }
                     return .none
                 })
         }
@@ -184,7 +183,7 @@ enum DepotMethods {
         return RPCDispatcher(methods: [
             method(StateRequest.self) { request, _ throws(RPCError) in
                 guard let pipeline = try pipeline(request.pipeline) else {
-                    // The first reader of a large state's snapshot encodes it: on the blocking pool, as shaping does.
+                    // The first reader of a large state's snapshot encodes it: on the CPU pool, as shaping does.
                     let frame = fanout.current
                     if frame.isSnapshotEncoded { return .result(.encoded(frame.snapshot)) }
                     return try shaping(frame.published) { .success(.encoded(frame.snapshot)) }

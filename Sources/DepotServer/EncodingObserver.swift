@@ -3,9 +3,9 @@
 /// called: `ServerConfiguration.encodingObserver` is nil.
 public protocol EncodingObserver: Sendable {
     /// A form that holds a state's items was encoded; `items` is how many it holds. Called on the thread that encoded
-    /// it (an event loop, or the blocking pool).
+    /// it (an event loop, or the CPU pool).
     func encoded(items: Int)
 
-    /// An encoding on the blocking pool is about to start, outside every lock; it waits until this returns.
+    /// An encoding on the CPU pool is about to start, outside every lock; it waits until this returns.
     func startingOffLoop()
 }

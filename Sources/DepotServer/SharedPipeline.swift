@@ -27,7 +27,7 @@ final class SharedPipeline: Sendable {
     /// The replay ring's bounds, read at every state.
     private let limits: LiveLimits
     private let observer: (any EncodingObserver)?
-    private let pool: CPUPool?
+    private let pool: CPUPool
     /// Where the pipeline is evaluated, one state or timer turn at a time, in order.
     private let queue: DispatchQueue
 
@@ -84,7 +84,7 @@ final class SharedPipeline: Sendable {
     init(
         number: Int, key: String, pipeline: Pipeline, published: PublishedState, idField: String, epoch: String,
         groups: [SubscriberGroup], limits: LiveLimits = LiveLimits(ConnectionLimits()),
-        observer: (any EncodingObserver)?, pool: CPUPool?
+        observer: (any EncodingObserver)?, pool: CPUPool
     ) {
         self.number = number
         self.key = key

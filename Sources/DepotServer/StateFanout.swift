@@ -34,8 +34,8 @@ final class StateFanout: StateObserver {
     private let onSubscribersChanged: @Sendable (Int) -> Void
     /// Told of every encoding of a state; nil (depotd) for nobody.
     private let encodingObserver: (any EncodingObserver)?
-    /// Where large states are encoded, off the loops (the server's); nil for the caller's thread.
-    let pool: CPUPool?
+    /// Where large states are encoded, off the loops (the server's; `.callersThread` in a fan-out tested alone).
+    let pool: CPUPool
     /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
     /// while one is created, so a new shared pipeline starts from the current state and misses none after it.
     private let pipelines = Locked(PipelineRegistry())
@@ -52,7 +52,8 @@ final class StateFanout: StateObserver {
         eventLoops: [any EventLoop], epoch: String, limits: LiveLimits = LiveLimits(ConnectionLimits()),
         idField: @escaping @Sendable () -> String = { Repository.defaultIDField },
         library: PipelineLibrary = PipelineLibrary(storeDirectory: nil, logger: Logger(label: "depot.pipelines")),
-        encodingObserver: (any EncodingObserver)? = nil, pool: CPUPool? = nil, onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
+        encodingObserver: (any EncodingObserver)? = nil, pool: CPUPool = .callersThread,
+        onSubscribersChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.library = library
         self.groups = eventLoops.map { SubscriberGroup(eventLoop: $0, limits: limits) }

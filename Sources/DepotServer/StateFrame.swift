@@ -31,21 +31,21 @@ final class StateFrame: Sendable {
         var countedItems: ByteBuffer?
         var countOnly: ByteBuffer?
         var delta: ByteBuffer?
-        /// Called once the encoding under way on the blocking pool is done; nil when none is.
+        /// Called once the encoding under way on the CPU pool is done; nil when none is.
         var waitingForEncoding: [@Sendable () -> Void]?
     }
 
     private let encodings = Locked(Encodings())
     private let observer: (any EncodingObserver)?
-    /// Where large forms are encoded, off the loops; nil (a frame tested alone) for the caller's thread.
-    private let pool: CPUPool?
+    /// Where large forms are encoded, off the loops (`.callersThread` for a frame tested alone).
+    private let pool: CPUPool
 
     /// - Parameter observer: told whenever a form that holds the items is encoded, and before an encoding on the
-    ///   blocking pool starts; nil (depotd) for nobody.
+    ///   CPU pool starts; nil (depotd) for nobody.
     init(
         _ published: PublishedState, epoch: String, delta: (base: Int, delta: ItemDelta, idField: String)? = nil,
         precedingSuccess: Int? = nil, pipelineNumber: Int = 0, generation: Int = 0, observer: (any EncodingObserver)? = nil,
-        pool: CPUPool? = nil
+        pool: CPUPool = .callersThread
     ) {
         self.pipelineNumber = pipelineNumber
         self.generation = generation
@@ -98,7 +98,7 @@ final class StateFrame: Sendable {
     }
 
     /// Items a success may hold for its full forms to be encoded on the thread that first asks for them; a larger
-    /// one is encoded on the blocking pool before an event loop hands it to a subscription that needs it in full.
+    /// one is encoded on the CPU pool before an event loop hands it to a subscription that needs it in full.
     static let inlineEncodingLimit = DepotMethods.shapingInlineLimit
 
     /// A form that holds a success's items.
@@ -155,7 +155,7 @@ final class StateFrame: Sendable {
             }
             for ready in waiting { ready() }
         }
-        if let pool { pool.run(work) } else { work() }
+        pool.run(work)
     }
 
     /// `form`, encoded under the lock by the first caller that needs it (a small state's, or one no loop waits on).

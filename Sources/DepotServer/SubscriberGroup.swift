@@ -12,7 +12,7 @@ import Synchronization
 /// yet: those write both in one go (one syscall, one wake-up of the reader) instead of one after the other
 /// — `load` publishes `loading` and, soon after, `success`. Every connection still receives every state, in
 /// seq order; a connection ignores a state it already has. A connection that would have to encode a large state's
-/// items on the loop waits instead, with the states after it, while the blocking pool encodes them; the others
+/// items on the loop waits instead, with the states after it, while the CPU pool encodes them; the others
 /// go on receiving states meanwhile. A connection whose socket is full and whose subscriptions are all in snapshot mode
 /// is parked (`ParkedConnections`): it holds its large states unencoded until it takes more, keeping only those its
 /// queue would. One that does not read costs no encoding per state, no memory for encodings it would drop unread, and
@@ -28,7 +28,7 @@ final class SubscriberGroup: Sendable {
     private let mailbox = Locked(Mailbox())
     /// Connections waiting for a large state's full form to be encoded, with the states they are to get then.
     private let waiting: NIOLoopBoundBox<[ObjectIdentifier: [StateFrame]]>
-    /// The full forms this group has asked the blocking pool for and not yet heard back about.
+    /// The full forms this group has asked the CPU pool for and not yet heard back about.
     private let requested: NIOLoopBoundBox<Set<Requested>>
 
     private struct Requested: Hashable {
@@ -206,7 +206,7 @@ final class SubscriberGroup: Sendable {
         encodeOffLoop(toEncode)
     }
 
-    /// Has `encodings` made on NIO's blocking pool (once for all loops: `StateFrame.encode`), those this group has
+    /// Has `encodings` made on the server's CPU pool (once for all loops: `StateFrame.encode`), those this group has
     /// not asked for already; when each is done, the connections waiting get their states from the loop.
     private func encodeOffLoop(_ encodings: EncodingsNeeded) {
         for (state, forms) in encodings.byState.values {

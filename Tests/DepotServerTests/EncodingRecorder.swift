@@ -6,7 +6,7 @@ import Synchronization
 
 /// The tests' `EncodingObserver`: counts the fan-out's encodings — all, those of more than
 /// `StateFrame.inlineEncodingLimit` items, and those of them that ran on an event loop — and, while its gate is
-/// closed, holds the encodings on the blocking pool back, so a test sees what subscribers receive meanwhile.
+/// closed, holds the encodings on the CPU pool back, so a test sees what subscribers receive meanwhile.
 final class EncodingRecorder: EncodingObserver {
     private let counts = Mutex((all: 0, large: 0, largeOnEventLoops: 0))
     /// 0 while the gate is open, 1 while closed.

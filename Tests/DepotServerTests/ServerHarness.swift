@@ -17,7 +17,7 @@ struct RunningServer: CheckedEndpoint {
     let source: TestSource
     let repository: Repository
     let server: SocketServer
-    /// Counts the server's encodings of states, and holds back those on the blocking pool when closed.
+    /// Counts the server's encodings of states, and holds back those on the CPU pool when closed.
     let encodings: EncodingRecorder
     /// Holds every message the server sends to the test to rpc-schema/openrpc.json; checked when it stops.
     let ledger = ProtocolLedger()
