@@ -29,8 +29,7 @@ enum Output {
     /// A line that says how things go, not that something failed (a watch reconnected): `depotctl: …`, or with
     /// --json `{"notice":{"message":…}}`.
     static func notice(_ text: String) {
-        guard errorsAsJSON.load(ordering: .relaxed) else { return write("depotctl: \(text)\n", to: STDERR_FILENO) }
-        write(JSONValue.object(["notice": .object(["message": .string(text)])]).jsonText + "\n", to: STDERR_FILENO)
+        standardError(text, json: "notice", ["message": .string(text)])
     }
 
     /// An error depotd answered with: its message and code, and its data too as JSON.
@@ -45,14 +44,17 @@ enum Output {
     }
 
     private static func error(message: String, remote: RemoteError?) {
-        guard errorsAsJSON.load(ordering: .relaxed) else {
-            return write("depotctl: \(remote?.description ?? message)\n", to: STDERR_FILENO)
-        }
         var error: JSONObject = [:]
         if let remote { error["code"] = .number(JSONNumber(remote.code)) }
         error["message"] = .string(message)
         if let data = remote?.data { error["data"] = data }
-        write(JSONValue.object(["error": .object(error)]).jsonText + "\n", to: STDERR_FILENO)
+        standardError(remote?.description ?? message, json: "error", error)
+    }
+
+    /// One line on stderr: `depotctl: text`, or with --json `{key: members}`.
+    private static func standardError(_ text: String, json key: String, _ members: JSONObject) {
+        guard errorsAsJSON.load(ordering: .relaxed) else { return write("depotctl: \(text)\n", to: STDERR_FILENO) }
+        write(JSONValue.object([key: .object(members)]).jsonText + "\n", to: STDERR_FILENO)
     }
 
     /// `text` as it is, on standard error (the usage `depotctl` alone prints).

@@ -14,7 +14,7 @@ extension Duration {
     /// under a second, else seconds without trailing zeros — `2 s`, `2.5 s`, `1.25 s`.
     public var text: String {
         let milliseconds = wholeMilliseconds
-        if milliseconds < 1000, milliseconds % 1000 != 0 { return "\(milliseconds) ms" }
+        if (1..<1000).contains(milliseconds) { return "\(milliseconds) ms" }
         var fraction = String(milliseconds % 1000 + 1000).dropFirst()
         while fraction.hasSuffix("0") { fraction.removeLast() }
         return "\(milliseconds / 1000)\(fraction.isEmpty ? "" : ".\(fraction)") s"

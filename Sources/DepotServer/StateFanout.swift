@@ -71,17 +71,17 @@ final class StateFanout: StateObserver {
     }
 
     func subscriptionStarted() {
-        onSubscribersChanged(
-            subscriptions.withLock { subscriptions in
-                subscriptions.active += 1
-                return subscriptions.active
-            })
+        changeActiveSubscriptions(by: 1)
     }
 
     func subscriptionsEnded(_ count: Int) {
+        changeActiveSubscriptions(by: -count)
+    }
+
+    private func changeActiveSubscriptions(by delta: Int) {
         onSubscribersChanged(
             subscriptions.withLock { subscriptions in
-                subscriptions.active -= count
+                subscriptions.active += delta
                 return subscriptions.active
             })
     }
