@@ -16,7 +16,7 @@ struct SocketLocator {
             guard !instance.isEmpty, !instance.contains("/"), instance != ".", instance != ".." else {
                 throw ValidationError("-n/--instance takes the NAME of depotd@NAME (no slashes); found \"\(instance)\"")
             }
-            return "/run/depot/\(instance).sock"
+            return RuntimePaths.instanceSocketPath(instance)
         }
         if let fromEnvironment = paths.environment["DEPOT_SOCKET"], !fromEnvironment.isEmpty { return fromEnvironment }
         let own = paths.defaultSocketPath

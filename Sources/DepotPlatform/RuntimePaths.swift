@@ -28,10 +28,15 @@ public struct RuntimePaths: Sendable {
         if let directory = firstListed("RUNTIME_DIRECTORY") {
             return join(directory, "depotd.sock")
         }
-        if let directory = nonEmpty("XDG_RUNTIME_DIR") {
-            return join(directory, "depot/depotd.sock")
+        if let userSocket = userRuntimeSocketPath {
+            return userSocket
         }
-        return isRoot ? "/run/depot/depotd.sock" : join(fallbackDirectory, "depotd.sock")
+        return isRoot ? Self.systemSocketPath : join(fallbackDirectory, "depotd.sock")
+    }
+
+    /// `$XDG_RUNTIME_DIR/depot/depotd.sock`: a user's depotd's socket in the user's runtime directory; nil without one.
+    public var userRuntimeSocketPath: String? {
+        nonEmpty("XDG_RUNTIME_DIR").map { join($0, "depot/depotd.sock") }
     }
 
     /// `/tmp/depot-$UID`: where a user's depotd keeps its socket, and its state when there is no `$HOME`,
@@ -43,6 +48,19 @@ public struct RuntimePaths: Sendable {
 
     /// The system daemon's socket, which depotctl also tries when nothing listens at its own default.
     public static let systemSocketPath = "/run/depot/depotd.sock"
+
+    /// The socket of depotd@NAME: `/run/depot/NAME.sock`.
+    public static func instanceSocketPath(_ name: String) -> String {
+        "/run/depot/\(name).sock"
+    }
+
+    /// NAME, for the socket of depotd@NAME (`instanceSocketPath`); nil for any other path.
+    public static func instance(ofSocket path: String) -> String? {
+        let (prefix, suffix) = ("/run/depot/", ".sock")
+        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else { return nil }
+        let name = String(path.dropFirst(prefix.count).dropLast(suffix.count))
+        return name.contains("/") ? nil : name
+    }
 
     /// The state directory's path (see `StateDirectory` for the rules).
     public var defaultStateDirectory: String {

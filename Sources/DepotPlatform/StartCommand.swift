@@ -16,19 +16,15 @@ public struct StartCommand: Sendable {
 
     /// The command that starts a depotd listening on `socket`.
     public func command(forSocket socket: String) -> String {
-        if socket.hasPrefix("/run/depot/"), socket.hasSuffix(".sock") {
-            let name = String(socket.dropFirst("/run/depot/".count).dropLast(".sock".count))
-            if name == "depotd", installed("depotd.socket", in: systemUnitDirectories) {
-                return "systemctl start depotd.socket"
-            }
-            if name != "depotd", !name.contains("/"), installed("depotd@.socket", in: systemUnitDirectories) {
-                return "systemctl start depotd@\(name).socket"
-            }
+        if socket == RuntimePaths.systemSocketPath, installed("depotd.socket", in: systemUnitDirectories) {
+            return "systemctl start depotd.socket"
         }
-        if let runtime = paths.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
-            socket == (runtime.hasSuffix("/") ? runtime : runtime + "/") + "depot/depotd.sock",
-            installed("depotd.socket", in: userUnitDirectories)
+        if let name = RuntimePaths.instance(ofSocket: socket), socket != RuntimePaths.systemSocketPath,
+            installed("depotd@.socket", in: systemUnitDirectories)
         {
+            return "systemctl start depotd@\(name).socket"
+        }
+        if socket == paths.userRuntimeSocketPath, installed("depotd.socket", in: userUnitDirectories) {
             return "systemctl --user start depotd.socket"
         }
         return socket == paths.defaultSocketPath ? "depotd" : "depotd --socket \(socket)"
