@@ -7,6 +7,21 @@ from typing import Mapping, Optional, Sequence, Tuple
 
 #: The system daemon's socket, tried when nothing is at the user's own default.
 SYSTEM_SOCKET = "/run/depot/depotd.sock"
+#: Where the sockets of depotd@NAME are.
+_INSTANCE_DIRECTORY = "/run/depot/"
+
+
+def instance_socket_path(name: str) -> str:
+    """The socket of depotd@NAME: `/run/depot/NAME.sock`."""
+    return f"{_INSTANCE_DIRECTORY}{name}.sock"
+
+
+def instance_of_socket(path: str) -> Optional[str]:
+    """NAME, for the socket of depotd@NAME; None for any other path."""
+    if not (path.startswith(_INSTANCE_DIRECTORY) and path.endswith(".sock")):
+        return None
+    name = path[len(_INSTANCE_DIRECTORY) : -len(".sock")]
+    return name if name and "/" not in name else None
 
 
 def _join(directory: str, name: str) -> str:
@@ -51,7 +66,7 @@ def socket_path(
     if instance is not None:
         if not instance or "/" in instance or instance in (".", ".."):
             raise ValueError(f'instance takes the NAME of depotd@NAME (no slashes); found "{instance}"')
-        return f"/run/depot/{instance}.sock"
+        return instance_socket_path(instance)
     env = os.environ if environment is None else environment
     from_environment = env.get("DEPOT_SOCKET")
     if from_environment:
@@ -88,12 +103,11 @@ def start_command(
     def installed(unit: str, directories: Sequence[str]) -> bool:
         return any(os.path.exists(_join(directory, unit)) for directory in directories)
 
-    if socket.startswith("/run/depot/") and socket.endswith(".sock"):
-        name = socket[len("/run/depot/") : -len(".sock")]
-        if name == "depotd" and installed("depotd.socket", system_units):
-            return "systemctl start depotd.socket"
-        if name != "depotd" and "/" not in name and installed("depotd@.socket", system_units):
-            return f"systemctl start depotd@{name}.socket"
+    if socket == SYSTEM_SOCKET and installed("depotd.socket", system_units):
+        return "systemctl start depotd.socket"
+    name = instance_of_socket(socket)
+    if name is not None and socket != SYSTEM_SOCKET and installed("depotd@.socket", system_units):
+        return f"systemctl start depotd@{name}.socket"
     runtime = env.get("XDG_RUNTIME_DIR")
     users = user_unit_directories(env) if user_units is None else user_units
     if runtime and socket == _join(runtime, "depot/depotd.sock") and installed("depotd.socket", users):
