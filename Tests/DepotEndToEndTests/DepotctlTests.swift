@@ -276,7 +276,8 @@ struct DepotctlTests {
             first.process.signal(SIGTERM)
             _ = try await first.process.waitForExit()
             try await withTimeout(.seconds(30), "the watcher to notice") {
-                await watcher.standardError.wait { $0.contains("depotd closed the connection; reconnecting") }
+                // With --json, a line that says how the watch goes is a notice, not an error.
+                await watcher.standardError.wait { $0.contains(#"{"notice":{"message":"depotd closed the connection; reconnecting"}}"#) }
             }
             let second = try await Daemon.start(["--source", source], directory: directory)
             defer { Task { await second.cleanUp() } }
