@@ -41,8 +41,11 @@ let package = Package(
         // JSON values that keep member order and number literals exactly; parser and writer. No dependencies.
         .target(name: "DepotJSON"),
 
-        // POSIX glue shared by every layer: default paths, directories, errno messages, a lock ThreadSanitizer can see.
-        .target(name: "DepotPlatform", dependencies: ["CAllocator"]),
+        // POSIX glue shared by every layer: default paths, directories, errno messages, a lock ThreadSanitizer can see,
+        // the threads blocking calls run on.
+        .target(
+            name: "DepotPlatform",
+            dependencies: ["CAllocator", .product(name: "NIOPosix", package: "swift-nio")]),
 
         // libsystemd (sd_notify, socket activation, the journal), found with pkg-config.
         .systemLibrary(

@@ -1,6 +1,5 @@
 public import DepotCore
 import DepotPlatform
-import Dispatch
 public import Foundation
 import GRDB
 import GRDBSQLite
@@ -12,7 +11,7 @@ public import Logging
 /// list in one transaction, so after a crash or a `kill -9` at any moment the file holds the previous list or
 /// the new one, never a mix. A removal deletes one row; it does not rewrite the list.
 ///
-/// Every call runs on the cache's own serial dispatch queue, to its end, so awaiting one suspends the task without
+/// Every call runs on the cache's own thread (a `BlockingPool` of one), to its end, so awaiting one suspends the task without
 /// holding a thread of Swift's cooperative pool, and a cancelled caller does not undo a change half made.
 public final class ItemCache: Sendable {
     /// The cache file's name in the state directory.
@@ -21,8 +20,8 @@ public final class ItemCache: Sendable {
     /// The cache file.
     public let path: String
     private let database: DatabaseQueue
-    /// Where every call runs, one at a time.
-    private let calls = DispatchQueue(label: "depot-cache")
+    /// Where every call runs, one at a time: a thread of its own, stopped when the cache is let go.
+    private let calls: BlockingPool
     /// Set by `discard`: the files are gone and nothing is read from or written to the database again.
     private let discarded = Locked(false)
 
@@ -39,23 +38,19 @@ public final class ItemCache: Sendable {
     /// the cache only saves a trip to the source, so depotd keeps working. A file from a newer depotd is left
     /// alone and refused (`ItemCacheError.Problem.newerSchema`), as are files depotd may not read or write.
     public static func open(at path: String, logger: Logger) async throws(ItemCacheError) -> ItemCache {
-        // A queue of its own, as GRDB's are: libdispatch always starts a thread for one, where the global queue's few
-        // may all be held by other blocking work.
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<ItemCache, ItemCacheError>, Never>) in
-            DispatchQueue(label: "depot-cache-open").async {
-                continuation.resume(
-                    returning: Result { () throws(ItemCacheError) in
-                        try ItemCache(path: path, logger: logger)
-                    })
-            }
-        }
-        return try result.get()
+        let calls = BlockingPool(label: "depot-cache")
+        return try await calls.run { () throws(ItemCacheError) in try ItemCache(path: path, logger: logger, calls: calls) }
     }
 
     /// Opens the cache, blocking the calling thread; `open(at:logger:)` is the same off the cooperative pool.
-    /// - Parameter migrator: the schema's migrations; tests give other ones to play older and newer depotds.
-    init(path: String, logger: Logger, migrator: DatabaseMigrator = ItemCacheSchema.migrator) throws(ItemCacheError) {
+    /// - Parameters:
+    ///   - migrator: the schema's migrations; tests give other ones to play older and newer depotds.
+    ///   - calls: the thread its calls run on.
+    init(
+        path: String, logger: Logger, migrator: DatabaseMigrator = ItemCacheSchema.migrator, calls: BlockingPool = BlockingPool(label: "depot-cache")
+    ) throws(ItemCacheError) {
         self.path = path
+        self.calls = calls
         do {
             database = try Self.openDatabase(path, migrator: migrator)
         } catch {
@@ -392,7 +387,7 @@ public final class ItemCache: Sendable {
         return destination
     }
 
-    /// Runs `work` on the database on the cache's own serial queue, to its end, turning any failure into an error
+    /// Runs `work` on the database on the cache's own thread, to its end, turning any failure into an error
     /// that names the file and the operation. Awaiting it holds no thread of Swift's pool; cancelling the task that
     /// awaits it does not interrupt it (GRDB's async calls would roll the transaction back): a removal the source
     /// confirmed as depotd stops is on disk when the cache closes, not dropped half way.
@@ -400,13 +395,8 @@ public final class ItemCache: Sendable {
         _ operation: String,
         _ work: @escaping @Sendable (DatabaseQueue) throws -> Value
     ) async throws(ItemCacheError) -> Value {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>, Never>) in
-            calls.async { [database] in
-                continuation.resume(returning: Result { try work(database) })
-            }
-        }
         do {
-            return try result.get()
+            return try await calls.run { [database] in try work(database) }
         } catch {
             throw ItemCacheError(path: path, .database(operation: operation, reason: Self.reason(error)))
         }

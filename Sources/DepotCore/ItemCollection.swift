@@ -1,5 +1,4 @@
 public import DepotJSON
-import Synchronization
 
 /// The items of a successful load, in the source's order, found by id or by position.
 /// Ids are unique: building a collection checks them and fails with the index or id at fault.
@@ -107,7 +106,7 @@ public struct ItemCollection: Sendable {
         guard let key = keys[id], let removed = tree.element(key) else { return self }
         return ItemCollection(
             tree: tree.removing(key), keys: keys.removing(id), jsonByteCount: jsonByteCount - removed.json.count, isSortedByID: isSortedByID,
-            derivation: Lineage.Derivation(base: lineage.token, delta: ItemDelta(removed: [id])))
+            derivation: Lineage.Derivation(base: lineage, delta: ItemDelta(removed: [id])))
     }
 
     /// The collection with `changes` applied: removed ids dropped, changed items replacing the held ones where they
@@ -150,7 +149,7 @@ public struct ItemCollection: Sendable {
         let delta = edit.delta(removed: removals.map(\.id))
         return ItemCollection(
             tree: edit.tree, keys: edit.keys, jsonByteCount: edit.jsonByteCount, isSortedByID: isSortedByID,
-            derivation: Lineage.Derivation(base: lineage.token, delta: delta))
+            derivation: Lineage.Derivation(base: lineage, delta: delta))
     }
 
     /// The collection with `writes` applied in order, as a source applies them: a put replaces the item with its id
@@ -200,7 +199,7 @@ public struct ItemCollection: Sendable {
         removals.sort { $0.position < $1.position }
         return ItemCollection(
             tree: edit.tree, keys: edit.keys, jsonByteCount: edit.jsonByteCount, isSortedByID: edit.sorted,
-            derivation: Lineage.Derivation(base: lineage.token, delta: edit.delta(removed: removals.map(\.id))))
+            derivation: Lineage.Derivation(base: lineage, delta: edit.delta(removed: removals.map(\.id))))
     }
 
     /// The collection `delta` makes of this one — its removals dropped, its changes put in place, its additions
@@ -223,7 +222,7 @@ public struct ItemCollection: Sendable {
         }
         return ItemCollection(
             tree: edit.tree, keys: edit.keys, jsonByteCount: edit.jsonByteCount, isSortedByID: edit.sorted,
-            derivation: Lineage.Derivation(base: lineage.token, delta: delta))
+            derivation: Lineage.Derivation(base: lineage, delta: delta))
     }
 
     /// The id of `value` read from `idField` as a collection reads it; nil when it has none.
@@ -243,9 +242,9 @@ public struct ItemCollection: Sendable {
     }
 
     /// The delta from `previous` when this collection was made from that very one by `removing(id:)` or
-    /// `applying(_:idField:)`; nil otherwise. O(1): it compares tokens, never the items.
+    /// `applying(_:idField:)`; nil otherwise. O(1): it compares identities, never the items.
     public func delta(from previous: ItemCollection) -> ItemDelta? {
-        guard let derivation = lineage.derivation, derivation.base == previous.lineage.token else { return nil }
+        guard let derivation = lineage.derivation, derivation.base === previous.lineage else { return nil }
         return derivation.delta
     }
 
@@ -331,21 +330,19 @@ extension ItemCollection: Equatable {
     }
 }
 
-/// What makes a collection itself: a token unique in the process, and the change that made it from another.
+/// What makes a collection itself: an object of its own (copies of the collection share it), and the change that
+/// made it from another.
 private final class Lineage: Sendable {
     struct Derivation: Sendable {
-        /// The token of the collection changed.
-        let base: UInt64
+        /// The lineage of the collection changed. Weak: a collection does not keep every one before it alive, and one
+        /// let go can never be mistaken for a new one that took its place in memory.
+        weak let base: Lineage?
         let delta: ItemDelta
     }
 
-    private static let nextToken = Atomic<UInt64>(1)
-
-    let token: UInt64
     let derivation: Derivation?
 
     init(derivation: Derivation?) {
-        token = Self.nextToken.wrappingAdd(1, ordering: .relaxed).oldValue
         self.derivation = derivation
     }
 }

@@ -39,7 +39,7 @@ extension Repository {
         let collection = CachedCollection(items: items, fetchedAt: fetchedAt, version: version, source: source.description, idField: idField)
         guard let changes, changes.count <= Self.largestRowByRowChange else {
             cacheLane.keep(wholeList: true) { [self] in
-                if await cacheOperation("save \(items.count) items to", { try await $0.save(collection) }) {
+                if await cacheOperation("save \(items.count) items to", { try await $0.save(collection) }) != nil {
                     logger.debug("kept \(items.count) items in the cache")
                 }
             }
@@ -47,12 +47,10 @@ extension Repository {
         }
         cacheLane.keep(wholeList: false) { [self] in
             let changedIDs = changes.changed.compactMap { ItemCollection.id(of: $0, idField: idField) }
-            let applied = Locked(false)
-            await cacheOperation("apply \(changes.count) changes to") {
-                let done = try await $0.apply(to: collection, from: previous, changedIDs: changedIDs, removedIDs: changes.removed)
-                applied.withLock { $0 = done }
+            let applied = await cacheOperation("apply \(changes.count) changes to") {
+                try await $0.apply(to: collection, from: previous, changedIDs: changedIDs, removedIDs: changes.removed)
             }
-            if applied.withLock({ $0 }) { return }
+            if applied == true { return }
             await cacheOperation("save \(items.count) items to") { try await $0.save(collection) }
         }
     }
@@ -80,12 +78,10 @@ extension Repository {
         let collection = CachedCollection(items: items, fetchedAt: fetchedAt, version: version, source: source.description, idField: idField)
         if let delta = items.delta(from: previous), delta.ids.count <= Self.largestRowByRowChange {
             let changedIDs = delta.changed.map(\.id) + delta.added.map(\.item.id)
-            let applied = Locked(false)
-            let problem = await cacheChange("write \(writes.count) changes to") {
-                let done = try await $0.apply(to: collection, from: previousVersion, changedIDs: changedIDs, removedIDs: delta.removed)
-                applied.withLock { $0 = done }
+            let (applied, problem) = await cacheChangeOutcome("write \(writes.count) changes to") {
+                try await $0.apply(to: collection, from: previousVersion, changedIDs: changedIDs, removedIDs: delta.removed)
             }
-            if problem != nil || applied.withLock({ $0 }) { return problem }
+            if problem != nil || applied { return problem }
         }
         return await cacheChange("save \(items.count) items to") { try await $0.save(collection) }
     }
@@ -100,40 +96,48 @@ extension Repository {
     func cacheChange(
         _ what: String, supersedingKept: Bool = false, _ operation: @escaping @Sendable (any CollectionCache) async throws -> Void
     ) async -> String? {
-        guard cache != nil else { return nil }
+        await cacheChangeOutcome(what, supersedingKept: supersedingKept) {
+            try await operation($0)
+            return true
+        }.problem
+    }
+
+    /// `cacheChange` of an operation that says whether it did the change (`applied`; false when it threw).
+    private func cacheChangeOutcome(
+        _ what: String, supersedingKept: Bool = false, _ operation: @escaping @Sendable (any CollectionCache) async throws -> Bool
+    ) async -> (applied: Bool, problem: String?) {
+        guard cache != nil else { return (false, nil) }
         return await cacheLane.perform(dropsKept: supersedingKept) { [self] in await makeCacheChange(what, operation) }
     }
 
-    private func makeCacheChange(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async -> String? {
-        guard let cache else { return nil }
+    private func makeCacheChange(_ what: String, _ operation: (any CollectionCache) async throws -> Bool) async -> (applied: Bool, problem: String?) {
+        guard let cache else { return (false, nil) }
         do {
-            try await operation(cache)
-            return nil
+            return (try await operation(cache), nil)
         } catch {
             do {
                 try await cache.discard()
                 logger.error("cannot \(what) the cache (\(error)); its files were deleted, so they are never served")
-                return nil
+                return (false, nil)
             } catch let discardError {
                 let problem =
                     "the cache could not take it (\(error)) nor be deleted (\(discardError)): it is no longer read while depotd runs, but after a restart it would serve what it holds; make the state directory writable, then wipe or remove again"
                 logger.critical("cannot \(what) the cache: \(problem)")
-                return problem
+                return (false, problem)
             }
         }
     }
 
-    /// Runs `operation` on the cache, if there is one, and says whether it was done; a failure is logged, never
-    /// passed on.
+    /// Runs `operation` on the cache, if there is one, and returns what it returned; nil when there is no cache or it
+    /// failed, which is logged, never passed on.
     @discardableResult
-    private func cacheOperation(_ what: String, _ operation: (any CollectionCache) async throws -> Void) async -> Bool {
-        guard let cache else { return false }
+    private func cacheOperation<Value>(_ what: String, _ operation: (any CollectionCache) async throws -> Value) async -> Value? {
+        guard let cache else { return nil }
         do {
-            try await operation(cache)
-            return true
+            return try await operation(cache)
         } catch {
             logger.warning("cannot \(what) the cache: \(error)")
-            return false
+            return nil
         }
     }
 

@@ -57,17 +57,18 @@ public struct Daemon: Sendable {
         let source = try Self.makeSource(settings, logger: logger)
         let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache(path: settings.cachePath) { await openCache() } : nil
         let repository = Repository(source: source, idField: settings.idField, cache: cache, rules: settings.writeRules, logger: logger)
-        let status = StatusReporter(notifier: notifier)
-        let readiness = Readiness(notifier: notifier, logger: logger) { status.current.text }
+        let status = StatusReporter(notifier: notifier, awaitsFirstOutcome: settings.initialLoad, logger: logger)
         // Before the start-up load, so that the refresh schedule hears of its answer.
         let freshness = Freshness(settings: settings, source: source, repository: repository, logger: logger)
         let server = makeServer(
-            socketPath: socketPath, inherited: inherited, repository: repository, readiness: readiness, status: status, freshness: freshness)
+            socketPath: socketPath, inherited: inherited, repository: repository, status: status, freshness: freshness)
         repository.addObserver(status)
         logger.info(
             "depotd \(DepotVersion.current) serving \(source.description)",
             metadata: ["source": "\(source.description)", "version": "\(DepotVersion.current)"])
-        startLoading(repository, readiness: readiness)
+        if settings.initialLoad {
+            repository.load(strategy: settings.startupStrategy)
+        }
         let feed = ChangeFeedRunner(following: source, repository: repository, logger: logger)
         let services = makeServices(
             server: server, repository: repository, status: status, hangups: hangups, notifier: notifier, socketPath: socketPath,
@@ -94,8 +95,7 @@ public struct Daemon: Sendable {
     }
 
     private func makeServer(
-        socketPath: String, inherited: InheritedSocket?, repository: Repository, readiness: Readiness, status: StatusReporter,
-        freshness: Freshness
+        socketPath: String, inherited: InheritedSocket?, repository: Repository, status: StatusReporter, freshness: Freshness
     ) -> SocketServer {
         SocketServer(
             configuration: ServerConfiguration(
@@ -116,23 +116,12 @@ public struct Daemon: Sendable {
                 return files.isEmpty ? nil : Int(files.reduce(0) { $0 + $1.size })
             },
             freshness: { freshness.status },
-            onListening: { readiness.listening() },
+            onListening: { status.listening() },
             onSubscribersChanged: { count in
                 status.subscribersChanged(to: count)
                 freshness.scheduler.subscribersChanged(to: count)
             }
         )
-    }
-
-    /// The start-up load; ready at the first state that says something about the items (with a cache, its list,
-    /// at once), or at once when there is no start-up load.
-    private func startLoading(_ repository: Repository, readiness: Readiness) {
-        guard settings.initialLoad else {
-            readiness.firstStatePublished()
-            return
-        }
-        repository.addObserver(FirstOutcome { readiness.firstStatePublished() })
-        repository.load(strategy: settings.startupStrategy)
     }
 
     /// The services, in start order: a graceful shutdown stops them in reverse.

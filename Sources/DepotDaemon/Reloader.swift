@@ -18,7 +18,8 @@ final class Reloader: Service {
     private let hangups: UnixSignalsSequence
     private let options: DaemonOptions
     private let workingDirectory: String
-    private let settings: Locked<DaemonSettings>
+    /// The settings depotd started with; `run` keeps those in force since.
+    private let initialSettings: DaemonSettings
     private let level: LogLevelControl
     private let server: SocketServer
     private let repository: Repository
@@ -50,7 +51,7 @@ final class Reloader: Service {
         self.hangups = hangups
         self.options = options
         self.workingDirectory = workingDirectory
-        self.settings = Locked(settings)
+        self.initialSettings = settings
         self.level = level
         self.server = server
         self.repository = repository
@@ -61,15 +62,17 @@ final class Reloader: Service {
     }
 
     func run() async throws {
+        // One reload at a time, each from the settings the last left in force.
+        var settings = initialSettings
         for await _ in hangups.cancelOnGracefulShutdown() {
-            reload()
+            settings = reload(from: settings)
         }
     }
 
-    /// One reload, from RELOADING=1 to READY=1.
-    func reload() {
+    /// One reload, from RELOADING=1 to READY=1; returns the settings in force after it (`old` when it failed).
+    private func reload(from old: DaemonSettings) -> DaemonSettings {
         notifier.reloading(status: "reloading the configuration")
-        let old = settings.withLock { $0 }
+        var inForce = old
         do {
             let new = try DaemonSettings.resolve(options: options, paths: .current, workingDirectory: workingDirectory)
             let sourceChanged =
@@ -77,7 +80,7 @@ final class Reloader: Service {
             // Everything that can fail is done before anything changes.
             let source = sourceChanged ? try makeSource(new) : nil
             apply(new, old: old, source: source)
-            settings.withLock { $0 = new }
+            inForce = new
             status.setNote(nil)
             logger.info("reloaded the configuration\(new.configFile.map { " from \($0)" } ?? "")")
         } catch {
@@ -85,6 +88,7 @@ final class Reloader: Service {
             logger.error("reload failed; still running with the previous configuration: \(error)")
         }
         notifier.ready(status: status.current.text)
+        return inForce
     }
 
     private func apply(_ new: DaemonSettings, old: DaemonSettings, source: (any Source)?) {

@@ -1,10 +1,19 @@
-/// A value that arrives once, later, for any number of readers: each `value` waits until `resolve` is called, then
-/// every reader gets the same value. Whoever resolves it owns the work that makes it (a service's child task), so the
-/// readers wait on nothing unowned; a reader that is cancelled stops waiting at once.
+/// A value that arrives once, later, for any number of readers: each `value` waits until `resolve` is called, and each
+/// callback given to `whenResolved` is called then; every reader gets the same value. Whoever resolves it owns the work
+/// that makes it (a service's child task, a mutation's turn), so the readers wait on nothing unowned; a reader that is
+/// cancelled stops waiting at once, and a callback withdrawn is let go at once.
 public final class Eventual<Value: Sendable>: Sendable {
+    /// One registered reader, for `withdraw(_:)`.
+    public struct Waiter: Sendable, Hashable {
+        fileprivate let number: Int
+    }
+
+    /// A reader waiting: called with the value, or with nil when the task awaiting `value` was cancelled.
+    private typealias Reader = @Sendable (Value?) -> Void
+
     private enum State {
-        /// The readers waiting, by the number each was given.
-        case waiting([Int: CheckedContinuation<Value, any Error>], next: Int)
+        /// The readers waiting, by the number each was given, and the number the next gets.
+        case waiting([Int: Reader], next: Int)
         case resolved(Value)
     }
 
@@ -12,14 +21,26 @@ public final class Eventual<Value: Sendable>: Sendable {
 
     public init() {}
 
-    /// Hands `value` to every reader, waiting or to come; later calls change nothing.
-    public func resolve(_ value: Value) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
-            guard case .waiting(let waiters, _) = state else { return [] }
+    /// Hands `value` to every reader, waiting or to come; says whether it did, false when it was resolved already
+    /// (later calls change nothing).
+    @discardableResult
+    public func resolve(_ value: Value) -> Bool {
+        let waiters = state.withLock { state -> [Reader]? in
+            guard case .waiting(let waiters, _) = state else { return nil }
             state = .resolved(value)
-            return Array(waiters.values)
+            return waiters.sorted { $0.key < $1.key }.map(\.value)
         }
-        for waiter in waiters { waiter.resume(returning: value) }
+        guard let waiters else { return false }
+        for waiter in waiters { waiter(value) }
+        return true
+    }
+
+    /// The value, if resolved.
+    public var resolvedValue: Value? {
+        state.withLock { state in
+            if case .resolved(let value) = state { return value }
+            return nil
+        }
     }
 
     /// Whether `resolve` has been called.
@@ -30,34 +51,78 @@ public final class Eventual<Value: Sendable>: Sendable {
         }
     }
 
+    /// Calls `body` once with the value: at once, on this thread, if it is resolved; otherwise on the thread that
+    /// resolves it, which must not be held up (hop to your own thread or loop from there).
+    @discardableResult
+    public func whenResolved(_ body: @escaping @Sendable (Value) -> Void) -> Waiter {
+        let waiter = Waiter(number: takeNumber())
+        if case .resolved(let value) = register(waiter, { value in value.map(body) }) { body(value) }
+        return waiter
+    }
+
+    /// Withdraws a callback registered with `whenResolved`: it will not be called, and is let go at once. Does
+    /// nothing when it was already called.
+    public func withdraw(_ waiter: Waiter) {
+        _ = remove(waiter)
+    }
+
     /// The value, once resolved; throws `CancellationError` as soon as the waiting task is cancelled.
     public var value: Value {
         get async throws {
-            let number = Locked<Int?>(nil)
+            // The reader's number is taken first, so that a cancellation arriving before it waits finds it by number.
+            let waiter = Waiter(number: takeNumber())
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                    let resolved = state.withLock { state -> Result<Value, any Error>? in
-                        switch state {
-                        case .resolved(let value): return .success(value)
-                        case .waiting(var waiters, let next):
-                            guard !Task.isCancelled else { return .failure(CancellationError()) }
-                            waiters[next] = continuation
-                            number.withLock { $0 = next }
-                            state = .waiting(waiters, next: next + 1)
-                            return nil
-                        }
+                    let reader: Reader = { value in
+                        if let value { continuation.resume(returning: value) } else { continuation.resume(throwing: CancellationError()) }
                     }
-                    if let resolved { continuation.resume(with: resolved) }
+                    switch register(waiter, reader, unlessCancelled: true) {
+                    case .resolved(let value): continuation.resume(returning: value)
+                    case .cancelled: continuation.resume(throwing: CancellationError())
+                    case .kept: break
+                    }
                 }
             } onCancel: {
-                let waiter = state.withLock { state -> CheckedContinuation<Value, any Error>? in
-                    guard case .waiting(var waiters, let next) = state, let index = number.withLock({ $0 }) else { return nil }
-                    let waiter = waiters.removeValue(forKey: index)
-                    state = .waiting(waiters, next: next)
-                    return waiter
-                }
-                waiter?.resume(throwing: CancellationError())
+                remove(waiter)?(nil)
             }
+        }
+    }
+
+    private func takeNumber() -> Int {
+        state.withLock { state in
+            guard case .waiting(let waiters, let next) = state else { return -1 }
+            state = .waiting(waiters, next: next + 1)
+            return next
+        }
+    }
+
+    private enum Registration {
+        case kept, resolved(Value), cancelled
+    }
+
+    /// Keeps `reader` for `waiter` until the value comes, or says it is here; with `unlessCancelled`, not when the
+    /// task is cancelled — checked under the lock, so that a cancellation either finds the reader kept or is seen here.
+    private func register(_ waiter: Waiter, _ reader: @escaping Reader, unlessCancelled: Bool = false) -> Registration {
+        state.withLock { state in
+            switch state {
+            case .resolved(let value):
+                return .resolved(value)
+            case .waiting(var waiters, let next):
+                if unlessCancelled, Task.isCancelled { return .cancelled }
+                waiters[waiter.number] = reader
+                state = .waiting(waiters, next: next)
+                return .kept
+            }
+        }
+    }
+
+    /// Takes `waiter`'s callback back, if it is still kept.
+    @discardableResult
+    private func remove(_ waiter: Waiter) -> Reader? {
+        state.withLock { state in
+            guard case .waiting(var waiters, let next) = state, let body = waiters.removeValue(forKey: waiter.number) else { return nil }
+            state = .waiting(waiters, next: next)
+            return body
         }
     }
 }

@@ -1,4 +1,3 @@
-import DepotPlatform
 import DepotRPC
 import DepotWire
 
@@ -6,20 +5,27 @@ import DepotWire
 import Glibc
 #endif
 
-/// The access policy in force (replaced by a reload), checked on every call against the caller's credentials.
+/// The access policy in force (in the server's `LiveSettings`, replaced by a reload), checked on every call against
+/// the caller's credentials.
 final class AccessControl: Sendable {
-    private let policy: Locked<AccessPolicy>
+    private let settings: LiveSettings
     /// The daemon's own user, always admin.
     let daemonUID: UInt32
 
-    init(_ policy: AccessPolicy, daemonUID: UInt32 = getuid()) {
-        self.policy = Locked(policy)
+    /// The policy of `settings`.
+    init(_ settings: LiveSettings, daemonUID: UInt32 = getuid()) {
+        self.settings = settings
         self.daemonUID = daemonUID
     }
 
+    /// A policy of its own, `policy` at first.
+    convenience init(_ policy: AccessPolicy, daemonUID: UInt32 = getuid()) {
+        self.init(LiveSettings(access: policy), daemonUID: daemonUID)
+    }
+
     var current: AccessPolicy {
-        get { policy.withLock { $0 } }
-        set { policy.withLock { $0 = newValue } }
+        get { settings.read(\.access) }
+        set { settings.replace(\.access, with: newValue) }
     }
 
     /// The highest level `peer` holds now; a transport without credentials (an in-memory test channel) counts as

@@ -1,6 +1,4 @@
-import DepotPlatform
 import NIOCore
-import Synchronization
 
 /// What the connections of each user hold in depotd's memory: lines unfinished or waiting to be dispatched,
 /// answers and notifications the socket has not taken yet, notifications queued for their subscriptions.
@@ -59,7 +57,7 @@ final class ClientMemory: Sendable {
 
     /// A buffer's identity while it is held: where its bytes are, and how many (the account keeps the buffer, so
     /// its storage cannot be freed and reused while counted).
-    private struct BufferKey: Hashable {
+    struct BufferKey: Hashable {
         let address: UInt
         let length: Int
 
@@ -69,7 +67,7 @@ final class ClientMemory: Sendable {
         }
     }
 
-    private struct Account {
+    struct Account {
         var exclusive = 0
         var shared: [BufferKey: (buffer: ByteBuffer, holders: Int)] = [:]
         var sharedBytes = 0
@@ -79,15 +77,29 @@ final class ClientMemory: Sendable {
     }
 
     /// Each user's account, and the bytes the accounts gave back since `takeReleased` was last called (when many,
-    /// the allocator is asked to give free memory back to the system): both change in `apply`, under one lock.
-    private let books = Locked<(accounts: [UInt32?: Account], released: Int)>(([:], 0))
-    /// Changed at every read of an unfinished line, from every loop: a counter of its own, without the books' lock.
-    private let unfinishedBytes = Atomic<Int>(0)
+    /// the allocator is asked to give free memory back to the system), both changed in `apply`; the bytes of
+    /// unfinished lines, all users.
+    struct Books {
+        var accounts: [UInt32?: Account] = [:]
+        var released = 0
+        var unfinishedBytes = 0
+    }
+
+    private let serverBooks: ServerBooks
+
+    /// Accounts kept in `books`.
+    init(books: ServerBooks = ServerBooks()) {
+        self.serverBooks = books
+    }
+
+    private func withBooks<Result>(_ body: (inout Books) -> Result) -> Result {
+        serverBooks.withValue { body(&$0.memory) }
+    }
 
     /// Applies `change` to `user`'s account (nil: a connection without credentials) and returns its total after.
     @discardableResult
     func apply(_ change: Change, user: UInt32?) -> Int {
-        books.withLock { books in
+        withBooks { books in
             var account = books.accounts.removeValue(forKey: user) ?? Account()
             let before = account.total
             account.exclusive += change.exclusiveBytes
@@ -129,12 +141,15 @@ final class ClientMemory: Sendable {
     /// Adds `delta` bytes to the unfinished lines of all users; returns the total after.
     @discardableResult
     func addUnfinished(_ delta: Int) -> Int {
-        unfinishedBytes.wrappingAdd(delta, ordering: .relaxed).newValue
+        withBooks { books in
+            books.unfinishedBytes += delta
+            return books.unfinishedBytes
+        }
     }
 
     /// Bytes the accounts gave back since the last call.
     func takeReleased() -> Int {
-        books.withLock { books in
+        withBooks { books in
             defer { books.released = 0 }
             return books.released
         }
@@ -142,11 +157,11 @@ final class ClientMemory: Sendable {
 
     /// Bytes held by each user's connections now.
     var byUser: [UInt32?: Int] {
-        books.withLock { $0.accounts.mapValues(\.total) }
+        withBooks { $0.accounts.mapValues(\.total) }
     }
 
     /// Bytes of unfinished lines, from all users.
     var unfinished: Int {
-        unfinishedBytes.load(ordering: .relaxed)
+        withBooks { $0.unfinishedBytes }
     }
 }

@@ -1,12 +1,11 @@
-import DepotPlatform
 import DepotRPC
 import DepotWire
 
 /// The connections open now, in all and by uid, against `maxConnections` and `maxConnectionsPerUser` (read at
 /// every accept, so a reload applies to the next connection). Root is exempt from the per-user bound.
 final class ConnectionCounter: Sendable {
-    /// Everything counted, under one lock: each accept and close changes several of them together.
-    private struct Counts {
+    /// Everything counted, changed together at each accept and close.
+    struct Counts {
         var total = 0
         var byUID: [UInt32: Int] = [:]
         var admitted = 0
@@ -14,11 +13,20 @@ final class ConnectionCounter: Sendable {
         var lastNumber: UInt64 = 0
     }
 
-    private let counts = Locked(Counts())
+    private let books: ServerBooks
+
+    /// Counts kept in `books`.
+    init(books: ServerBooks = ServerBooks()) {
+        self.books = books
+    }
+
+    private func withCounts<Result>(_ body: (inout Counts) -> Result) -> Result {
+        books.withValue { body(&$0.connections) }
+    }
 
     /// A number for a new connection, unique for the daemon's life (from 1; 0 is the daemon's own work).
     func nextNumber() -> UInt64 {
-        counts.withLock { counts in
+        withCounts { counts in
             counts.lastNumber &+= 1
             return counts.lastNumber
         }
@@ -27,7 +35,7 @@ final class ConnectionCounter: Sendable {
     /// Counts a new connection in; when a bound is reached, nothing is counted and the bound and the reason come back.
     func admit(uid: UInt32?, limits: LiveLimits) -> (limit: LimitCounters.Limit, error: RPCError)? {
         let limits = limits.current
-        return counts.withLock { counts in
+        return withCounts { counts in
             if counts.total >= limits.maxConnections {
                 return (.maxConnections, .tooManyConnections(holding: counts.total))
             }
@@ -43,7 +51,7 @@ final class ConnectionCounter: Sendable {
 
     /// Counts a connection that was admitted out.
     func release(uid: UInt32?) {
-        counts.withLock { counts in
+        withCounts { counts in
             counts.total -= 1
             counts.released += 1
             if let uid {
@@ -55,12 +63,12 @@ final class ConnectionCounter: Sendable {
 
     /// Connections admitted and closed since depotd started.
     var turnover: (opened: Int, closed: Int) {
-        counts.withLock { ($0.admitted, $0.released) }
+        withCounts { ($0.admitted, $0.released) }
     }
 
     /// Connections open now, for stats.
-    var total: Int { counts.withLock { $0.total } }
+    var total: Int { withCounts { $0.total } }
 
     /// Connections open now from each uid (those whose uid is known).
-    var byUser: [UInt32: Int] { counts.withLock { $0.byUID } }
+    var byUser: [UInt32: Int] { withCounts { $0.byUID } }
 }

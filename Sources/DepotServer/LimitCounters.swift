@@ -1,5 +1,3 @@
-import DepotPlatform
-
 /// How often each limit was reached since depotd started, for `stats`: a refusal, a connection cut off, a line
 /// held back, a state a subscriber skipped.
 final class LimitCounters: Sendable {
@@ -21,21 +19,28 @@ final class LimitCounters: Sendable {
         case subscriberQueue
     }
 
-    private let counts = Locked([Int](repeating: 0, count: Limit.allCases.count))
+    private let books: ServerBooks
 
-    init() {}
+    /// Counts kept in `books`.
+    init(books: ServerBooks = ServerBooks()) {
+        self.books = books
+    }
+
+    private func withCounts<Result>(_ body: (inout [Int]) -> Result) -> Result {
+        books.withValue { body(&$0.limitsHit) }
+    }
 
     func hit(_ limit: Limit, times: Int = 1) {
-        counts.withLock { $0[Self.index(of: limit)] += times }
+        withCounts { $0[Self.index(of: limit)] += times }
     }
 
     func count(_ limit: Limit) -> Int {
-        counts.withLock { $0[Self.index(of: limit)] }
+        withCounts { $0[Self.index(of: limit)] }
     }
 
     /// Every limit with its count, in declaration order.
     var all: [(Limit, Int)] {
-        let counts = counts.withLock { $0 }
+        let counts = withCounts { $0 }
         return zip(Limit.allCases, counts).map { ($0, $1) }
     }
 

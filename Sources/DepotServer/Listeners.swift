@@ -1,7 +1,6 @@
 import DepotPlatform
 import NIOCore
 import NIOExtras
-import Synchronization
 
 /// The listening sockets a server has opened, each with the quiescing helper that knows its connections. There is
 /// one, unless the socket file was deleted and bound again: the connections accepted before still run on the old
@@ -14,45 +13,51 @@ final class Listeners: Sendable {
         let identity: SocketFile.Identity?
     }
 
-    private let all: Locked<[Listener]>
-    private let shuttingDown = Atomic(false)
+    /// The listeners, oldest first, and whether a shutdown has begun.
+    private let all: Locked<(listeners: [Listener], shuttingDown: Bool)>
 
     /// Whether a shutdown has begun (a listener closed since then closed for it).
-    var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
+    var isShuttingDown: Bool { all.withLock { $0.shuttingDown } }
 
     init(_ first: Listener) {
-        all = Locked([first])
+        all = Locked(([first], false))
     }
 
     /// The one new clients reach.
     var current: Listener {
-        all.withLock { $0[$0.count - 1] }
+        all.withLock { $0.listeners[$0.listeners.count - 1] }
     }
 
     /// Adds the listener bound in place of the current one, which stops accepting (its connections go on).
     func replace(with listener: Listener) async {
         let previous = all.withLock { all in
-            defer { all.append(listener) }
-            return all.last
+            defer { all.listeners.append(listener) }
+            return all.listeners.last
         }
         try? await previous?.channel.close()
     }
 
     /// Stops accepting on every listener and tells every connection to finish.
     func initiateShutdown() {
-        shuttingDown.store(true, ordering: .relaxed)
-        for listener in all.withLock({ $0 }) {
+        for listener in beginShutdown() {
             listener.quiescing.initiateShutdown(promise: nil)
         }
     }
 
     /// Stops accepting, tells every connection to finish, and returns once they all have closed.
     func shutDown() async {
-        shuttingDown.store(true, ordering: .relaxed)
-        for listener in all.withLock({ $0 }) {
+        for listener in beginShutdown() {
             let stopped = listener.channel.eventLoop.makePromise(of: Void.self)
             listener.quiescing.initiateShutdown(promise: stopped)
             try? await stopped.futureResult.get()
+        }
+    }
+
+    /// Marks the shutdown begun and returns the listeners to close.
+    private func beginShutdown() -> [Listener] {
+        all.withLock { all in
+            all.shuttingDown = true
+            return all.listeners
         }
     }
 }

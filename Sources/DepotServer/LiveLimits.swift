@@ -1,7 +1,5 @@
-import DepotPlatform
-
-/// The connection limits in force, which a reload may change while the server runs: one immutable value, swapped
-/// whole (as `AccessControl` swaps its policy), so a reader never sees half old, half new limits. Every
+/// The connection limits in force, which a reload may change while the server runs: one immutable value in the
+/// server's `LiveSettings`, swapped whole, so a reader never sees half old, half new limits. Every
 /// subscription's queue, the replay ring (at the next state), the memory bounds, and every connection's
 /// pending-request and subscription limits follow a change at once; the message-size limit applies to connections
 /// opened after it (a connection's line decoder keeps its own).
@@ -10,23 +8,29 @@ import DepotPlatform
 /// (`limits.maxSubscriptions`), from the value in force at that moment.
 @dynamicMemberLookup
 final class LiveLimits: Sendable {
-    private let value: Locked<ConnectionLimits>
+    private let settings: LiveSettings
 
-    init(_ limits: ConnectionLimits) {
-        value = Locked(limits)
+    /// The limits of `settings`.
+    init(_ settings: LiveSettings) {
+        self.settings = settings
+    }
+
+    /// Limits of their own, `limits` at first.
+    convenience init(_ limits: ConnectionLimits) {
+        self.init(LiveSettings(limits: limits))
     }
 
     /// The limits in force, whole.
     var current: ConnectionLimits {
-        value.withLock { $0 }
+        settings.read(\.limits)
     }
 
     subscript<Limit>(dynamicMember limit: KeyPath<ConnectionLimits, Limit>) -> Limit {
-        value.withLock { $0[keyPath: limit] }
+        settings.read((\LiveSettings.Value.limits).appending(path: limit))
     }
 
     /// Puts `limits` in force, all at once.
     func update(_ limits: ConnectionLimits) {
-        value.withLock { $0 = limits }
+        settings.replace(\.limits, with: limits)
     }
 }

@@ -15,13 +15,14 @@ final class ServerStatistics: Sendable {
     /// What keeps the items fresh (the refresh schedule, the file watch); nil when nothing does.
     private let freshness: @Sendable () -> FreshnessStatus?
 
+    /// - Parameter books: where the connections, the memory and the limits reached are counted.
     init(
-        connections: ConnectionCounter = ConnectionCounter(), memory: ClientMemory = ClientMemory(), limits: LimitCounters = LimitCounters(),
-        cacheBytes: @escaping @Sendable () -> Int? = { nil }, freshness: @escaping @Sendable () -> FreshnessStatus? = { nil }
+        books: ServerBooks = ServerBooks(), cacheBytes: @escaping @Sendable () -> Int? = { nil },
+        freshness: @escaping @Sendable () -> FreshnessStatus? = { nil }
     ) {
-        self.connections = connections
-        self.memory = memory
-        self.limits = limits
+        self.connections = ConnectionCounter(books: books)
+        self.memory = ClientMemory(books: books)
+        self.limits = LimitCounters(books: books)
         self.cacheBytes = cacheBytes
         self.freshness = freshness
     }

@@ -74,7 +74,8 @@ final class SharedPipeline: Sendable {
         }
     }
 
-    private let evaluation: Locked<Evaluation>
+    /// Touched only on `queue`, which evaluates.
+    private let evaluation: QueueConfined<Evaluation>
     private let output: Locked<Output>
 
     /// A shared pipeline whose first state is `published` (the repository's current one), shaped on the pipeline's
@@ -96,10 +97,10 @@ final class SharedPipeline: Sendable {
         queue = DispatchQueue(label: "depot.pipeline.\(number)")
         var state = Evaluation(run: PipelineRun(pipeline, idField: idField), idField: idField, lastPublished: published)
         state.lastReceivedSeq = published.seq
-        evaluation = Locked(state)
+        evaluation = QueueConfined(state, to: queue)
         output = Locked(Output(pipeline: pipeline, startSeq: published.seq))
         queue.async { [self] in
-            evaluation.withLock { evaluation in
+            evaluation.withValue { evaluation in
                 let current = start(from: published, &evaluation)
                 // Current, and posted for the subscriptions that started before it was (a subscription that reads it
                 // as current ignores the posted frame: it holds that seq). A starting point, not let out: not in the ring.
@@ -145,7 +146,7 @@ final class SharedPipeline: Sendable {
     /// change is in place (after the states handed over before it), from the pipeline's queue.
     func replace(with pipeline: Pipeline, applied: @escaping @Sendable () -> Void = {}) {
         queue.async { [self] in
-            evaluation.withLock { evaluation in
+            evaluation.withValue { evaluation in
                 guard !evaluation.stopped else { return }
                 evaluation.timer?.cancel()
                 evaluation.timer = nil
@@ -220,7 +221,7 @@ final class SharedPipeline: Sendable {
     }
 
     private func halt() {
-        evaluation.withLock { evaluation in
+        evaluation.withValue { evaluation in
             evaluation.stopped = true
             evaluation.timer?.cancel()
             evaluation.timer = nil
@@ -236,7 +237,7 @@ final class SharedPipeline: Sendable {
     private func evaluate(_ published: PublishedState, idField: String) {
         // A pass over the items never runs on an event loop or under the fan-out's lock: only here.
         dispatchPrecondition(condition: .onQueue(queue))
-        evaluation.withLock { evaluation in
+        evaluation.withValue { evaluation in
             guard !evaluation.stopped, published.seq > evaluation.lastReceivedSeq else { return }
             evaluation.lastReceivedSeq = published.seq
             evaluation.lastPublished = published
@@ -278,7 +279,7 @@ final class SharedPipeline: Sendable {
     /// The timer's turn, on the pipeline's queue: lets out what is due, and arms for the next.
     private func timerFired() {
         dispatchPrecondition(condition: .onQueue(queue))
-        evaluation.withLock { evaluation in
+        evaluation.withValue { evaluation in
             guard !evaluation.stopped else { return }
             evaluation.timer = nil
             let frames = evaluation.run.advance(to: .now).map { makeFrame($0, &evaluation) }

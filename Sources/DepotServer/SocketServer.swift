@@ -50,14 +50,15 @@ public final class SocketServer: Service {
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
         self.onListening = onListening
-        self.limits = LiveLimits(configuration.limits)
+        let settings = LiveSettings(limits: configuration.limits, access: access)
+        self.limits = LiveLimits(settings)
         self.pool = CPUPool()
         self.fanout = StateFanout(
             eventLoops: Array(eventLoopGroup.makeIterator()), epoch: repository.epoch, limits: limits,
             idField: { [repository] in repository.idField },
             library: pipelines ?? PipelineLibrary(storeDirectory: nil, logger: logger), encodingObserver: configuration.encodingObserver,
             pool: pool, onSubscribersChanged: onSubscribersChanged)
-        self.access = AccessControl(access)
+        self.access = AccessControl(settings)
         self.statistics = ServerStatistics(cacheBytes: cacheBytes, freshness: freshness)
         self.dispatcher = DepotMethods.dispatcher(repository: repository, fanout: fanout, access: self.access, statistics: statistics)
         repository.addObserver(fanout)

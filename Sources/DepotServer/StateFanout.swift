@@ -20,8 +20,17 @@ final class StateFanout: StateObserver {
         var ring = ReplayRing()
         /// The last success state published, for the next one's delta.
         var lastSuccess: (seq: Int, items: ItemCollection, idField: String)?
+        /// The number of the next subscription's id, and how many subscriptions are active.
+        var nextSubscription = 1
+        var activeSubscriptions = 0
+        /// The pipelines subscriptions use, by their canonical key. They receive each state in the same turn of the
+        /// lock that makes it current, and one is created from the current state in a turn of its own: a new shared
+        /// pipeline starts from the current state and misses none after it.
+        var pipelines = PipelineRegistry()
     }
 
+    /// What was published, the subscriptions and the pipelines that follow it: one lock, held only to read or change
+    /// them (a pipeline's evaluation runs on its own queue).
     private let published = Locked(Published())
     /// The run the states' seqs belong to, written into every State.
     let epoch: String
@@ -29,16 +38,11 @@ final class StateFanout: StateObserver {
     private let limits: LiveLimits
     /// The repository's id field now, named in every delta.
     private let idField: @Sendable () -> String
-    /// The subscriptions: the number of the next one's id, and how many are active.
-    private let subscriptions = Locked((nextNumber: 1, active: 0))
     private let onSubscribersChanged: @Sendable (Int) -> Void
     /// Told of every encoding of a state; nil (depotd) for nobody.
     private let encodingObserver: (any EncodingObserver)?
     /// Where large states are encoded, off the loops (the server's; `.callersThread` in a fan-out tested alone).
     let pool: CPUPool
-    /// The pipelines subscriptions use, by their canonical key. Its lock is held while they receive a state and
-    /// while one is created, so a new shared pipeline starts from the current state and misses none after it.
-    private let pipelines = Locked(PipelineRegistry())
     /// The named pipelines subscriptions may follow.
     let library: PipelineLibrary
 
@@ -67,7 +71,7 @@ final class StateFanout: StateObserver {
 
     /// Active subscriptions, across all connections.
     var subscriberCount: Int {
-        subscriptions.withLock { $0.active }
+        published.withLock { $0.activeSubscriptions }
     }
 
     func subscriptionStarted() {
@@ -80,9 +84,9 @@ final class StateFanout: StateObserver {
 
     private func changeActiveSubscriptions(by delta: Int) {
         onSubscribersChanged(
-            subscriptions.withLock { subscriptions in
-                subscriptions.active += delta
-                return subscriptions.active
+            published.withLock { published in
+                published.activeSubscriptions += delta
+                return published.activeSubscriptions
             })
     }
 
@@ -110,17 +114,16 @@ final class StateFanout: StateObserver {
             if let items = state.state.items {
                 published.lastSuccess = (state.seq, items, idField)
             }
+            // Handed over to each pipeline's queue: nothing is evaluated here.
+            for shared in published.pipelines.values {
+                shared.receive(state, idField: idField)
+            }
             return retired
         }
         // Every loop gets every state, even one with no subscribers now: a connection subscribing there reads
         // `current` and then receives whatever is posted after, so nothing is lost between the two.
         for group in groups {
             group.post(frame)
-        }
-        pipelines.withLock { pipelines in
-            for shared in pipelines.values {
-                shared.receive(state, idField: idField)
-            }
         }
         withExtendedLifetime(retired) {}
     }
@@ -131,7 +134,7 @@ final class StateFanout: StateObserver {
     /// is none by that name; limitExceeded when `maxPipelines` distinct pipelines run already (each costs an
     /// evaluation of every state).
     func join(_ reference: PipelineReference) throws(RPCError) -> SharedPipeline {
-        try pipelines.withLock { pipelines throws(RPCError) in
+        try published.withLock { published throws(RPCError) in
             let key: String
             let pipeline: Pipeline
             switch reference {
@@ -141,16 +144,19 @@ final class StateFanout: StateObserver {
                 guard let entry = library.entry(name) else { throw .pipelineLibrary(.notFound(name: name)) }
                 (key, pipeline) = (Self.key(named: name), entry.named.pipeline)
             }
-            guard pipelines[key] != nil || pipelines.count < Self.maxPipelines else {
+            guard published.pipelines[key] != nil || published.pipelines.count < Self.maxPipelines else {
                 throw .tooManyPipelines(most: Self.maxPipelines)
             }
+            guard let current = published.current else {
+                preconditionFailure("StateFanout used before it was added to the repository as an observer")
+            }
             let shared =
-                pipelines[key]
+                published.pipelines[key]
                 ?? SharedPipeline(
-                    number: pipelines.takeNumber(), key: key, pipeline: pipeline,
+                    number: published.pipelines.takeNumber(), key: key, pipeline: pipeline,
                     published: current.published, idField: idField(), epoch: epoch, groups: groups, limits: limits,
                     observer: encodingObserver, pool: pool)
-            pipelines[key] = shared
+            published.pipelines[key] = shared
             shared.join()
             return shared
         }
@@ -166,7 +172,7 @@ final class StateFanout: StateObserver {
     /// A subscription of `shared` ended; when it was the last, it stops after `pipelineLinger` unless a
     /// subscription joins it meanwhile.
     func leave(_ shared: SharedPipeline) {
-        let idle = pipelines.withLock { _ in shared.leave() }
+        let idle = published.withLock { _ in shared.leave() }
         guard idle else { return }
         guard let loop = shared.timerLoop else { return stopIfIdle(shared) }
         loop.scheduleTask(in: Self.pipelineLinger) { [weak self] in self?.stopIfIdle(shared) }
@@ -174,9 +180,9 @@ final class StateFanout: StateObserver {
 
     /// Stops `shared` if no subscription uses it.
     private func stopIfIdle(_ shared: SharedPipeline) {
-        pipelines.withLock { pipelines in
-            if shared.subscriberCount <= 0, pipelines[shared.key] === shared {
-                pipelines[shared.key] = nil
+        published.withLock { published in
+            if shared.subscriberCount <= 0, published.pipelines[shared.key] === shared {
+                published.pipelines[shared.key] = nil
                 shared.stop()
             }
         }
@@ -184,9 +190,9 @@ final class StateFanout: StateObserver {
 
     /// Stops every shared pipeline and returns once none is evaluating: at shutdown, once the connections closed.
     func stopPipelines() async {
-        let running = pipelines.withLock { pipelines in
-            defer { pipelines.removeAll() }
-            return Array(pipelines.values)
+        let running = published.withLock { published in
+            defer { published.pipelines.removeAll() }
+            return Array(published.pipelines.values)
         }
         for shared in running {
             await shared.stopAndSettle()
@@ -197,14 +203,14 @@ final class StateFanout: StateObserver {
     /// end when it is gone. `applied` is called once they have (the shared pipeline evaluates on its own queue), or
     /// at once when nothing runs it: a client answered then finds the change in place.
     func namedPipelineChanged(_ name: String, applied: @escaping @Sendable () -> Void = {}) {
-        let changed = pipelines.withLock { pipelines -> Bool in
+        let changed = published.withLock { published -> Bool in
             let key = Self.key(named: name)
-            guard let shared = pipelines[key] else { return false }
+            guard let shared = published.pipelines[key] else { return false }
             if let entry = library.entry(name) {
                 guard entry.named.pipeline != shared.pipeline else { return false }
                 shared.replace(with: entry.named.pipeline, applied: applied)
             } else {
-                pipelines[key] = nil
+                published.pipelines[key] = nil
                 shared.end(reason: "the pipeline \"\(name)\" was deleted", applied: applied)
             }
             return true
@@ -221,7 +227,7 @@ final class StateFanout: StateObserver {
 
     /// The subscriptions following the named pipeline `name` now.
     func subscriberCount(ofPipeline name: String) -> Int {
-        pipelines.withLock { $0[Self.key(named: name)]?.subscriberCount ?? 0 }
+        published.withLock { $0.pipelines[Self.key(named: name)]?.subscriberCount ?? 0 }
     }
 
     /// The prefix of a named pipeline's key; other keys are a pipeline's JSON, which starts with `[`.
@@ -233,7 +239,7 @@ final class StateFanout: StateObserver {
 
     /// The shared pipelines running now (at most `maxPipelines`), for stats.
     var pipelineCount: Int {
-        pipelines.withLock { $0.count }
+        published.withLock { $0.pipelines.count }
     }
 
     /// The delta from the last success to `state`, when it is a success with a delta no larger than its items.
@@ -289,25 +295,19 @@ final class StateFanout: StateObserver {
         published.withLock { ($0.ring.count, $0.ring.bytes) }
     }
 
-    /// The subscriber group of `eventLoop`.
     /// Every active subscription with its queue, and how many connections are parked, gathered from each loop;
-    /// `done` is called once, on the loop that answered last (at once when there are none).
+    /// `done` is called once, on the first loop (at once when there are none).
     func gatherSubscriptions(_ done: @escaping @Sendable ([DepotStatistics.Subscription], _ parked: Int) -> Void) {
-        guard !groups.isEmpty else { return done([], 0) }
-        let gathered = Locked<(remaining: Int, subscriptions: [DepotStatistics.Subscription], parked: Int)>((groups.count, [], 0))
-        for group in groups {
-            group.gatherSubscriptions { subscriptions, parked in
-                let all = gathered.withLock { gathered -> ([DepotStatistics.Subscription], Int)? in
-                    gathered.subscriptions += subscriptions
-                    gathered.parked += parked
-                    gathered.remaining -= 1
-                    return gathered.remaining == 0 ? (gathered.subscriptions, gathered.parked) : nil
-                }
-                if let (all, parked) = all { done(all.sorted { $0.subscription < $1.subscription }, parked) }
-            }
+        guard let first = groups.first else { return done([], 0) }
+        let gathered = groups.map { $0.gatherSubscriptions() }
+        EventLoopFuture.reduce(into: (subscriptions: [DepotStatistics.Subscription](), parked: 0), gathered, on: first.eventLoop) { all, group in
+            all.subscriptions += group.subscriptions
+            all.parked += group.parked
         }
+        .whenSuccess { all in done(all.subscriptions.sorted { $0.subscription < $1.subscription }, all.parked) }
     }
 
+    /// The subscriber group of `eventLoop`.
     func group(for eventLoop: any EventLoop) -> SubscriberGroup {
         guard let group = groups.first(where: { $0.eventLoop === eventLoop }) else {
             preconditionFailure("StateFanout was not given the event loop \(eventLoop)")
@@ -317,9 +317,9 @@ final class StateFanout: StateObserver {
 
     /// A new subscription id, unique within this daemon run.
     func makeSubscriptionID() -> String {
-        let number = subscriptions.withLock { subscriptions in
-            defer { subscriptions.nextNumber += 1 }
-            return subscriptions.nextNumber
+        let number = published.withLock { published in
+            defer { published.nextSubscription += 1 }
+            return published.nextSubscription
         }
         return "s\(number)"
     }

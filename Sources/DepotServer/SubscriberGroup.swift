@@ -105,9 +105,9 @@ final class SubscriberGroup: Sendable {
     }
 
     /// The subscriptions of this loop's connections, gathered on the loop and handed to `done` there.
-    func gatherSubscriptions(_ done: @escaping @Sendable ([DepotStatistics.Subscription], _ parked: Int) -> Void) {
-        eventLoop.execute {
-            done(self.connections.value.values.flatMap(\.subscriptionStatistics), self.parkedCount)
+    func gatherSubscriptions() -> EventLoopFuture<(subscriptions: [DepotStatistics.Subscription], parked: Int)> {
+        eventLoop.submit {
+            (self.connections.value.values.flatMap(\.subscriptionStatistics), self.parkedCount)
         }
     }
 

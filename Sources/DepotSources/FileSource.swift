@@ -25,6 +25,9 @@ public struct FileSource: WritableSource, WatchableSource {
     public let path: String
     public let idField: String
     private let memory = FileMemory()
+    /// The threads its blocking calls run on, shared by its copies, stopped when the last is let go.
+    private let io = FileIO()
+    private let writer = BackgroundWriter()
 
     public init(path: String, idField: String = Repository.defaultIDField) {
         self.path = path
@@ -46,7 +49,7 @@ public struct FileSource: WritableSource, WatchableSource {
     public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
         // The file as this source last read or wrote it, and `version` that content's: unchanged, without a read (the
         // refresh its own write sets off costs a stat, not a read and a hash of the whole file).
-        if let version, let known = memory.content(ifStill: await FileIO.stamp(of: path), idField: idField), known.digest == version.digest {
+        if let version, let known = memory.content(ifStill: await io.stamp(of: path), idField: idField), known.digest == version.digest {
             return .unchanged
         }
         let (bytes, stamp) = try await read()
@@ -87,7 +90,7 @@ public struct FileSource: WritableSource, WatchableSource {
                 current[change.id] = .some(change.write.item)
             }
             // Refused only once there is something to write: an unknown id is notFound whatever the file's mode.
-            if let mode = await FileIO.readOnlyMode(of: path) {
+            if let mode = await io.readOnlyMode(of: path) {
                 throw SourceError(.refused, "refusing to rewrite \(path): it is read-only (mode \(mode)); make it writable to allow changes")
             }
             guard let splice = FileSplice(writing: changes.map(\.write), to: content.items, layout: content.layout) else {
@@ -117,7 +120,7 @@ public struct FileSource: WritableSource, WatchableSource {
             guard let held, heldDigest == content.digest else { return content }
             return FileMemory.Content(items: held.items, digest: content.digest, layout: content.layout)
         }
-        let stamp = await FileIO.stamp(of: path)
+        let stamp = await io.stamp(of: path)
         if let known = memory.content(ifStill: stamp, idField: idField) {
             return (preferringHeld(known), stamp)
         }
@@ -146,7 +149,7 @@ public struct FileSource: WritableSource, WatchableSource {
     /// the event loops) through its buffer: the old bytes read and the new ones hashed and written piece by piece.
     private func write(_ splice: FileSplice, over stamp: FileStamp?) async -> Result<(String, FileStamp?), WriteFailure> {
         let path = path
-        return await BackgroundWriter.shared.run(usingBuffer: { buffer -> Result<(String, FileStamp?), WriteFailure> in
+        return await writer.run(usingBuffer: { buffer -> Result<(String, FileStamp?), WriteFailure> in
             let old = open(path, O_RDONLY | O_CLOEXEC)
             guard old >= 0 else { return .failure(.system(SystemError("cannot read \(path)"))) }
             defer { close(old) }
@@ -169,7 +172,7 @@ public struct FileSource: WritableSource, WatchableSource {
 
     private func read() async throws(SourceError) -> (bytes: [UInt8], stamp: FileStamp) {
         do {
-            return try await FileIO.readStamped(path)
+            return try await io.readStamped(path)
         } catch {
             throw SourceError(.unavailable, error.description)
         }

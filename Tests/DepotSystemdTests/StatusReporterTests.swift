@@ -23,6 +23,48 @@ extension SystemdNotifierTests {
         }
     }
 
+    @Test("READY=1 goes out once, when the socket listens and the first outcome is published, in either order")
+    func readyOnce() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let socket = try NotifySocket(path: directory.file("notify"))
+        try await ProcessVariables.with(["NOTIFY_SOCKET": socket.address]) {
+            let reporter = StatusReporter(notifier: SystemdNotifier())
+            reporter.stateDidChange(to: PublishedState(seq: 1, state: .loading))
+            reporter.listening()
+            reporter.stateDidChange(to: PublishedState(seq: 2, state: .failure(StateError(.loadFailed, message: "down"))))
+            reporter.stateDidChange(to: PublishedState(seq: 3, state: .idle))
+            reporter.listening()
+            reporter.stateDidChange(to: PublishedState(seq: 4, state: .failure(StateError(.loadFailed, message: "still down"))))
+            // No STATUS= goes out (run is not running): the messages are READY=1's alone, and a marker sent after.
+            SystemdNotifier().status("marker")
+            let messages = try await socket.receive(until: { $0 == "STATUS=marker" })
+            #expect(messages == ["READY=1\nSTATUS=failure: down · 0 subscribers · seq 2", "STATUS=marker"])
+        }
+    }
+
+    @Test(
+        "readiness: listening and a first outcome, in any order, make it ready once; idle and loading are no outcome",
+        arguments: [
+            (awaitsOutcome: true, steps: ["listening", "idle", "loading", "success", "failure", "listening"], readyAt: 3),
+            (awaitsOutcome: true, steps: ["failure", "loading", "listening", "success"], readyAt: 2),
+            (awaitsOutcome: true, steps: ["idle", "loading", "idle"], readyAt: nil),
+            (awaitsOutcome: true, steps: ["success", "failure"], readyAt: nil),
+            (awaitsOutcome: false, steps: ["idle", "listening", "success"], readyAt: 1),
+            (awaitsOutcome: false, steps: ["listening", "listening"], readyAt: 0),
+        ])
+    func readinessSteps(awaitsOutcome: Bool, steps: [String], readyAt: Int?) {
+        var progress = ReadinessProgress(hasFirstOutcome: !awaitsOutcome)
+        var becameReady: [Int] = []
+        for (index, step) in steps.enumerated() {
+            let ready =
+                step == "listening" ? progress.listening() : progress.published(LoadingState.Status(rawValue: step) ?? .idle)
+            if ready { becameReady.append(index) }
+        }
+        #expect(becameReady == (readyAt.map { [$0] } ?? []))
+        #expect(progress.isReady == (readyAt != nil))
+    }
+
     @Test("the note of a failed reload comes first, until it is cleared")
     func statusNote() {
         var status = ServiceStatus(state: PublishedState(seq: 7, state: .loading), subscribers: 1)
