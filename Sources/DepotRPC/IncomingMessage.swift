@@ -29,6 +29,18 @@ public enum IncomingMessage: Sendable {
         return classify(value, maxBatchRequests: maxBatchRequests)
     }
 
+    /// `decode`, except that a line of nothing but whitespace (an empty line, a stray CR) is no message: nil.
+    public static func decodeUnlessBlank(
+        _ line: UnsafeRawBufferPointer, maxBatchRequests: Int = defaultMaxBatchRequests
+    ) -> IncomingMessage? {
+        guard line.contains(where: { !isWhitespace($0) }) else { return nil }
+        return decode(line, maxBatchRequests: maxBatchRequests)
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
+    }
+
     public static func decode(
         _ line: [UInt8],
         maxDepth: Int = JSONParser.defaultMaxDepth,

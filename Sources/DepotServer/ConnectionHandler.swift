@@ -6,50 +6,46 @@ import DepotWire
 import Logging
 import NIOCore
 
-/// One client connection: reads JSON-RPC lines, dispatches them and writes their answers; its subscriptions
-/// (ConnectionHandler+Subscriptions) and its bounds (ConnectionHandler+Bounds) are carried out beside.
+/// One client connection: reads JSON-RPC lines, dispatches them and writes their answers, and carries out its
+/// bounds; its parts do the rest.
 ///
 /// Everything here runs on the connection's event loop. Reads are answered inline (over a large collection through
 /// a pipeline, on the server's CPU pool); answers that come later (mutations) call back from whichever thread finished
 /// them and are written here, so several requests can be in flight and answers can come back in any order.
 ///
-/// The parts, each with its own tests: `ConnectionAdmission` (caps, credentials) before this handler;
+/// The parts, each a type of its own: `ConnectionAdmission` (caps, credentials) before this handler;
 /// `ConnectionStateMachine`, which decides when to read, hold, dispatch and close, and holds the held lines and
-/// pending answers; `ConnectionOutput` (writes, flushes, the memory books); `SubscriptionSet` (the subscriptions'
-/// queues). This handler carries out their actions and owns the timers.
-final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
+/// pending answers; `ConnectionOutput` (writes, flushes, the unread answers); `ConnectionMemory` (everything the
+/// connection holds, on its user's account); `ConnectionSubscriptions` (subscribing, delivering, heartbeats, over
+/// `SubscriptionSet`'s queues). This handler wires them, carries out the machine's actions and owns the close and
+/// partial-line timers.
+final class ConnectionHandler: ChannelDuplexHandler, DepotSession, SubscriptionsHost {
     typealias InboundIn = LineFrame
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    let dispatcher: RPCDispatcher<any DepotSession>
-    let fanout: StateFanout
-    let limits: LiveLimits
+    private let dispatcher: RPCDispatcher<any DepotSession>
+    private let limits: LiveLimits
     /// How long a shutdown waits for this connection's pending answers before closing it anyway.
-    let shutdownTimeout: TimeAmount
-    var logger: Logger
+    private let shutdownTimeout: TimeAmount
+    private var logger: Logger
 
-    var machine = ConnectionStateMachine()
-    var context: ChannelHandlerContext?
+    /// Read by the wiring's tests on the loop, to see that the handler drove it.
+    private(set) var machine = ConnectionStateMachine()
+    private var context: ChannelHandlerContext?
     private(set) var peer: PeerCredentials?
-    var subscriptions = SubscriptionSet()
-    var isInSubscriberGroup = false
     /// The number the next answer that comes later goes by (the machine keeps those pending, with their withdrawals).
-    var nextAnswerNumber = 0
+    private var nextAnswerNumber = 0
 
-    /// What this connection's user holds in memory (see `ClientMemory`), its share kept on `output`'s books.
-    let memory: ClientMemory
     /// How often each limit was reached, for `stats`.
-    let counters: LimitCounters
-    var unfinishedLineBytes = 0
-    /// Writes, flushes, and keeps the books of what this connection holds.
-    let output = ConnectionOutput()
-    /// The next heartbeat due, while a subscription asked for them.
-    var heartbeatTimer: Scheduled<Void>?
-    /// The shutdown deadline, or the discard limit, while one is armed.
-    private var closeTimer: Scheduled<Void>?
-    /// While a line sits unfinished: when it has sat too long, the connection closes.
-    var partialLineTimer: Scheduled<Void>?
+    private let counters: LimitCounters
+    /// Everything this connection holds in memory, on its user's account.
+    private let memory: ConnectionMemory
+    /// Writes, flushes, and the unread answers.
+    private let output: ConnectionOutput
+    private let subscriptions: ConnectionSubscriptions
+    /// The shutdown deadline or the discard limit, and the partial-line deadline.
+    private let timers = ConnectionTimers()
 
     /// This connection's number, unique for the daemon's life: its lane in the repository's fair turn.
     let number: UInt64
@@ -70,29 +66,28 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         counters: LimitCounters = LimitCounters(),
         dropQueuedMutations: @escaping @Sendable (Requester) -> Void = { _ in }
     ) {
-        self.memory = memory
         self.counters = counters
         self.number = connections.nextNumber()
         self.dropQueuedMutations = dropQueuedMutations
         self.dispatcher = dispatcher
-        self.fanout = fanout
         self.limits = limits
         self.shutdownTimeout = shutdownTimeout
         self.logger = logger
+        self.memory = ConnectionMemory(account: memory, limits: limits)
+        self.output = ConnectionOutput(memory: self.memory)
+        self.subscriptions = ConnectionSubscriptions(
+            fanout: fanout, limits: limits, counters: counters, output: output, memory: self.memory, logger: logger)
         output.taken = { [weak self] in self?.settleMemory() }
     }
 
     var requester: Requester { Requester(user: peer?.uid, connection: number) }
-
-    /// What the connection is doing — for tests: the wiring's tests read it on the loop to see the handler drove its
-    /// machine (the machine's own tests read its phase directly); nothing else needs it.
-    var phase: ConnectionStateMachine.Phase { machine.phase }
 
     // MARK: The channel's life
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         output.attach(context)
+        subscriptions.attach(context, host: self)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -102,23 +97,18 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     /// The client's credentials, as `ConnectionAdmission` read them: its pid and uid go on every log line about this
     /// connection.
-    func admitted(_ peer: PeerCredentials?) {
+    private func admitted(_ peer: PeerCredentials?) {
         guard let peer else { return }
         self.peer = peer
-        logger[metadataKey: "peer_pid"] = "\(peer.pid)"
-        logger[metadataKey: "peer_uid"] = "\(peer.uid)"
-        logger[metadataKey: "peer_gid"] = "\(peer.gid)"
-        if let name = peer.processName { logger[metadataKey: "peer_comm"] = "\(name)" }
+        memory.user = peer.uid
+        logger.identify(peer)
+        subscriptions.peer = peer
+        subscriptions.logger = logger
     }
 
     /// Logs a request that changes state, naming the method and the client.
     func noteMutation(_ method: String, _ detail: String) -> MutationNote {
-        let request = "\(method)\(detail.isEmpty ? "" : " ")\(detail)"
-        logger.info("\(request) requested", metadata: ["method": "\(method)"])
-        let logger = logger
-        return MutationNote { outcome in
-            logger.info("\(request): \(outcome)", metadata: ["method": "\(method)"])
-        }
+        MutationNote(method, detail, logger: logger)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -130,22 +120,20 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         closed()
         self.context = nil
         output.attach(nil)
+        subscriptions.attach(nil, host: self)
     }
 
     /// The connection is gone: its subscriptions end, and answers still coming are not wanted. Its mutations that
     /// have not started are dropped; those under way still run, for every subscriber, and only the call back to
     /// this connection is withdrawn.
-    func closed() {
+    private func closed() {
         guard machine.phase != .closed else { return }
         // Answers still coming are withdrawn first: the dropped mutations then finish without encoding an answer.
         machine.channelClosed()
         releaseInput()
         dropQueuedMutations(requester)
-        closeTimer?.cancel()
-        closeTimer = nil
-        partialLineTimer?.cancel()
-        partialLineTimer = nil
-        leaveAllSubscriptions()
+        timers.cancelAll()
+        subscriptions.leaveAll()
         // Output still in NIO's hands is let go when its writes fail, as the channel closes.
         settleMemory()
     }
@@ -183,11 +171,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
-            drainQueues()
-            if isInSubscriberGroup {
-                // States held unencoded while the socket was full are handed over now.
-                fanout.group(for: context.eventLoop).connectionCanWrite(self)
-            }
+            subscriptions.canWrite()
             dispatchHeldLines()
             resumeReadingIfAllowed()
         }
@@ -204,9 +188,8 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .line(let line):
-            partialLineTimer?.cancel()
-            partialLineTimer = nil
-            lineFinished()
+            timers.lineFinished()
+            memory.lineFinished()
             switch machine.lineRead(line, isWritable: context.channel.isWritable, maxPendingAnswers: limits.maxPendingRequests) {
             case .dispatch:
                 handle(line: line, context: context)
@@ -214,17 +197,17 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
                 if (machine.activity?.pendingAnswers ?? 0) >= limits.maxPendingRequests {
                     counters.hit(.maxPendingRequests)
                 }
-                output.books.memoryChange.exclusiveBytes += line.readableBytes
+                memory.holdLine(line)
             case .ignore:
                 break
             }
         case .unfinished(_, let held):
-            if partialLineTimer == nil {
+            if !timers.isPartialLineArmed {
                 armPartialLineTimer(context: context)
             }
             lineGrew(to: held)
         case .tooLong(let limit):
-            lineFinished()
+            memory.lineFinished()
             guard machine.lineTooLong() == .refuseAndDiscard else { return }
             releaseInput()
             refuseOversizedLine(limit: limit, context: context)
@@ -232,25 +215,17 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
         settleMemory()
     }
 
-    /// The line being received ended (or was dropped): its bytes are no longer held by this connection.
-    func lineFinished() {
-        guard unfinishedLineBytes > 0 else { return }
-        output.books.memoryChange.exclusiveBytes -= unfinishedLineBytes
-        memory.addUnfinished(-unfinishedLineBytes)
-        unfinishedLineBytes = 0
-    }
-
     /// The connection takes no more requests: what the machine released goes — the answers still coming are withdrawn
     /// (a mutation that finishes later neither encodes an answer nor keeps the connection), the held lines and the
     /// unfinished one leave the books.
-    func releaseInput() {
+    private func releaseInput() {
         let released = machine.takeReleased()
         for withdraw in released.withdrawals {
             withdraw()
         }
-        lineFinished()
+        memory.lineFinished()
         for line in released.lines {
-            output.books.memoryChange.exclusiveBytes -= line.readableBytes
+            memory.releaseLine(line)
         }
     }
 
@@ -263,11 +238,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     // MARK: Requests
 
     private func handle(line: ByteBuffer, context: ChannelHandlerContext) {
-        let message: IncomingMessage? = line.withUnsafeReadableBytes { bytes in
-            // A line of nothing but whitespace (an empty line, a stray CR) is not a message.
-            guard bytes.contains(where: { !Self.isWhitespace($0) }) else { return nil }
-            return IncomingMessage.decode(bytes, maxBatchRequests: limits.maxBatchRequests)
-        }
+        let message = line.withUnsafeReadableBytes { IncomingMessage.decodeUnlessBlank($0, maxBatchRequests: limits.maxBatchRequests) }
         guard let message else { return }
 
         _ = subscriptions.takeAwaitingAnswer()
@@ -279,12 +250,12 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
         switch outcome {
         case .nothing:
-            activate(newSubscriptions)
+            subscriptions.activate(newSubscriptions)
         case .now(let answer):
             write(answer)
             if !newSubscriptions.isEmpty {
                 output.flushIfNeeded()
-                activate(newSubscriptions)
+                subscriptions.activate(newSubscriptions)
             }
         case .later(let pending):
             // Each call of a batch waiting counts, so one line cannot queue more than the bound of work.
@@ -309,7 +280,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
             write(answer)
             output.flushIfNeeded()
         }
-        activate(newSubscriptions)
+        subscriptions.activate(newSubscriptions)
         perform(machine.answerWritten(number))
         dispatchHeldLines()
         resumeReadingIfAllowed()
@@ -321,7 +292,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     private func dispatchHeldLines() {
         guard let context, machine.startDispatchingHeldLines() else { return }
         while let line = machine.nextHeldLine(isWritable: context.channel.isWritable, maxPendingAnswers: limits.maxPendingRequests) {
-            output.books.memoryChange.exclusiveBytes -= line.readableBytes
+            memory.releaseLine(line)
             handle(line: line, context: context)
         }
         output.flushIfNeeded()
@@ -329,12 +300,118 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     }
 
     /// Writes an answer; a client that leaves too many unread is cut off.
-    func write(_ answer: EncodedMessage) {
-        let limit = limits.maxUnreadAnswerBytes
-        if let unread = output.write(answer, unreadLimit: limit), machine.activity != nil {
-            cutOff(
-                .maxUnreadAnswerBytes,
-                "it left \(unread.count) answers (\(unread.bytes) bytes) unread, past --max-unread-answer-bytes (\(limit))")
+    private func write(_ answer: EncodedMessage) {
+        if let cut = output.write(answer, unreadLimit: limits.maxUnreadAnswerBytes), machine.activity != nil {
+            cutOff(cut)
+        }
+    }
+
+    // MARK: Subscriptions (`ConnectionSubscriptions`)
+
+    func subscribe(_ request: SubscribeRequest) throws(RPCError) -> SubscriptionStart {
+        try subscriptions.subscribe(request)
+    }
+
+    func unsubscribe(_ id: String) -> Bool {
+        subscriptions.unsubscribe(id)
+    }
+
+    var deliversNotifications: Bool { machine.deliversNotifications }
+
+    func subscriptionsChanged(by count: Int) {
+        perform(machine.subscriptionsChanged(by: count))
+    }
+
+    // MARK: Bounds
+
+    /// Applies what this connection took and let go to its user's account. When that passes the user's bound (root
+    /// is exempt), this connection, which just took more, first lets its snapshot-mode subscriptions skip to their
+    /// newest state; if that is not enough, it is cut off.
+    func settleMemory() {
+        memory.merge(subscriptions.takeLedgers())
+        guard var total = memory.settle(), machine.activity != nil || machine.phase == .discarding else { return }
+        let trimmed = subscriptions.trimToNewest()
+        if !trimmed.isEmpty {
+            total = memory.apply(trimmed)
+            logger.debug("over --max-memory-per-user: this connection's subscriptions skip to their newest state")
+            guard total > memory.bound else { return }
+        }
+        cutOff(
+            memory.overBound(
+                total, holding: "lines unfinished or waiting, answers and notifications unread",
+                advice: "read your answers and notifications, and send whole lines"))
+    }
+
+    /// The bound on a batch's answers (see `ConnectionMemory.batchAnswerLimit`): past the user's bound, the connection
+    /// is cut off on its loop, which lets the batch go.
+    private func batchAnswerLimit(_ bytes: Int, context: ChannelHandlerContext) -> BatchAnswerLimit {
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        return memory.batchAnswerLimit(bytes, counters: counters) { total in
+            eventLoop.execute { connection.value.heldAnswersPassedTheBound(total) }
+        }
+    }
+
+    /// A batch's answers waiting for its slower calls carried the user's memory past its bound.
+    private func heldAnswersPassedTheBound(_ total: Int) {
+        guard machine.activity != nil else { return }
+        cutOff(
+            memory.overBound(
+                total, holding: "with answers a batch keeps until its last call is done",
+                advice: "send calls whose answers are large on their own, not in a batch"))
+    }
+
+    /// Closes the connection at once, with the reason in the log. What it is told goes to the client first, as a
+    /// limitExceeded error line, when its socket takes it; the connection then closes once that is written, or a
+    /// second later.
+    private func cutOff(_ cut: CutOff) {
+        guard let context, machine.cutOff() == .close else { return }
+        counters.hit(cut.limit)
+        logger.warning("closing the connection: \(cut.reason)")
+        releaseInput()
+        let channel = context.channel
+        guard let message = cut.tell, channel.isWritable else {
+            output.flush()
+            channel.close(promise: nil)
+            return
+        }
+        write(RPCResponse(id: .null, outcome: .failure(message)).line)
+        output.flush { channel.close(promise: nil) }
+        armCloseTimer(after: .seconds(1), context: context) { _ in "its socket did not take the error line within a second" }
+    }
+
+    private func refuseOversizedLine(limit: Int, context: ChannelHandlerContext) {
+        counters.hit(.maxMessageBytes)
+        logger.warning("closing a connection that sent a line longer than \(limit) bytes")
+        let error = RPCError.invalidRequest(
+            "the message is longer than \(limit) bytes, the limit set by --max-message-bytes; closing the connection"
+        )
+        write(RPCResponse(id: .null, outcome: .failure(error)).line)
+        // Close our side once the answer is out, but keep reading (the decoder discards everything now) until
+        // the client closes: closing with its unread bytes in our buffer would reset the connection and
+        // could destroy the answer before the client reads it. A client that never stops sending is cut off.
+        let channel = context.channel
+        output.flush { channel.close(mode: .output, promise: nil) }
+        armCloseTimer(after: Self.discardLimit, context: context) { machine in
+            machine.discardLimitReached() == .close ? "it kept sending after its oversized line; cutting it off" : nil
+        }
+    }
+
+    /// More of an unfinished line came: it counts against the user and against all users' unfinished lines.
+    private func lineGrew(to bytes: Int) {
+        guard let cut = memory.lineGrew(to: bytes), machine.activity != nil else { return }
+        cutOff(cut)
+    }
+
+    /// A line began: if it is not finished within the partial-line timeout, the sender is cut off.
+    private func armPartialLineTimer(context: ChannelHandlerContext) {
+        let timeout = limits.partialLineTimeout
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timers.armPartialLine(after: TimeAmount(timeout), on: context.eventLoop) {
+            let handler = connection.value
+            handler.counters.hit(.partialLineTimeout)
+            handler.logger.notice("closing the connection: a line was left unfinished for \(timeout) (--partial-line-timeout)")
+            handler.context?.close(promise: nil)
         }
     }
 
@@ -343,7 +420,7 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
     /// Carries out a close the state machine decided: flushes what has been written, then closes. A peer that
     /// has stopped reading (its socket is not writable) would hold the flush forever, so it is closed at once:
     /// what it has not read is lost either way.
-    func perform(_ action: ConnectionStateMachine.CloseAction) {
+    private func perform(_ action: ConnectionStateMachine.CloseAction) {
         guard action == .close, let context else { return }
         let channel = context.channel
         guard channel.isWritable else {
@@ -356,23 +433,17 @@ final class ConnectionHandler: ChannelDuplexHandler, DepotSession {
 
     /// Closes the channel at once after `delay` if `expired` (given the state machine) says why; a later timer
     /// replaces an earlier one.
-    func armCloseTimer(
+    private func armCloseTimer(
         after delay: TimeAmount,
         context: ChannelHandlerContext,
         expired: @escaping (inout ConnectionStateMachine) -> String?
     ) {
-        closeTimer?.cancel()
         let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
-        closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+        timers.armClose(after: delay, on: context.eventLoop) {
             let handler = connection.value
-            handler.closeTimer = nil
             guard let reason = expired(&handler.machine), let context = handler.context else { return }
             handler.logger.warning("\(reason)")
             context.close(promise: nil)
         }
-    }
-
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
     }
 }

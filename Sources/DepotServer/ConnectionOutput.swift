@@ -2,19 +2,23 @@ import DepotRPC
 import NIOCore
 
 /// The output side of one connection: writes answers and notifications to its channel, flushes them, and keeps the
-/// books of what the connection holds in memory (`OutputBooks`) — output until the socket has taken it, and the
-/// unread answers against their bound.
+/// books of its output (`OutputBooks`): what is held until the socket has taken it (on the connection's
+/// `ConnectionMemory`), and the unread answers against their bound.
 ///
 /// Used on the connection's event loop only. The handler decides what to write and when; this says what that holds.
 final class ConnectionOutput {
     private var context: ChannelHandlerContext?
-    /// What the connection's output, lines and queues hold, for its user's memory account and the unread-answer bound.
-    var books = OutputBooks()
+    /// What was written and not yet flushed or taken, for the unread-answer bound.
+    private(set) var books = OutputBooks()
+    /// Where what the output holds is counted until the socket takes it.
+    let memory: ConnectionMemory
     /// Called on the loop once the socket has taken what a flush let go (or the write failed, as the channel closed):
-    /// the held bytes have left the books, for the handler to settle with the user's account.
+    /// the held bytes have left the connection's memory, for the handler to settle with the user's account.
     var taken: () -> Void = {}
 
-    init() {}
+    init(memory: ConnectionMemory = ConnectionMemory()) {
+        self.memory = memory
+    }
 
     /// The channel to write to, from `handlerAdded` until `handlerRemoved`.
     func attach(_ context: ChannelHandlerContext?) {
@@ -26,20 +30,27 @@ final class ConnectionOutput {
     func emit(_ buffer: ByteBuffer, alreadyHeld: Bool = false) {
         guard let context else { return }
         context.write(NIOAny(buffer), promise: nil)
-        books.wrote(buffer, alreadyHeld: alreadyHeld)
+        if !alreadyHeld {
+            memory.hold(buffer)
+        }
+        books.wrote(buffer)
     }
 
     /// Writes an answer (not flushed). Answers cannot be dropped or merged, as states can: when those written and not
     /// yet taken by the socket pass `unreadLimit` (more than one of them: one always goes, however large), returns
-    /// them, for the handler to cut the client off.
-    func write(_ answer: EncodedMessage, unreadLimit: Int) -> (count: Int, bytes: Int)? {
+    /// the cut-off of the client.
+    func write(_ answer: EncodedMessage, unreadLimit: Int) -> CutOff? {
         guard context != nil else { return nil }
         var bytes = 0
         for part in answer.finishLine() {
             emit(part)
             bytes += part.readableBytes
         }
-        return books.answered(bytes: bytes, limit: unreadLimit) ? books.unreadAnswers : nil
+        guard books.answered(bytes: bytes, limit: unreadLimit) else { return nil }
+        let unread = books.unreadAnswers
+        return CutOff(
+            limit: .maxUnreadAnswerBytes,
+            reason: "it left \(unread.count) answers (\(unread.bytes) bytes) unread, past --max-unread-answer-bytes (\(unreadLimit))")
     }
 
     /// Flushes when something was written since the last flush.
@@ -58,6 +69,7 @@ final class ConnectionOutput {
             let output = NIOLoopBound(self, eventLoop: context.eventLoop)
             taken.futureResult.assumeIsolated().whenComplete { _ in
                 output.value.books.taken(flushed)
+                output.value.memory.release(flushed.written)
                 output.value.taken()
             }
         }

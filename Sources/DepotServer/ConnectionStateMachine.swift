@@ -68,15 +68,12 @@ struct ConnectionStateMachine: Equatable {
     /// True while the handler dispatches held lines: a dispatch can flush, and a flush can report the socket writable
     /// again at once; the dispatch under way goes on instead of a second one starting inside it.
     private(set) var isDispatchingHeldLines = false
-    /// True while the handler writes subscriptions' notifications, for the same reason.
-    private(set) var isDelivering = false
     /// What the activity held when it ended, until the handler takes it.
     private var released = Released()
 
     /// Equal in state and in what reading and the re-entrant passes wait for (what was released is not compared).
     static func == (lhs: ConnectionStateMachine, rhs: ConnectionStateMachine) -> Bool {
         lhs.state == rhs.state && lhs.isReadHeld == rhs.isReadHeld && lhs.isDispatchingHeldLines == rhs.isDispatchingHeldLines
-            && lhs.isDelivering == rhs.isDelivering
     }
 
     /// A new connection: open, with nothing pending. (Tests start from any state.)
@@ -177,18 +174,6 @@ struct ConnectionStateMachine: Equatable {
     mutating func heldLinesDispatched() -> CloseAction {
         isDispatchingHeldLines = false
         return closeIfFinished()
-    }
-
-    /// Before writing notifications: false when a delivery is under way (this call came from inside it, and the
-    /// delivery loops instead). Otherwise the caller writes, then calls `finishDelivering`.
-    mutating func startDelivering() -> Bool {
-        guard !isDelivering else { return false }
-        isDelivering = true
-        return true
-    }
-
-    mutating func finishDelivering() {
-        isDelivering = false
     }
 
     // MARK: Answers and subscriptions

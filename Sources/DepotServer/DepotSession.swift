@@ -1,6 +1,7 @@
 import DepotCore
 import DepotRPC
 import DepotWire
+import Logging
 
 /// What Depot's methods may ask of the connection a call came on: who the peer is, and its subscriptions.
 ///
@@ -29,6 +30,17 @@ protocol DepotSession: AnyObject {
 /// also when the client has gone by then.
 struct MutationNote: Sendable {
     let finished: @Sendable (_ outcome: String) -> Void
+
+    init(finished: @escaping @Sendable (_ outcome: String) -> Void) {
+        self.finished = finished
+    }
+
+    /// Logs `method` (with `detail`, a summary of its params) as requested on `logger`; `finished` logs its outcome.
+    init(_ method: String, _ detail: String, logger: Logger) {
+        let request = "\(method)\(detail.isEmpty ? "" : " ")\(detail)"
+        logger.info("\(request) requested", metadata: ["method": "\(method)"])
+        finished = { outcome in logger.info("\(request): \(outcome)", metadata: ["method": "\(method)"]) }
+    }
 }
 
 /// Where a new subscription starts: its id, the run, the seq of the current state (the first it is sent, or the

@@ -1,9 +1,9 @@
 import NIOCore
 
 /// The books of one connection's output, as a value: what was written since the last flush (the answers among it),
-/// the answers written and not yet taken by the socket — against `--max-unread-answer-bytes` — and the change to its
-/// user's memory account (`ClientMemory`) not yet applied. The handler writes, flushes and applies; these say what
-/// that holds and when a bound is passed.
+/// and the answers written and not yet taken by the socket — against `--max-unread-answer-bytes`. What the output
+/// holds in memory is `ConnectionMemory`'s. The handler writes and flushes; these say what that holds and when the
+/// bound is passed.
 struct OutputBooks {
     /// What a flush let go to the socket: released from the books once the socket has taken it.
     struct Flushed {
@@ -11,8 +11,6 @@ struct OutputBooks {
         let answers: (count: Int, bytes: Int)
     }
 
-    /// The change to the user's memory account not yet applied: lines, output, subscriptions' queues.
-    var memoryChange = ClientMemory.Change()
     /// Output written since the last flush.
     private(set) var unflushed: [ByteBuffer] = []
     private(set) var unflushedAnswers = (count: 0, bytes: 0)
@@ -21,12 +19,8 @@ struct OutputBooks {
     /// Answers written and not yet taken by the socket.
     private(set) var unreadAnswers = (count: 0, bytes: 0)
 
-    /// `buffer` was written, not flushed: it is held in the books until the socket takes it (`alreadyHeld` when a
-    /// subscription's queue held it there already).
-    mutating func wrote(_ buffer: ByteBuffer, alreadyHeld: Bool = false) {
-        if !alreadyHeld {
-            memoryChange.hold(buffer)
-        }
+    /// `buffer` was written, not flushed: it is kept until the socket takes it.
+    mutating func wrote(_ buffer: ByteBuffer) {
         unflushed.append(buffer)
     }
 
@@ -53,14 +47,7 @@ struct OutputBooks {
 
     /// The socket took what `flushed` let go (or the write failed, as the connection closed).
     mutating func taken(_ flushed: Flushed) {
-        memoryChange.release(flushed.written)
         unreadAnswers.count -= flushed.answers.count
         unreadAnswers.bytes -= flushed.answers.bytes
-    }
-
-    /// The change to apply to the memory account now; the books start a new one.
-    mutating func takeMemoryChange() -> ClientMemory.Change {
-        defer { memoryChange = ClientMemory.Change() }
-        return memoryChange
     }
 }

@@ -1,5 +1,5 @@
 /// The connections of one subscriber group that are parked: their socket is full and all their subscriptions are in
-/// snapshot mode, so they hold large states unencoded until they can write (`ConnectionHandler.defersEncodings`).
+/// snapshot mode, so they hold large states unencoded until they can write (`ConnectionSubscriptions.defersEncodings`).
 ///
 /// The states published while they are parked go into one log for all of them, cut to what a snapshot-mode queue
 /// would keep, and each parked connection remembers only where in the log it parked. A published state therefore

@@ -1,5 +1,6 @@
 import CPeerCredentials
 import DepotPlatform
+import Logging
 import NIOCore
 
 #if canImport(Glibc)
@@ -57,5 +58,15 @@ extension String {
     /// The text without the newline a /proc file ends with.
     fileprivate var trimmingTrailingNewline: String {
         hasSuffix("\n") ? String(dropLast()) : self
+    }
+}
+
+extension Logger {
+    /// Puts the peer's pid, uid, gid and process name on every line this logger writes.
+    mutating func identify(_ peer: PeerCredentials) {
+        self[metadataKey: "peer_pid"] = "\(peer.pid)"
+        self[metadataKey: "peer_uid"] = "\(peer.uid)"
+        self[metadataKey: "peer_gid"] = "\(peer.gid)"
+        if let name = peer.processName { self[metadataKey: "peer_comm"] = "\(name)" }
     }
 }

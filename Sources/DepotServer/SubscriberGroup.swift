@@ -21,9 +21,9 @@ final class SubscriberGroup: Sendable {
     let eventLoop: any EventLoop
     private let limits: LiveLimits
     /// Every connection of the group.
-    private let connections: NIOLoopBoundBox<[ObjectIdentifier: ConnectionHandler]>
+    private let connections: NIOLoopBoundBox<[ObjectIdentifier: ConnectionSubscriptions]>
     /// The connections not parked: those a pass hands states to.
-    private let active: NIOLoopBoundBox<[ObjectIdentifier: ConnectionHandler]>
+    private let active: NIOLoopBoundBox<[ObjectIdentifier: ConnectionSubscriptions]>
     private let parked: NIOLoopBoundBox<ParkedConnections>
     private let mailbox = Locked(Mailbox())
     /// Connections waiting for a large state's full form to be encoded, with the states they are to get then.
@@ -57,12 +57,12 @@ final class SubscriberGroup: Sendable {
         self.requested = .makeBoxSendingValue([], eventLoop: eventLoop)
     }
 
-    func add(_ connection: ConnectionHandler) {
+    func add(_ connection: ConnectionSubscriptions) {
         connections.value[ObjectIdentifier(connection)] = connection
         active.value[ObjectIdentifier(connection)] = connection
     }
 
-    func remove(_ connection: ConnectionHandler) {
+    func remove(_ connection: ConnectionSubscriptions) {
         let key = ObjectIdentifier(connection)
         connections.value[key] = nil
         active.value[key] = nil
@@ -149,7 +149,7 @@ final class SubscriberGroup: Sendable {
     /// already waits for one: then the states wait with it, in seq order, and the forms it needs join `encodings`.
     /// The other connections are not held up by it: a delta-mode reader beside stalled snapshot-mode ones gets each
     /// state as soon as it is published. A connection that defers encodings is parked instead of waiting.
-    private func hand(_ states: [StateFrame], to connection: ConnectionHandler, encodings: inout EncodingsNeeded) {
+    private func hand(_ states: [StateFrame], to connection: ConnectionSubscriptions, encodings: inout EncodingsNeeded) {
         let key = ObjectIdentifier(connection)
         if let held = unpark(key, connection) {
             // Parked, and handed a state all the same (a subscription's first): it joins those held, then all go on
@@ -190,7 +190,7 @@ final class SubscriberGroup: Sendable {
     }
 
     /// Unparks `connection` if it is parked: the group's passes hand it states again, starting with those returned.
-    private func unpark(_ key: ObjectIdentifier, _ connection: ConnectionHandler) -> [StateFrame]? {
+    private func unpark(_ key: ObjectIdentifier, _ connection: ConnectionSubscriptions) -> [StateFrame]? {
         guard parked.value.contains(key) else { return nil }
         let limits = limits.current
         active.value[key] = connection
@@ -200,7 +200,7 @@ final class SubscriberGroup: Sendable {
     /// A new subscription of `connection` starts from `state`, a form of which is not encoded yet: `state` is handed to
     /// the connection as a published state is (`hand`), so the connection waits for the form off the loop and gets
     /// `state` first when it is done, then every state handed to it meanwhile.
-    func awaitFirstState(_ state: StateFrame, for connection: ConnectionHandler) {
+    func awaitFirstState(_ state: StateFrame, for connection: ConnectionSubscriptions) {
         var toEncode = EncodingsNeeded()
         hand([state], to: connection, encodings: &toEncode)
         encodeOffLoop(toEncode)
@@ -233,7 +233,7 @@ final class SubscriberGroup: Sendable {
 
     /// Runs on `eventLoop` when `connection`'s socket takes more again: a parked connection is unparked, and the states
     /// it held unencoded while it could not write are handed over now, and the forms they need asked for.
-    func connectionCanWrite(_ connection: ConnectionHandler) {
+    func connectionCanWrite(_ connection: ConnectionSubscriptions) {
         let key = ObjectIdentifier(connection)
         if let held = unpark(key, connection) {
             waiting.value[key] = held

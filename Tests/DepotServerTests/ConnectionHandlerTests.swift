@@ -78,7 +78,7 @@ struct ChannelBench {
     var phase: ConnectionStateMachine.Phase {
         get async throws {
             let handler = handler
-            return try await loop.submit { handler.value.phase }.get()
+            return try await loop.submit { handler.value.machine.phase }.get()
         }
     }
 
@@ -367,7 +367,7 @@ struct ConnectionHandlerTests {
 }
 
 @Suite("ConnectionHandler: memory held for a client, bounded", .timeLimit(.minutes(1)))
-struct ConnectionMemoryTests {
+struct ConnectionHandlerMemoryTests {
     static let state = #"{"jsonrpc":"2.0","id":1,"method":"state"}"# + "\n"
 
     @Test("answers left unread past the bound close the connection, with the reason logged; one answer alone always goes")

@@ -14,11 +14,11 @@ struct ConnectionOutputTests {
         typealias OutboundIn = ByteBuffer
     }
 
-    /// An embedded channel and an output writing to it.
-    static func attached() throws -> (EmbeddedChannel, ConnectionOutput) {
+    /// An embedded channel and an output writing to it, its memory on `account` (user nil).
+    static func attached(account: ClientMemory = ClientMemory()) throws -> (EmbeddedChannel, ConnectionOutput) {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(Outlet())
-        let output = ConnectionOutput()
+        let output = ConnectionOutput(memory: ConnectionMemory(account: account))
         output.attach(try channel.pipeline.syncOperations.context(handlerType: Outlet.self))
         return (channel, output)
     }
@@ -52,19 +52,24 @@ struct ConnectionOutputTests {
         #expect(try Self.written(channel).isEmpty, "nothing written since: nothing flushed")
     }
 
-    @Test("what is written is held on the books until the socket takes it, then let go; `taken` says when")
+    @Test("what is written is held on the user's account until the socket takes it, then let go; `taken` says when")
     func heldUntilTaken() throws {
-        let (channel, output) = try Self.attached()
+        let account = ClientMemory()
+        let (channel, output) = try Self.attached(account: account)
         var takenCalls = 0
         output.taken = { takenCalls += 1 }
+        let queued = ByteBuffer(repeating: 0x62, count: 2000)
+        // As a subscription's queue holds the states it keeps.
+        output.memory.hold(queued)
         output.emit(ByteBuffer(repeating: 0x61, count: 500))
-        let held = output.books.takeMemoryChange()
-        #expect(held.exclusiveBytes == 500)
+        output.emit(queued, alreadyHeld: true)
+        _ = output.memory.settle()
+        #expect(account.byUser[nil] == 2500, "the queued state counted once, not twice")
         output.flush()
         // The embedded channel takes the bytes as it is flushed.
         #expect(takenCalls == 1)
-        let released = output.books.takeMemoryChange()
-        #expect(released.exclusiveBytes == -500, "the bytes the socket took leave the books")
+        _ = output.memory.settle()
+        #expect(account.byUser[nil] == nil, "the bytes the socket took leave the account")
         _ = try Self.written(channel)
     }
 
@@ -76,7 +81,8 @@ struct ConnectionOutputTests {
         let first = output.write(Self.answer(String(repeating: "a", count: 100)), unreadLimit: 50)
         #expect(first == nil, "the first answer goes, however large")
         let second = output.write(Self.answer("b"), unreadLimit: 50)
-        #expect(second.map { [$0.count, $0.bytes] } == [2, 103], "two unread, each with its newline")
+        #expect(second?.limit == .maxUnreadAnswerBytes)
+        #expect(second?.reason.hasPrefix("it left 2 answers (103 bytes) unread") == true, "two unread, each with its newline")
         output.flush()
         let third = output.write(Self.answer("c"), unreadLimit: 1_000)
         #expect(third == nil, "taken by the socket: no longer unread")
@@ -97,12 +103,14 @@ struct ConnectionOutputTests {
 
     @Test("detached (the handler was removed), it writes nothing and holds nothing")
     func detached() throws {
-        let (channel, output) = try Self.attached()
+        let account = ClientMemory()
+        let (channel, output) = try Self.attached(account: account)
         output.attach(nil)
         output.emit(ByteBuffer(string: "lost"))
         #expect(output.write(Self.answer("lost"), unreadLimit: 0) == nil)
         output.flush()
         #expect(try Self.written(channel).isEmpty)
-        #expect(output.books.takeMemoryChange().isEmpty)
+        _ = output.memory.settle()
+        #expect(account.byUser.isEmpty)
     }
 }

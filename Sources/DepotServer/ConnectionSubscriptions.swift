@@ -7,9 +7,73 @@ import DepotWire
 import Logging
 import NIOCore
 
-/// The connection's subscriptions: starting and ending them, delivering the states published to them from their
-/// bounded queues, and their heartbeats. The queues themselves are `SubscriptionSet`'s.
-extension ConnectionHandler {
+/// What a connection's subscriptions ask of the connection they belong to: whether notifications may go out, and
+/// to hear of what changed. `ConnectionHandler` is it, on its loop.
+protocol SubscriptionsHost: AnyObject {
+    /// Whether notifications may be written now: the connection is open (not cut off, not closing).
+    var deliversNotifications: Bool { get }
+    /// The number of active subscriptions changed by `count` (a draining connection closes once it has none).
+    func subscriptionsChanged(by count: Int)
+    /// What the connection holds changed: apply it to its user's account, and act when that passes the bound.
+    func settleMemory()
+}
+
+/// One connection's subscriptions: starting and ending them, delivering the states published to them from their
+/// bounded queues (`SubscriptionSet`), their heartbeats, and the connection's place in its loop's subscriber group,
+/// which hands it the states. Used on the connection's event loop only.
+final class ConnectionSubscriptions {
+    private let fanout: StateFanout
+    private let limits: LiveLimits
+    private let counters: LimitCounters
+    private let output: ConnectionOutput
+    private let memory: ConnectionMemory
+    /// The log of the connection, with its peer once admitted.
+    var logger: Logger
+    /// The peer, once admitted: the subscriptions' user in `stats`, and whose read access a reload may withdraw.
+    var peer: PeerCredentials?
+    private weak var host: (any SubscriptionsHost)?
+    private var context: ChannelHandlerContext?
+    private var subscriptions = SubscriptionSet()
+    private var isInSubscriberGroup = false
+    /// True while the queues are written: a flush can report the socket writable again at once, and the pass under
+    /// way goes on instead of a second one starting inside it.
+    private var isDelivering = false
+    /// The next heartbeat due, while a subscription asked for them.
+    private var heartbeatTimer: Scheduled<Void>?
+
+    init(
+        fanout: StateFanout, limits: LiveLimits, counters: LimitCounters, output: ConnectionOutput, memory: ConnectionMemory,
+        logger: Logger
+    ) {
+        self.fanout = fanout
+        self.limits = limits
+        self.counters = counters
+        self.output = output
+        self.memory = memory
+        self.logger = logger
+    }
+
+    /// The connection, from `handlerAdded` until `handlerRemoved`.
+    func attach(_ context: ChannelHandlerContext?, host: any SubscriptionsHost) {
+        self.context = context
+        self.host = host
+    }
+
+    /// The subscriptions created while the current message was dispatched (their answer not yet written), taken.
+    func takeAwaitingAnswer() -> [String] {
+        subscriptions.takeAwaitingAnswer()
+    }
+
+    /// What the subscriptions' queues took and let go since the last call.
+    func takeLedgers() -> ClientMemory.Change {
+        subscriptions.takeLedgers()
+    }
+
+    /// Lets the snapshot-mode subscriptions skip to their newest state; what they let go.
+    func trimToNewest() -> ClientMemory.Change {
+        subscriptions.trimToNewest()
+    }
+
     /// Creates a subscription as `request` asks. Without `since` it starts from the current state, sent first, then
     /// every later one. With `since`, it resumes after that state when the replay ring holds every state since
     /// and they fit the subscription's queue; otherwise it starts from the current state, marked as a resync.
@@ -130,7 +194,7 @@ extension ConnectionHandler {
         releaseHoldings(of: subscription)
         if subscription.isActive {
             fanout.subscriptionsEnded(1)
-            perform(machine.subscriptionsChanged(by: -1))
+            host?.subscriptionsChanged(by: -1)
         }
         leaveSubscriberGroupIfIdle()
     }
@@ -138,8 +202,8 @@ extension ConnectionHandler {
     /// What a subscription taken out of the set held goes off the books, and it leaves its shared pipeline.
     private func releaseHoldings(of subscription: Subscription) {
         var subscription = subscription
-        output.books.memoryChange.merge(subscription.takeLedger())
-        output.books.memoryChange.release(subscription.queuedBuffers)
+        memory.merge(subscription.takeLedger())
+        memory.release(subscription.queuedBuffers)
         if let shared = subscription.sharedPipeline { fanout.leave(shared) }
     }
 
@@ -159,12 +223,12 @@ extension ConnectionHandler {
 
     /// Starts writing the states of subscriptions whose answer has been written.
     func activate(_ ids: [String]) {
-        guard !ids.isEmpty, machine.deliversNotifications else { return }
+        guard !ids.isEmpty, let host, host.deliversNotifications else { return }
         let started = subscriptions.start(ids)
         for _ in 0..<started {
             fanout.subscriptionStarted()
         }
-        perform(machine.subscriptionsChanged(by: started))
+        host.subscriptionsChanged(by: started)
         leaveSubscriberGroupIfIdle()
         drainQueues()
     }
@@ -188,7 +252,7 @@ extension ConnectionHandler {
     /// Called by the subscriber group, on this loop, with published states in seq order (some may have been
     /// delivered before, and are ignored); writes what the socket takes, in one flush.
     func deliver(_ states: [StateFrame]) {
-        guard context != nil, machine.deliversNotifications else { return }
+        guard context != nil, let host, host.deliversNotifications else { return }
         let limits = limits.current
         let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
         // Older states than the newest `queueLimit` would only be dropped from a full queue. Subscriptions whose
@@ -216,8 +280,9 @@ extension ConnectionHandler {
     /// Writes queued notifications while the socket takes them. Re-entrant calls (a flush can report the
     /// socket writable again synchronously) return at once; the outer call loops instead.
     func drainQueues() {
-        guard let context, machine.startDelivering() else { return }
-        defer { machine.finishDelivering() }
+        guard let context, let host, !isDelivering else { return }
+        isDelivering = true
+        defer { isDelivering = false }
         var wrote: Bool
         repeat {
             wrote = false
@@ -247,7 +312,7 @@ extension ConnectionHandler {
                 output.flush()
             }
         } while wrote && self.context != nil && context.channel.isWritable && subscriptions.hasOutput
-        settleMemory()
+        host.settleMemory()
     }
 
     /// Arms the heartbeat timer for the subscription due soonest, replacing the one armed.
@@ -266,7 +331,7 @@ extension ConnectionHandler {
     /// A subscription with states waiting is not idle: its reader is behind, and the states will tell it more.
     private func sendDueHeartbeats() {
         heartbeatTimer = nil
-        guard let context, machine.deliversNotifications else { return }
+        guard let context, let host, host.deliversNotifications else { return }
         var wrote = false
         for (subscription, seq) in subscriptions.dueHeartbeats(at: .now()) where context.channel.isWritable {
             let heartbeat = Heartbeat(subscription: subscription, epoch: fanout.epoch, seq: seq)
@@ -275,12 +340,12 @@ extension ConnectionHandler {
         }
         if wrote {
             output.flush()
-            settleMemory()
+            host.settleMemory()
         }
         scheduleHeartbeats()
     }
 
-    func leaveAllSubscriptions() {
+    func leaveAll() {
         let active = subscriptions.activeCount
         for subscription in subscriptions.removeAll() {
             releaseHoldings(of: subscription)
@@ -291,5 +356,14 @@ extension ConnectionHandler {
             fanout.subscriptionsEnded(active)
         }
         leaveSubscriberGroupIfIdle()
+    }
+
+    /// The socket takes more again: what waits in the queues is written, and states the group held unencoded while the
+    /// socket was full are handed over.
+    func canWrite() {
+        drainQueues()
+        if isInSubscriberGroup, let context {
+            fanout.group(for: context.eventLoop).connectionCanWrite(self)
+        }
     }
 }
