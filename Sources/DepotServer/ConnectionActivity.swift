@@ -22,6 +22,9 @@ extension ConnectionStateMachine {
         /// Lines read but not dispatched yet, oldest first: they came while the socket was full or too many answers
         /// were pending.
         private(set) var lines: CircularBuffer<ByteBuffer>
+        /// True while the handler dispatches held lines: a dispatch can flush, and a flush can report the socket
+        /// writable again at once; the dispatch under way goes on instead of a second one starting inside it.
+        var isDispatchingHeldLines = false
 
         init(answers: [Int: PendingAnswer] = [:], subscriptions: Int = 0, lines: CircularBuffer<ByteBuffer> = []) {
             self.answers = answers
@@ -38,9 +41,9 @@ extension ConnectionStateMachine {
         var isAnswered: Bool { pendingAnswers == 0 && lines.isEmpty }
 
         /// Equal when they hold the same lines, subscriptions and answers (by number and count; a withdrawal is a
-        /// closure, not compared).
+        /// closure, not compared), and are dispatching held lines or not alike.
         static func == (lhs: Activity, rhs: Activity) -> Bool {
-            lhs.subscriptions == rhs.subscriptions && lhs.lines == rhs.lines
+            lhs.subscriptions == rhs.subscriptions && lhs.lines == rhs.lines && lhs.isDispatchingHeldLines == rhs.isDispatchingHeldLines
                 && lhs.answers.mapValues(\.count) == rhs.answers.mapValues(\.count)
         }
 

@@ -65,15 +65,12 @@ struct ConnectionStateMachine: Equatable {
     private(set) var state: State
     /// True while a read NIO asked for is held back, until `mayResumeReading` lets it go.
     private(set) var isReadHeld = false
-    /// True while the handler dispatches held lines: a dispatch can flush, and a flush can report the socket writable
-    /// again at once; the dispatch under way goes on instead of a second one starting inside it.
-    private(set) var isDispatchingHeldLines = false
     /// What the activity held when it ended, until the handler takes it.
     private var released = Released()
 
     /// Equal in state and in what reading and the re-entrant passes wait for (what was released is not compared).
     static func == (lhs: ConnectionStateMachine, rhs: ConnectionStateMachine) -> Bool {
-        lhs.state == rhs.state && lhs.isReadHeld == rhs.isReadHeld && lhs.isDispatchingHeldLines == rhs.isDispatchingHeldLines
+        lhs.state == rhs.state && lhs.isReadHeld == rhs.isReadHeld
     }
 
     /// A new connection: open, with nothing pending. (Tests start from any state.)
@@ -155,8 +152,8 @@ struct ConnectionStateMachine: Equatable {
     /// inside it), and the caller does nothing. Otherwise the caller takes lines with `nextHeldLine`, then calls
     /// `heldLinesDispatched`.
     mutating func startDispatchingHeldLines() -> Bool {
-        guard !isDispatchingHeldLines, let activity, activity.heldLines > 0 else { return false }
-        isDispatchingHeldLines = true
+        guard let activity, !activity.isDispatchingHeldLines, activity.heldLines > 0 else { return false }
+        updateActivity { $0.isDispatchingHeldLines = true }
         return true
     }
 
@@ -172,7 +169,7 @@ struct ConnectionStateMachine: Equatable {
 
     /// Held lines were dispatched: a draining or quiescing connection with nothing left to answer closes.
     mutating func heldLinesDispatched() -> CloseAction {
-        isDispatchingHeldLines = false
+        updateActivity { $0.isDispatchingHeldLines = false }
         return closeIfFinished()
     }
 

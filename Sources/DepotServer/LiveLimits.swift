@@ -26,7 +26,7 @@ final class LiveLimits: Sendable {
     }
 
     subscript<Limit>(dynamicMember limit: KeyPath<ConnectionLimits, Limit>) -> Limit {
-        settings.read((\LiveSettings.Value.limits).appending(path: limit))
+        settings.read(\.limits)[keyPath: limit]
     }
 
     /// Puts `limits` in force, all at once.
