@@ -5,7 +5,7 @@ import DepotTestSupport
 import DepotWire
 import Logging
 import NIOCore
-import NIOEmbedded
+import NIOPosix
 import Testing
 
 @testable import DepotServer
@@ -15,8 +15,10 @@ import Testing
 struct PipelineTimerLoopTests {
     @Test("pipelines take the loops in turn, so every loop carries some and none carries all")
     func spread() throws {
-        let loops = (0..<3).map { _ in EmbeddedEventLoop() }
-        defer { for loop in loops { try? loop.syncShutdownGracefully() } }
+        // Real loops: the pipelines arm their timers from their own queues, which an embedded loop does not allow.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 3)
+        defer { try? group.syncShutdownGracefully() }
+        let loops = Array(group.makeIterator())
         let repository = Repository(source: TestSource(count: 3), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             .running()
         let fanout = StateFanout(eventLoops: loops, epoch: "e1")
