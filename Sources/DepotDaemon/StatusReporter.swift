@@ -64,9 +64,11 @@ public final class StatusReporter: Service, StateObserver {
         }
     }
 
-    /// The socket accepts connections.
+    /// The socket accepts connections: READY=1 if the first outcome is in already. The status is as it was.
     package func listening() {
-        change { $0.readiness.listening() }
+        if let ready = pending.withLock({ $0.readiness.listening() ? $0.status : nil }) {
+            sendReady(ready)
+        }
     }
 
     public func run() async throws {
@@ -79,8 +81,8 @@ public final class StatusReporter: Service, StateObserver {
         }
     }
 
-    /// Applies `update`, which says whether depotd just became ready; READY=1 goes out at once, STATUS= at the next
-    /// turn of `run`.
+    /// Applies `update` to the status, which says whether depotd just became ready; READY=1 goes out at once, STATUS=
+    /// at the next turn of `run`.
     private func change(_ update: (inout Pending) -> Bool) {
         let ready = pending.withLock { pending -> ServiceStatus? in
             let becameReady = update(&pending)
@@ -88,10 +90,14 @@ public final class StatusReporter: Service, StateObserver {
             return becameReady ? pending.status : nil
         }
         if let ready {
-            notifier.ready(status: ready.text)
-            logger.info("ready: \(ready.text)")
+            sendReady(ready)
         }
         wakeUp.yield()
+    }
+
+    private func sendReady(_ status: ServiceStatus) {
+        notifier.ready(status: status.text)
+        logger.info("ready: \(status.text)")
     }
 
     private func takeIfDirty() -> ServiceStatus? {

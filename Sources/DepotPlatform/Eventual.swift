@@ -45,10 +45,7 @@ public final class Eventual<Value: Sendable>: Sendable {
 
     /// Whether `resolve` has been called.
     public var isResolved: Bool {
-        state.withLock { state in
-            if case .resolved = state { return true }
-            return false
-        }
+        resolvedValue != nil
     }
 
     /// Calls `body` once with the value: at once, on this thread, if it is resolved; otherwise on the thread that

@@ -82,8 +82,13 @@ final class ConnectionMemory {
         let change = pending
         pending = ClientMemory.Change()
         let total = account.apply(change, user: user)
-        guard change.takes, user != 0, total > bound else { return nil }
+        guard change.takes, Self.passes(total, user: user, bound: bound) else { return nil }
         return total
+    }
+
+    /// Whether `user`'s connections holding `total` bytes pass `bound`; root never does.
+    private static func passes(_ total: Int, user: UInt32?, bound: Int) -> Bool {
+        user != 0 && total > bound
     }
 
     /// The cut-off of a connection whose user's connections hold `total` bytes, past the bound: `holding` says what
@@ -115,7 +120,7 @@ final class ConnectionMemory {
             },
             held: { change in
                 let total = account.apply(ClientMemory.Change(exclusiveBytes: change), user: user)
-                guard change > 0, user != 0, total > limits.maxMemoryPerUser else { return }
+                guard change > 0, Self.passes(total, user: user, bound: limits.maxMemoryPerUser) else { return }
                 overBound(total)
             })
     }

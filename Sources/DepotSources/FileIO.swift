@@ -11,10 +11,6 @@ import Darwin
 final class FileIO: Sendable {
     private let thread = BlockingPool(label: "depot-file-io")
 
-    func read(_ path: String) async throws(SystemError) -> [UInt8] {
-        try await thread.run { () throws(SystemError) in try Files.readAll(path) }
-    }
-
     /// The file's bytes, with its stamp as the read began.
     func readStamped(_ path: String) async throws(SystemError) -> (bytes: [UInt8], stamp: FileStamp) {
         try await thread.run { () throws(SystemError) in try Files.readAllStamped(path) }
