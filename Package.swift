@@ -45,7 +45,9 @@ let package = Package(
         // the threads blocking calls run on.
         .target(
             name: "DepotPlatform",
-            dependencies: ["CAllocator", .product(name: "NIOPosix", package: "swift-nio")]),
+            dependencies: [
+                "CAllocator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
 
         // libsystemd (sd_notify, socket activation, the journal), found with pkg-config.
         .systemLibrary(
@@ -389,6 +391,8 @@ let package = Package(
                 "DepotSystemd", "DepotTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
@@ -417,7 +421,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "DepotPlatformTests", dependencies: ["DepotPlatform", "DepotTestSupport"]),
+        .testTarget(
+            name: "DepotPlatformTests",
+            dependencies: [
+                "DepotPlatform", "DepotTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         .testTarget(
             name: "DepotControlTests",
             dependencies: [

@@ -54,7 +54,22 @@ public struct Daemon: Sendable {
             // A busy or unusable socket path is refused before the source is loaded or the cache opened.
             try SocketServer.checkSocketPath(socketPath)
         }
-        let source = try Self.makeSource(settings, logger: logger)
+        // The source's connection and the repository's mutations share its thread; it outlives every service.
+        let sourceLoop = SourceLoop()
+        do {
+            try await serve(socketPath: socketPath, inherited: inherited, hangups: hangups, notifier: notifier, sourceLoop: sourceLoop)
+            await sourceLoop.shutDown()
+        } catch {
+            await sourceLoop.shutDown()
+            throw error
+        }
+    }
+
+    /// The source, the cache, the repository and the server, as services of one group, until a graceful shutdown.
+    private func serve(
+        socketPath: String, inherited: InheritedSocket?, hangups: UnixSignalsSequence, notifier: SystemdNotifier, sourceLoop: SourceLoop
+    ) async throws {
+        let source = try Self.makeSource(settings, sourceLoop: sourceLoop, logger: logger)
         let cache: OpeningCache? = settings.cacheEnabled ? OpeningCache(path: settings.cachePath) { await openCache() } : nil
         let repository = Repository(source: source, idField: settings.idField, cache: cache, rules: settings.writeRules, logger: logger)
         let status = StatusReporter(notifier: notifier, awaitsFirstOutcome: settings.initialLoad, logger: logger)
@@ -72,7 +87,7 @@ public struct Daemon: Sendable {
         let feed = ChangeFeedRunner(following: source, repository: repository, logger: logger)
         let services = makeServices(
             server: server, repository: repository, status: status, hangups: hangups, notifier: notifier, socketPath: socketPath,
-            feed: feed, freshness: freshness, cache: cache)
+            feed: feed, freshness: freshness, cache: cache, sourceLoop: sourceLoop)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
@@ -128,13 +143,13 @@ public struct Daemon: Sendable {
     private func makeServices(
         server: SocketServer, repository: Repository, status: StatusReporter, hangups: UnixSignalsSequence,
         notifier: SystemdNotifier, socketPath: String, feed: ChangeFeedRunner, freshness: Freshness,
-        cache: OpeningCache?
+        cache: OpeningCache?, sourceLoop: SourceLoop
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let logger = logger
         let reloader = Reloader(
             hangups: hangups, options: options, workingDirectory: workingDirectory, settings: settings, level: level,
             server: server, repository: repository, status: status, notifier: notifier, logger: logger,
-            makeSource: { try Self.makeSource($0, logger: logger) },
+            makeSource: { try Self.makeSource($0, sourceLoop: sourceLoop, logger: logger) },
             onSourceChanged: { source in feed.follow(source) },
             onSettingsApplied: { settings, source in freshness.apply(settings, source: source) }
         )
@@ -144,12 +159,14 @@ public struct Daemon: Sendable {
         services += [
             // The mutations: before the server, so they stop after it (answers to one under way still go out), and
             // before the cache closes.
-            .init(service: repository),
+            // The repository, its change feed and its refresh schedule on the source's loop: a change arrives, is read,
+            // applied and published, and the schedule hears of it, on one thread.
+            .init(service: PreferringExecutor(repository, sourceLoop)),
             .init(service: server),
             .init(service: status),
             .init(service: reloader),
-            .init(service: feed),
-            .init(service: freshness.scheduler),
+            .init(service: PreferringExecutor(feed, sourceLoop)),
+            .init(service: PreferringExecutor(freshness.scheduler, sourceLoop)),
             .init(service: freshness.watcher),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
@@ -203,7 +220,7 @@ public struct Daemon: Sendable {
     }
 
     /// The source `settings` name: a file, an HTTP API, a PostgreSQL table, or the demo collection in the state directory (seeded on first use).
-    static func makeSource(_ settings: DaemonSettings, logger: Logger) throws -> any Source {
+    static func makeSource(_ settings: DaemonSettings, sourceLoop: SourceLoop, logger: Logger) throws -> any Source {
         switch settings.source {
         case .file(let path)?:
             return FileSource(path: path, idField: settings.idField)
@@ -212,7 +229,7 @@ public struct Daemon: Sendable {
         case .script(let path)?:
             return try ScriptSource(path: path, idField: settings.idField)
         case .postgres(let address)?:
-            let link = PostgresLink(address: address, password: settings.postgresPassword, logger: logger)
+            let link = PostgresLink(address: address, password: settings.postgresPassword, sourceLoop: sourceLoop, logger: logger)
             return PostgresSource(link: link, idField: settings.idField, logger: logger)
         case nil:
             let (path, seeded) = try DemoSeeding.prepareDefaultFile(in: settings.stateDirectory)

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// Thrown by `withDeadline` when the operation has not finished in time.
 public struct DeadlineExceeded: Error, Sendable, CustomStringConvertible {
     public let limit: Duration
@@ -8,7 +10,7 @@ public struct DeadlineExceeded: Error, Sendable, CustomStringConvertible {
 /// time it made progress, when `lastProgress` says (a long answer that keeps coming is not taken for a dead peer) —
 /// and with `CancellationError` as soon as the caller is cancelled. Either way the operation is cancelled.
 ///
-/// The operation runs in the one unstructured Task of depotd's product code, on purpose: an operation that ignores
+/// The operation runs in an unstructured Task (`leavable`, the one place product code makes one), on purpose: an operation that ignores
 /// cancellation (a continuation nobody resumes, a query postgres-nio dropped as its connection closed) would, as a
 /// child task, hold its caller until it finished, however long that takes — the mutation queue with it. Left
 /// behind, cancelled, it holds only its closure. The caller waits in a task group of its own: for the operation's
@@ -28,14 +30,7 @@ public func withDeadline<Value: Sendable, C: Clock>(
     on clock: C,
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value where C.Duration == Duration {
-    let outcome = Eventual<Result<Value, any Error>>()
-    let work = Task {
-        do {
-            outcome.resolve(.success(try await operation()))
-        } catch {
-            outcome.resolve(.failure(error))
-        }
-    }
+    let (outcome, work) = leavable(operation)
     defer { work.cancel() }
     let start = clock.now
     return try await withThrowingTaskGroup(of: Value.self) { group in
@@ -53,4 +48,57 @@ public func withDeadline<Value: Sendable, C: Clock>(
         guard let first = try await group.next() else { throw CancellationError() }
         return first
     }
+}
+
+extension SourceLoop {
+    /// `withDeadline` on this loop's own timers, for a caller that runs here (a query of the source's connection):
+    /// the operation runs on the loop, and its deadline is a timer of the loop's, armed and disarmed on its thread —
+    /// where a sleeping task would arm one of the global executor's, waking its timer thread twice a query.
+    ///
+    /// As `withDeadline`: fails with `DeadlineExceeded` once `limit` passes from the operation's last progress, and
+    /// with `CancellationError` as soon as the caller is cancelled; either way the operation is cancelled and left
+    /// behind, never awaited.
+    public func withDeadline<Value: Sendable>(
+        _ limit: Duration,
+        countingFrom lastProgress: (@Sendable () -> ContinuousClock.Instant)? = nil,
+        _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let (outcome, work) = leavable(preferring: self, operation)
+        defer { work.cancel() }
+        let timer = NIOLoopBoundBox.makeEmptyBox(valueType: Scheduled<Void>.self, eventLoop: eventLoop)
+        let start = ContinuousClock.now
+        let loop = eventLoop
+        /// Arms the timer for `deadline`; when it fires before progress moved the deadline on, the outcome is a miss.
+        @Sendable func arm(_ deadline: ContinuousClock.Instant) {
+            let delay = max(.zero, ContinuousClock.now.duration(to: deadline))
+            timer.value = loop.scheduleTask(in: TimeAmount(delay)) {
+                if let next = lastProgress.map({ $0().advanced(by: limit) }), next > deadline {
+                    arm(next)  // It advanced meanwhile: wait on from its last progress.
+                } else {
+                    outcome.resolve(.failure(DeadlineExceeded(limit: limit)))
+                }
+            }
+        }
+        loop.execute { arm(max(start, lastProgress?() ?? start).advanced(by: limit)) }
+        defer { loop.execute { timer.value?.cancel() } }
+        let result = try await outcome.value
+        return try result.get()
+    }
+}
+
+/// Starts `operation` in an unstructured task — the one kind in depotd's product code, and only here — whose outcome
+/// `outcome` receives: a caller may stop waiting for it and leave it behind, cancelled (see `withDeadline`). An
+/// unstructured task does not inherit its creator's executor preference: `executor` gives it one.
+private func leavable<Value: Sendable>(
+    preferring executor: (any TaskExecutor)? = nil, _ operation: @escaping @Sendable () async throws -> Value
+) -> (outcome: Eventual<Result<Value, any Error>>, work: Task<Void, Never>) {
+    let outcome = Eventual<Result<Value, any Error>>()
+    let work = Task(executorPreference: executor) {
+        do {
+            outcome.resolve(.success(try await operation()))
+        } catch {
+            outcome.resolve(.failure(error))
+        }
+    }
+    return (outcome, work)
 }

@@ -36,6 +36,9 @@ package final class PostgresLink: Sendable {
     private let password: PostgresPassword
     private let backoff: ReconnectBackoff
     private let queryTimeout: Duration
+    /// Where the connection is opened and its queries' time limits kept: the `SourceLoop` that the change feed and
+    /// the repository's mutations prefer (depotd's), so a query's answer reaches them without a thread hop.
+    private let sourceLoop: SourceLoop
     private let logger: Logger
     private let machine = Locked(LinkStateMachine<PostgresConnection, Waiter>())
 
@@ -44,8 +47,10 @@ package final class PostgresLink: Sendable {
         password: PostgresPassword,
         backoff: ReconnectBackoff = .standard,
         queryTimeout: Duration? = nil,
+        sourceLoop: SourceLoop,
         logger: Logger
     ) {
+        self.sourceLoop = sourceLoop
         self.address = address
         self.sql = ChangeLogSQL(address: address)
         self.password = password
@@ -78,7 +83,9 @@ package final class PostgresLink: Sendable {
         // Closed under the link before its listener noticed: a query now would be dropped (see `withQueryTimeout`).
         guard !connection.isClosed else { throw notConnected(what, "the connection closed") }
         let progress = QueryProgress()
-        let outcome = await Self.withQueryTimeout(queryTimeout, on: connection, progress: progress) { try await body($0, progress) }
+        let outcome = await withQueryTimeout(queryTimeout, on: connection, progress: progress) {
+            try await body($0, progress)
+        }
         switch outcome {
         case .success(let value):
             return value
@@ -96,12 +103,13 @@ package final class PostgresLink: Sendable {
     /// cancelled (`withDeadline`, which does not wait for a query postgres-nio dropped as the connection closed under
     /// it: such a query never finishes). Nothing back in time means the connection is presumed dead: it is closed,
     /// which ends the listener, which reconnects, and fails the query if postgres-nio still holds it.
-    private static func withQueryTimeout<T: Sendable>(
+    private func withQueryTimeout<T: Sendable>(
         _ limit: Duration, on connection: PostgresConnection, progress: QueryProgress = QueryProgress(),
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async -> Result<T, any Error> {
         do {
-            return .success(try await withDeadline(limit, countingFrom: { progress.lastAdvanced }) { try await body(connection) })
+            // The source loop's own timers keep the time: no other thread is woken to arm or disarm one.
+            return .success(try await sourceLoop.withDeadline(limit, countingFrom: { progress.lastAdvanced }) { try await body(connection) })
         } catch is DeadlineExceeded {
             try? await connection.close()
             return .failure(QueryTimedOut())
@@ -178,7 +186,7 @@ package final class PostgresLink: Sendable {
             return Self.describe(error)
         }
         do {
-            let installed = await Self.withQueryTimeout(queryTimeout * 3, on: connection) { try await self.installFeedIfNeeded(on: $0) }
+            let installed = await withQueryTimeout(queryTimeout * 3, on: connection) { try await self.installFeedIfNeeded(on: $0) }
             if case .failure(let error) = installed {
                 try? await connection.close()
                 return error is QueryTimedOut ? "setting up took longer than \((queryTimeout * 3).text)" : Self.describe(error)
@@ -218,7 +226,8 @@ package final class PostgresLink: Sendable {
         // past jit_above_cost, and compiling them took ~60 ms of every ~1 ms catch-up; a server setting cannot
         // help, since it is the plan's estimate that crosses it.
         configuration.options.additionalStartupParameters = [("application_name", "depotd"), ("jit", "off")]
-        return try await PostgresConnection.connect(configuration: configuration, id: number, logger: logger)
+        return try await PostgresConnection.connect(
+            on: sourceLoop.eventLoop, configuration: configuration, id: number, logger: logger)
     }
 
     /// libpq's sslmode as postgres-nio's TLS: `allow` and `prefer` try TLS without checking the certificate,

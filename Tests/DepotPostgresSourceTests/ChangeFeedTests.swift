@@ -17,17 +17,20 @@ struct ChangeFeedTests {
         _ table: PostgresTestTable, backoff: ReconnectBackoff = ReconnectBackoff(firstWindow: .milliseconds(200), cap: .seconds(1)),
         _ body: (Repository, StateRecorder) async throws -> Void
     ) async throws {
-        let link = PostgresLink(address: table.address, password: .none, backoff: backoff, logger: quiet)
-        let source = PostgresSource(link: link, idField: "id", logger: quiet)
-        let repository = Repository(source: source, logger: quiet).running()
-        let recorder = StateRecorder()
-        repository.addObserver(recorder)
-        let feed = ChangeFeed(repository: repository, source: source, logger: quiet)
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await feed.run() }
-            _ = try await repository.load().result.get()
-            try await body(repository, recorder)
-            group.cancelAll()
+        try await withSourceLoop { sourceLoop in
+            let link = PostgresLink(address: table.address, password: .none, backoff: backoff, sourceLoop: sourceLoop, logger: quiet)
+            let source = PostgresSource(link: link, idField: "id", logger: quiet)
+            let repository = Repository(source: source, logger: quiet).running()
+            let recorder = StateRecorder()
+            repository.addObserver(recorder)
+            let feed = ChangeFeed(repository: repository, source: source, logger: quiet)
+            try await withThrowingDiscardingTaskGroup { group in
+                // On the source loop, as depotd runs it.
+                group.addTask(executorPreference: sourceLoop) { await feed.run() }
+                _ = try await repository.load().result.get()
+                try await body(repository, recorder)
+                group.cancelAll()
+            }
         }
     }
 

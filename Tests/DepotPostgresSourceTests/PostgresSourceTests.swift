@@ -98,20 +98,22 @@ struct PostgresSourceTests {
     @Test("more changes than a catch-up reads: a full load")
     func tooManyChanges() async throws {
         try await PostgresTestTable.with { table in
-            let link = PostgresLink(address: table.address, password: .none, logger: quiet)
-            let source = PostgresSource(link: link, idField: "id", catchUpLimit: 3, logger: quiet)
-            try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await link.run { _ in } }
-                let start = try #require(try await source.fetchItems(ifChangedSince: nil).version)
-                try await table.cluster.psql("INSERT INTO items SELECT g::text, json_build_object('id', g::text) FROM generate_series(1, 3) g")
-                guard case .changes(let changes, _) = try await source.fetchItems(ifChangedSince: start) else {
-                    Issue.record("three changes fit a catch-up of three")
-                    return
+            try await withSourceLoop { sourceLoop in
+                let link = PostgresLink(address: table.address, password: .none, sourceLoop: sourceLoop, logger: quiet)
+                let source = PostgresSource(link: link, idField: "id", catchUpLimit: 3, logger: quiet)
+                try await withThrowingDiscardingTaskGroup { group in
+                    group.addTask { await link.run { _ in } }
+                    let start = try #require(try await source.fetchItems(ifChangedSince: nil).version)
+                    try await table.cluster.psql("INSERT INTO items SELECT g::text, json_build_object('id', g::text) FROM generate_series(1, 3) g")
+                    guard case .changes(let changes, _) = try await source.fetchItems(ifChangedSince: start) else {
+                        Issue.record("three changes fit a catch-up of three")
+                        return
+                    }
+                    #expect(changes.changed.count == 3)
+                    try await table.cluster.psql("INSERT INTO items SELECT g::text, json_build_object('id', g::text) FROM generate_series(4, 7) g")
+                    #expect(try await source.fetchItems(ifChangedSince: SourceVersion(revision: 3)).isFullListing(count: 7, revision: 7))
+                    group.cancelAll()
                 }
-                #expect(changes.changed.count == 3)
-                try await table.cluster.psql("INSERT INTO items SELECT g::text, json_build_object('id', g::text) FROM generate_series(4, 7) g")
-                #expect(try await source.fetchItems(ifChangedSince: SourceVersion(revision: 3)).isFullListing(count: 7, revision: 7))
-                group.cancelAll()
             }
         }
     }

@@ -53,14 +53,30 @@ struct PostgresTestTable {
         events: (@Sendable (PostgresLink.Event) -> Void)? = nil,
         _ body: (PostgresSource) async throws -> Void
     ) async throws {
-        let link = PostgresLink(
-            address: address, password: .none, backoff: ReconnectBackoff(firstWindow: .milliseconds(100), cap: .milliseconds(400)), logger: logger)
-        let source = PostgresSource(link: link, idField: "id", logger: logger)
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await link.run { events?($0) } }
-            try await body(source)
-            group.cancelAll()
+        try await withSourceLoop { sourceLoop in
+            let link = PostgresLink(
+                address: address, password: .none, backoff: ReconnectBackoff(firstWindow: .milliseconds(100), cap: .milliseconds(400)),
+                sourceLoop: sourceLoop, logger: logger)
+            let source = PostgresSource(link: link, idField: "id", logger: logger)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await link.run { events?($0) } }
+                try await body(source)
+                group.cancelAll()
+            }
         }
+    }
+}
+
+/// A `SourceLoop` for `body`, shut down after it, as depotd's is after its services.
+func withSourceLoop<Value>(_ body: (SourceLoop) async throws -> Value) async throws -> Value {
+    let sourceLoop = SourceLoop()
+    do {
+        let value = try await body(sourceLoop)
+        await sourceLoop.shutDown()
+        return value
+    } catch {
+        await sourceLoop.shutDown()
+        throw error
     }
 }
 
