@@ -55,8 +55,10 @@ public struct FileSource: WritableSource, WatchableSource {
         let (bytes, stamp) = try await read()
         // The digest is made on another core. With a version to compare it with, it is awaited first, so bytes that
         // did not change cost no scan; with none (the first load, or one after a wipe) it is only the new version,
-        // made beside the scan or the parse rather than before it (some 50 ms at 100 MB).
-        async let digest = ContentDigest.of(bytes)
+        // made beside the scan or the parse rather than before it (some 50 ms at 100 MB). On Swift's pool: a child task
+        // inherits its parent's executor, and depotd runs the repository's mutations on the one thread of its
+        // `SourceLoop`, where the digest would wait for the scan.
+        async let digest = withTaskExecutorPreference(globalConcurrentExecutor) { ContentDigest.of(bytes) }
         if let version, await version.digest == digest {
             if let known = memory.content(withDigest: await digest, idField: idField) {
                 memory.remember(known, stamp: stamp, idField: idField)
