@@ -1,8 +1,8 @@
 import ServiceLifecycle
 
 /// A service run with its tasks preferring an executor (`withTaskExecutorPreference`): its code, and its child
-/// tasks', runs there instead of on Swift's shared pool. depotd runs the repository and the change feed so on the
-/// `SourceLoop`, the thread the source's answers arrive on.
+/// tasks', runs there instead of on Swift's shared pool. depotd runs the repository, the change feed and the refresh
+/// schedule so on the `SourceLoop`, the thread the source's answers arrive on.
 struct PreferringExecutor: Service, CustomStringConvertible {
     private let service: any Service
     private let executor: any TaskExecutor

@@ -1,5 +1,3 @@
-import NIOCore
-
 /// Thrown by `withDeadline` when the operation has not finished in time.
 public struct DeadlineExceeded: Error, Sendable, CustomStringConvertible {
     public let limit: Duration
@@ -23,14 +21,17 @@ public func withDeadline<Value: Sendable>(
     try await withDeadline(limit, countingFrom: lastProgress, on: ContinuousClock(), operation)
 }
 
-/// `withDeadline` on `clock` (a test's clock, which the test moves).
+/// `withDeadline` on `clock` (a test's clock, which the test moves; a `SourceLoop`'s, whose sleeps are timers of its
+/// loop), with the operation's task preferring `executor` (a caller on the `SourceLoop` names it, so the operation runs
+/// there too: an unstructured task inherits no preference).
 public func withDeadline<Value: Sendable, C: Clock>(
     _ limit: Duration,
     countingFrom lastProgress: (@Sendable () -> C.Instant)? = nil,
     on clock: C,
+    preferring executor: (any TaskExecutor)? = nil,
     _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value where C.Duration == Duration {
-    let (outcome, work) = leavable(operation)
+    let (outcome, work) = leavable(preferring: executor, operation)
     defer { work.cancel() }
     let start = clock.now
     return try await withThrowingTaskGroup(of: Value.self) { group in
@@ -47,42 +48,6 @@ public func withDeadline<Value: Sendable, C: Clock>(
         defer { group.cancelAll() }
         guard let first = try await group.next() else { throw CancellationError() }
         return first
-    }
-}
-
-extension SourceLoop {
-    /// `withDeadline` on this loop's own timers, for a caller that runs here (a query of the source's connection):
-    /// the operation runs on the loop, and its deadline is a timer of the loop's, armed and disarmed on its thread —
-    /// where a sleeping task would arm one of the global executor's, waking its timer thread twice a query.
-    ///
-    /// As `withDeadline`: fails with `DeadlineExceeded` once `limit` passes from the operation's last progress, and
-    /// with `CancellationError` as soon as the caller is cancelled; either way the operation is cancelled and left
-    /// behind, never awaited.
-    public func withDeadline<Value: Sendable>(
-        _ limit: Duration,
-        countingFrom lastProgress: (@Sendable () -> ContinuousClock.Instant)? = nil,
-        _ operation: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        let (outcome, work) = leavable(preferring: self, operation)
-        defer { work.cancel() }
-        let timer = NIOLoopBoundBox.makeEmptyBox(valueType: Scheduled<Void>.self, eventLoop: eventLoop)
-        let start = ContinuousClock.now
-        let loop = eventLoop
-        /// Arms the timer for `deadline`; when it fires before progress moved the deadline on, the outcome is a miss.
-        @Sendable func arm(_ deadline: ContinuousClock.Instant) {
-            let delay = max(.zero, ContinuousClock.now.duration(to: deadline))
-            timer.value = loop.scheduleTask(in: TimeAmount(delay)) {
-                if let next = lastProgress.map({ $0().advanced(by: limit) }), next > deadline {
-                    arm(next)  // It advanced meanwhile: wait on from its last progress.
-                } else {
-                    outcome.resolve(.failure(DeadlineExceeded(limit: limit)))
-                }
-            }
-        }
-        loop.execute { arm(max(start, lastProgress?() ?? start).advanced(by: limit)) }
-        defer { loop.execute { timer.value?.cancel() } }
-        let result = try await outcome.value
-        return try result.get()
     }
 }
 

@@ -24,6 +24,9 @@ public final class SourceLoop: TaskExecutor {
         eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 
+    /// The clock whose sleeps are this loop's timers.
+    public var clock: LoopClock { LoopClock(eventLoop) }
+
     /// Stops the thread once what was handed to it has run; nothing may prefer this executor afterwards.
     public func shutDown() async {
         try? await group.shutdownGracefully()

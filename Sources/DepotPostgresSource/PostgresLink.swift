@@ -108,8 +108,11 @@ package final class PostgresLink: Sendable {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async -> Result<T, any Error> {
         do {
-            // The source loop's own timers keep the time: no other thread is woken to arm or disarm one.
-            return .success(try await sourceLoop.withDeadline(limit, countingFrom: { progress.lastAdvanced }) { try await body(connection) })
+            // On the source loop, whose own timers keep the time: no other thread is woken for the query or its limit.
+            return .success(
+                try await withDeadline(limit, countingFrom: { progress.lastAdvanced }, on: sourceLoop.clock, preferring: sourceLoop) {
+                    try await body(connection)
+                })
         } catch is DeadlineExceeded {
             try? await connection.close()
             return .failure(QueryTimedOut())

@@ -29,12 +29,12 @@ struct SourceLoopTests {
     }
 }
 
-@Suite("SourceLoop.withDeadline: a query's time limit on the loop's own timers")
+@Suite("withDeadline on a SourceLoop: a query's time limit on the loop's own timers (LoopClock)")
 struct SourceLoopDeadlineTests {
     @Test("an operation that finishes in time gives its value, having run on the loop")
     func finishesInTime() async throws {
         let source = SourceLoop()
-        let ranOnLoop = try await source.withDeadline(.seconds(60)) { source.eventLoop.inEventLoop }
+        let ranOnLoop = try await withDeadline(.seconds(60), on: source.clock, preferring: source) { source.eventLoop.inEventLoop }
         #expect(ranOnLoop)
         await source.shutDown()
     }
@@ -45,7 +45,7 @@ struct SourceLoopDeadlineTests {
         let cancelled = Eventual<Void>()
         let never = Eventual<Void>()
         await #expect(throws: DeadlineExceeded.self) {
-            try await source.withDeadline(.milliseconds(20)) {
+            try await withDeadline(.milliseconds(20), on: source.clock, preferring: source) {
                 try await withTaskCancellationHandler {
                     try await never.value
                 } onCancel: {
@@ -64,14 +64,14 @@ struct SourceLoopDeadlineTests {
         let asked = Locked(0)
         let start = ContinuousClock.now
         await #expect(throws: DeadlineExceeded.self) {
-            try await source.withDeadline(
+            try await withDeadline(
                 .milliseconds(20),
                 countingFrom: {
                     asked.withLock { count in
                         count += 1
                         return count <= 4 ? ContinuousClock.now : start
                     }
-                }
+                }, on: source.clock, preferring: source
             ) { try await Eventual<Void>().value }
         }
         #expect(asked.withLock { $0 } == 5, "armed once, moved on three times, cut off at the fifth look")
@@ -83,7 +83,7 @@ struct SourceLoopDeadlineTests {
         let source = SourceLoop()
         let started = Eventual<Void>()
         let caller = Task {
-            try await source.withDeadline(.seconds(3600)) {
+            try await withDeadline(.seconds(3600), on: source.clock, preferring: source) {
                 started.resolve(())
                 try await Eventual<Void>().value
             }
@@ -91,6 +91,40 @@ struct SourceLoopDeadlineTests {
         try await started.value
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
+        await source.shutDown()
+    }
+}
+
+@Suite("LoopClock: sleeps that are an event loop's timers")
+struct LoopClockTests {
+    @Test("a sleep ends at its deadline, on the loop of a task that prefers it")
+    func sleepsUntilTheDeadline() async throws {
+        let source = SourceLoop()
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(20))
+        let onLoop = try await withTaskExecutorPreference(source) {
+            try await source.clock.sleep(until: deadline)
+            return source.eventLoop.inEventLoop
+        }
+        #expect(ContinuousClock.now >= deadline)
+        #expect(onLoop)
+        await source.shutDown()
+    }
+
+    @Test("a sleep cancelled while it waits, or before it began, ends at once with CancellationError", arguments: [false, true])
+    func cancelledSleep(beforeItBegins: Bool) async throws {
+        let source = SourceLoop()
+        let started = Eventual<Void>()
+        let proceed = Eventual<Void>()
+        let sleeper = Task {
+            started.resolve(())
+            if beforeItBegins { try? await proceed.value }
+            try await source.clock.sleep(until: .now.advanced(by: .seconds(3600)))
+        }
+        try await started.value
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) {
+            try await withTimeout(.seconds(60), "the hour-long sleep to end when cancelled") { try await sleeper.value }
+        }
         await source.shutDown()
     }
 }
