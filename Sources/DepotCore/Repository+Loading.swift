@@ -89,7 +89,9 @@ extension Repository {
             audit(items.items, of: items.count, seq: published.seq)
             return .success(published)
         }
-        logger.info(
+        // Debug, not info: a table that changes all day would otherwise fill the journal with a line per change, and
+        // format one on every change of every daemon of a fleet.
+        logger.debug(
             "applied \(changes.count) change\(changes.count == 1 ? "" : "s") from \(source.description); \(items.count) items\(newVersion?.revision.map { " at revision \($0)" } ?? "")",
             metadata: ["seq": "\(published.seq)"])
         keep(items, fetchedAt: fetchedAt, version: newVersion, changes: changes, from: previous)

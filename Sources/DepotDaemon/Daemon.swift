@@ -74,7 +74,7 @@ public struct Daemon: Sendable {
         let repository = Repository(source: source, idField: settings.idField, cache: cache, rules: settings.writeRules, logger: logger)
         let status = StatusReporter(notifier: notifier, awaitsFirstOutcome: settings.initialLoad, logger: logger)
         // Before the start-up load, so that the refresh schedule hears of its answer.
-        let freshness = Freshness(settings: settings, source: source, repository: repository, logger: logger)
+        let freshness = Freshness(settings: settings, source: source, repository: repository, clock: sourceLoop.clock, logger: logger)
         let server = makeServer(
             socketPath: socketPath, inherited: inherited, repository: repository, status: status, freshness: freshness)
         repository.addObserver(status)

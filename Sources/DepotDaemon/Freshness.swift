@@ -1,16 +1,19 @@
 import DepotCore
 import DepotFreshness
+import DepotPlatform
 import Logging
 
 /// What keeps depotd's collection fresh: the refresh scheduler, and the watch of a `file:` source (the demo
 /// collection's too). Both follow a reload: new settings, and a new source, watched instead (or no longer).
 final class Freshness: Sendable {
-    let scheduler: RefreshScheduler<ContinuousClock>
+    let scheduler: RefreshScheduler<LoopClock>
     let watcher: FileWatcher<ContinuousClock>
 
-    init(settings: DaemonSettings, source: any Source, repository: Repository, logger: Logger) {
+    /// - Parameter clock: the source loop's, where the scheduler runs: it re-arms its timer after every answer of the
+    ///   source (every change a feed applies), which then wakes no other thread.
+    init(settings: DaemonSettings, source: any Source, repository: Repository, clock: LoopClock, logger: Logger) {
         let path = Self.watchedPath(settings, source)
-        scheduler = RefreshScheduler(repository: repository, policy: settings.refresh, clock: ContinuousClock(), logger: logger)
+        scheduler = RefreshScheduler(repository: repository, policy: settings.refresh, clock: clock, logger: logger)
         watcher = FileWatcher(path: path, repository: repository, clock: ContinuousClock(), logger: logger)
     }
 

@@ -31,14 +31,14 @@ package final class RefreshScheduler<C: Clock>: Service where C.Duration == Dura
     /// The schedule, read for `status` while the loop changes it.
     private let schedule: Locked<RefreshSchedule<C.Instant>>
     /// Told of the status after every change the loop handles: a seam for whoever follows the schedule as it changes
-    /// (the suite waits on it rather than on time); depotd gives none.
-    private let onChange: @Sendable (FreshnessStatus) -> Void
+    /// (the suite waits on it rather than on time); depotd gives none, and then no status is made.
+    private let onChange: (@Sendable (FreshnessStatus) -> Void)?
 
     /// - Parameter draw: a random number in 0..<1 for each delay's jitter.
     package init(
         repository: Repository, policy: RefreshPolicy, clock: C, logger: Logger,
         draw: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        onChange: @escaping @Sendable (FreshnessStatus) -> Void = { _ in }
+        onChange: (@Sendable (FreshnessStatus) -> Void)? = nil
     ) {
         self.onChange = onChange
         self.repository = repository
@@ -77,7 +77,7 @@ package final class RefreshScheduler<C: Clock>: Service where C.Duration == Dura
                 await self.inbox.wait(until: deadline, on: self.clock)
                 guard !Task.isCancelled else { return }
                 deadline = self.handle(self.inbox.take(), timerDue: deadline)
-                self.onChange(self.status)
+                self.onChange?(self.status)
             }
         }
     }

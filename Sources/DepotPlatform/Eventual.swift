@@ -28,7 +28,9 @@ public final class Eventual<Value: Sendable>: Sendable {
         let waiters = state.withLock { state -> [Reader]? in
             guard case .waiting(let waiters, _) = state else { return nil }
             state = .resolved(value)
-            return waiters.sorted { $0.key < $1.key }.map(\.value)
+            // In the order they registered. (A closure, not `\.value`: a key path in a generic context is made anew, at
+            // run time, on every call.)
+            return waiters.count < 2 ? Array(waiters.values) : waiters.sorted { $0.key < $1.key }.map { $0.value }
         }
         guard let waiters else { return false }
         for waiter in waiters { waiter(value) }
