@@ -101,7 +101,7 @@ final class ConnectionSubscriptions {
             break
         }
         if !isInSubscriberGroup {
-            fanout.group(for: context.eventLoop).add(self)
+            fanout.addToGroup(self, on: context.eventLoop)
             isInSubscriberGroup = true
         }
         // Read after joining the group: any state published from here on reaches this loop after this task.
@@ -273,7 +273,7 @@ final class ConnectionSubscriptions {
 
     private func leaveSubscriberGroupIfIdle() {
         guard isInSubscriberGroup, let context, subscriptions.isEmpty else { return }
-        fanout.group(for: context.eventLoop).remove(self)
+        fanout.removeFromGroup(self, on: context.eventLoop)
         isInSubscriberGroup = false
     }
 

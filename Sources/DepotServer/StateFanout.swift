@@ -27,11 +27,15 @@ final class StateFanout: StateObserver {
         /// lock that makes it current, and one is created from the current state in a turn of its own: a new shared
         /// pipeline starts from the current state and misses none after it.
         var pipelines = PipelineRegistry()
+        /// How many connections each group (by its index in `groups`) has: a state is posted only to groups that have
+        /// one. A connection is counted before it reads the current state, both under this lock, so a state it did
+        /// not read is posted to its group.
+        var connectionsByGroup: [Int]
     }
 
     /// What was published, the subscriptions and the pipelines that follow it: one lock, held only to read or change
     /// them (a pipeline's evaluation runs on its own queue).
-    private let published = Locked(Published())
+    private let published: Locked<Published>
     /// The run the states' seqs belong to, written into every State.
     let epoch: String
     private let groups: [SubscriberGroup]
@@ -61,6 +65,7 @@ final class StateFanout: StateObserver {
     ) {
         self.library = library
         self.groups = eventLoops.map { SubscriberGroup(eventLoop: $0, limits: limits) }
+        self.published = Locked(Published(connectionsByGroup: Array(repeating: 0, count: eventLoops.count)))
         self.epoch = epoch
         self.limits = limits
         self.idField = idField
@@ -105,7 +110,7 @@ final class StateFanout: StateObserver {
         // The frame it replaces is let go only once the new one is on its way (below): its full forms may be a
         // million items' bytes, whose return to the system (munmap) is tens of milliseconds that neither the loops,
         // waiting on this lock, nor the subscribers should wait for.
-        let retired = published.withLock { published -> StateFrame? in
+        let (retired, reached) = published.withLock { published -> (StateFrame?, [Int]) in
             let retired = published.current
             if let retired {
                 published.ring.append(ReplayRing.Entry(retiring: retired), limit: replayStates, byteLimit: replayBytes)
@@ -118,12 +123,12 @@ final class StateFanout: StateObserver {
             for shared in published.pipelines.values {
                 shared.receive(state, idField: idField)
             }
-            return retired
+            return (retired, published.connectionsByGroup.indices.filter { published.connectionsByGroup[$0] > 0 })
         }
-        // Every loop gets every state, even one with no subscribers now: a connection subscribing there reads
-        // `current` and then receives whatever is posted after, so nothing is lost between the two.
-        for group in groups {
-            group.post(frame)
+        // Only loops with subscribing connections get the state: a loop woken for none would cost each state a
+        // thread switch. One whose first connection subscribes after this reads this state as `current`.
+        for index in reached {
+            groups[index].post(frame)
         }
         withExtendedLifetime(retired) {}
     }
@@ -309,10 +314,29 @@ final class StateFanout: StateObserver {
 
     /// The subscriber group of `eventLoop`.
     func group(for eventLoop: any EventLoop) -> SubscriberGroup {
-        guard let group = groups.first(where: { $0.eventLoop === eventLoop }) else {
+        groups[groupIndex(of: eventLoop)]
+    }
+
+    private func groupIndex(of eventLoop: any EventLoop) -> Int {
+        guard let index = groups.firstIndex(where: { $0.eventLoop === eventLoop }) else {
             preconditionFailure("StateFanout was not given the event loop \(eventLoop)")
         }
-        return group
+        return index
+    }
+
+    /// Adds `connection` to its loop's group, before it reads the state its first subscription starts from: every
+    /// state published from then on is posted to that group. Called on the connection's loop.
+    func addToGroup(_ connection: ConnectionSubscriptions, on eventLoop: any EventLoop) {
+        let index = groupIndex(of: eventLoop)
+        published.withLock { $0.connectionsByGroup[index] += 1 }
+        groups[index].add(connection)
+    }
+
+    /// Removes `connection` from its loop's group, once it has no subscription. Called on the connection's loop.
+    func removeFromGroup(_ connection: ConnectionSubscriptions, on eventLoop: any EventLoop) {
+        let index = groupIndex(of: eventLoop)
+        groups[index].remove(connection)
+        published.withLock { $0.connectionsByGroup[index] -= 1 }
     }
 
     /// A new subscription id, unique within this daemon run.

@@ -75,6 +75,37 @@ struct FanoutTests {
         }
     }
 
+    @Test("a connection subscribing on a loop where no other subscribes, while states are published, misses none of them")
+    func subscribeOnIdleLoopWhilePublishing() async throws {
+        // States are posted only to loops with subscribing connections. Connections come one at a time and close
+        // after their states, and each lands on the next loop, where no connection subscribes: its group goes from
+        // none to one while a burst of wipes publishes, the moment a state could fall between its first read and the
+        // posts. A burst is shorter than a subscriber's queue, so a state it did not get was not posted to it (not
+        // dropped because it lagged): none may be skipped.
+        let burst = 64
+        #expect(burst < ConnectionLimits.defaultSubscriberQueueLimit)
+        try await withServer { server in
+            for _ in 0..<32 {
+                let connection = try await server.connect()
+                async let wiped: Void = {
+                    for _ in 0..<burst { _ = await server.repository.wipe().result }
+                }()
+                let subscription = try await connection.subscribe()
+                await wiped
+                let lastSeq = server.repository.current.seq
+                let changes = try await subscription.collect(untilSeq: lastSeq)
+                #expect(changes.first?.skipped == 0, "a subscription starts with the current state")
+                for (previous, change) in zip(changes, changes.dropFirst()) {
+                    #expect(change.seq == previous.seq.map { $0 + 1 }, "state \((previous.seq ?? 0) + 1) did not reach the subscriber")
+                    #expect(change.skipped == 0)
+                }
+                // Unsubscribed first: no state is on its way when the connection closes.
+                #expect(try await connection.unsubscribe(subscription.id))
+                await connection.close()
+            }
+        }
+    }
+
     @Test("the subscribe answer comes first, then a notification with the state current at that moment")
     func answerThenCurrentState() async throws {
         try await withServer { server in
