@@ -55,13 +55,8 @@ public struct Daemon: Sendable {
             try SocketServer.checkSocketPath(socketPath)
         }
         // The source's connection and the repository's mutations share its thread; it outlives every service.
-        let sourceLoop = SourceLoop()
-        do {
+        try await withSourceLoop { sourceLoop in
             try await serve(socketPath: socketPath, inherited: inherited, hangups: hangups, notifier: notifier, sourceLoop: sourceLoop)
-            await sourceLoop.shutDown()
-        } catch {
-            await sourceLoop.shutDown()
-            throw error
         }
     }
 

@@ -32,3 +32,17 @@ public final class SourceLoop: TaskExecutor {
         try? await group.shutdownGracefully()
     }
 }
+
+/// Runs `body` with a `SourceLoop` of its own, shut down once `body` has returned or thrown: the loop's whole life in
+/// its owner's scope (depotd's `run`, around its service group; a test).
+public func withSourceLoop<Value>(_ body: (SourceLoop) async throws -> Value) async throws -> Value {
+    let sourceLoop = SourceLoop()
+    do {
+        let value = try await body(sourceLoop)
+        await sourceLoop.shutDown()
+        return value
+    } catch {
+        await sourceLoop.shutDown()
+        throw error
+    }
+}

@@ -24,12 +24,12 @@ struct PreferringExecutorTests {
 
     @Test("the service's run and its child tasks run on the executor; its name in the group's log is the service's")
     func runsOnTheExecutor() async throws {
-        let loop = SourceLoop()
-        let probe = Probe(loop)
-        let wrapped = PreferringExecutor(probe, loop)
-        try await wrapped.run()
-        #expect(probe.seen.withLock { $0 } == [true, true])
-        #expect(wrapped.description == String(describing: probe))
-        await loop.shutDown()
+        try await withSourceLoop { loop in
+            let probe = Probe(loop)
+            let wrapped = PreferringExecutor(probe, loop)
+            try await wrapped.run()
+            #expect(probe.seen.withLock { $0 } == [true, true])
+            #expect(wrapped.description == String(describing: probe))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import DepotCore
 import DepotJSON
+import DepotPlatform
 import DepotPostgresSource
 import DepotTestSupport
 import Logging
