@@ -1,0 +1,46 @@
+"""python3 -m depot_robustness --depotd PATH [--seconds S] [--clients N] [--faults kill,freeze] [--seed N]"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .powerloss import run_power_loss
+from .run import run_file
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="robustness", description=__doc__)
+    parser.add_argument("--depotd", required=True)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--faults", default="kill,freeze", help="comma-separated: kill, freeze ('' for none)")
+    parser.add_argument("--interval", type=float, default=3, help="seconds between faults, on average")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--history", help="save the recorded history here (JSON lines)")
+    parser.add_argument("--keep", action="store_true", help="keep the run's directory (depotd's log, its file)")
+    parser.add_argument(
+        "--power-cuts", type=int, help="instead of the traffic: this many power cuts during writes (power-cut FS)"
+    )
+    arguments = parser.parse_args()
+    if arguments.power_cuts is not None:
+        loss = run_power_loss(arguments.depotd, arguments.power_cuts, arguments.seed, arguments.keep, arguments.history)
+        print(loss.text())
+        return 0 if loss.ok else 1
+    faults = [kind for kind in arguments.faults.split(",") if kind]
+    report = run_file(
+        arguments.depotd,
+        arguments.seconds,
+        arguments.clients,
+        faults,
+        arguments.interval,
+        arguments.seed,
+        arguments.history,
+        arguments.keep,
+    )
+    print(report.text())
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""Faults injected while the traffic runs, each recorded with when it began and ended: the checkers use the kills'
+times (a call left unanswered by a killed depotd took effect before the kill or never)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+
+from .daemon import Daemon
+
+
+@dataclass
+class Fault:
+    kind: str
+    began: float
+    ended: float
+
+
+@dataclass
+class Injector:
+    """Every `interval` seconds (spread by ±50 %), one of `kinds` at random:
+
+    - `kill`: SIGKILL, then a restart on the same socket, source and state directory;
+    - `freeze`: SIGSTOP for 0.2 to 3 s, then SIGCONT (a frozen daemon: its clients wait, its socket fills)."""
+
+    daemon: Daemon
+    kinds: list[str]
+    interval: float
+    rng: random.Random
+    deadline: float
+    faults: list[Fault] = field(default_factory=list)
+
+    async def run(self) -> None:
+        if not self.kinds:
+            return
+        while True:
+            await asyncio.sleep(self.interval * self.rng.uniform(0.5, 1.5))
+            if time.monotonic() >= self.deadline:
+                return
+            kind = self.rng.choice(self.kinds)
+            began = time.monotonic()
+            if kind == "kill":
+                self.daemon.kill()
+                killed = time.monotonic()
+                await asyncio.to_thread(self.daemon.start)
+                self.faults.append(Fault(kind, began, killed))
+            elif kind == "freeze":
+                self.daemon.freeze()
+                await asyncio.sleep(self.rng.uniform(0.2, 3))
+                self.daemon.thaw()
+                self.faults.append(Fault(kind, began, time.monotonic()))
+            else:
+                raise ValueError(f"unknown fault {kind}")
+
+    def kills(self) -> list[float]:
+        """When each killed depotd was gone, in order."""
+        return sorted(fault.ended for fault in self.faults if fault.kind == "kill")

@@ -1,0 +1,228 @@
+"""One run of the suite against a file source: depotd started on a file the run writes, the traffic and the faults
+for a while, then every fault healed and everything checked."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import sqlite3
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .connection import Connection
+from .daemon import Daemon
+from .faults import Injector
+from .history import History, Operation, canonical, key_of
+from .linearizability import Verdict, check
+from .startup import cache_first_reads
+from .traffic import Keys, Traffic, Watcher, Writer, initial_items
+from .watch import WatchVerdict, check_watch
+
+LAYOUTS = {
+    "json.dump": {},
+    "jq .": {"indent": 2},
+    "an editor's": {"indent": 4},
+    "compact": {"separators": (",", ":")},
+}
+"""How users' files are written: Python's json.dump, jq, an editor's four spaces, and compact."""
+
+
+@dataclass
+class Report:
+    source: str
+    seed: int
+    seconds: float
+    clients: int
+    layout: str
+    calls: int
+    counts: dict[str, int]
+    outcomes: dict[str, int]
+    faults: dict[str, int]
+    cuts: int
+    restarts: int
+    watch: WatchVerdict
+    linearizability: Verdict
+    final: list[str] = field(default_factory=list)
+    cache_reads: int = 0
+    """Reads answered from the cached list after a restart, before the source answered (startup.py)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.watch.ok and self.linearizability.ok and not self.final
+
+    def text(self) -> str:
+        lines = [
+            f"{self.source} ({self.layout} layout, seed {self.seed}), {self.clients} clients, {self.seconds:.0f} s: "
+            f"{self.calls} calls "
+            f"({', '.join(f'{k} {v}' for k, v in sorted(self.counts.items()))})",
+            f"  outcomes of reads and writes: {', '.join(f'{k} {v}' for k, v in sorted(self.outcomes.items()))}",
+            f"  faults: {', '.join(f'{k} {v}' for k, v in sorted(self.faults.items())) or 'none'}; "
+            f"{self.restarts} restarts, {self.cuts} calls or connections cut",
+            f"  watch: {self.watch.subscriptions} subscriptions, {self.watch.notifications} notifications, "
+            f"{self.watch.states_compared} states compared: {'ok' if self.watch.ok else 'VIOLATED'}",
+            f"  linearizability: {self.linearizability.operations} calls in {self.linearizability.parts} parts "
+            f"({self.cache_reads} reads of the cached list at start-up left out): "
+            + ("ok" if self.linearizability.ok else "GAVE UP" if self.linearizability.gave_up else "VIOLATED"),
+            f"  after healing: {'the daemon, its file and its cache agree' if not self.final else 'DISAGREE'}",
+        ]
+        lines += [f"  ! {problem}" for problem in self.watch.problems[:20]]
+        if self.linearizability.problem:
+            lines.append(f"  ! {self.linearizability.problem}")
+        lines += [f"  ! {problem}" for problem in self.final]
+        return "\n".join(lines)
+
+
+def write_collection(path: str, items: list[dict[str, Any]], layout: str) -> None:
+    temporary = path + ".new"
+    with open(temporary, "w") as file:
+        json.dump(items, file, **LAYOUTS[layout])  # type: ignore[arg-type]
+        file.write("\n")
+        file.flush()
+        os.fsync(file.fileno())
+    os.rename(temporary, path)
+
+
+def cached_items(state_directory: str) -> list[Any] | None:
+    """The list depotd's on-disk cache holds (cache.sqlite, read as SQLite), or None without one."""
+    path = os.path.join(state_directory, "cache.sqlite")
+    if not os.path.exists(path):
+        return None
+    database = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        if database.execute("SELECT count(*) FROM collection").fetchone()[0] == 0:
+            return None
+        return [json.loads(row[0]) for row in database.execute("SELECT json FROM item ORDER BY position")]
+    finally:
+        database.close()
+
+
+async def _final_reads(daemon: Daemon, keys: Keys, history: History, problems: list[str]) -> None:
+    """With every fault healed: a load, a get of every key (part of the history, so the linearizability check holds
+    every acknowledged write to them), and the daemon's state against its file and its cache."""
+    async with await Connection.open(daemon.socket_path, lambda _: None) as connection:
+        loaded = await connection.call("load", {"strategy": "upToDateWithFallback"}, 60)
+        if "result" not in loaded:
+            problems.append(f"the load after healing failed: {loaded.get('error')}")
+            return
+        for identifier in keys.all():
+            invoked = time.monotonic()
+            answer = await connection.call("get", {"id": identifier}, 60)
+            returned = time.monotonic()
+            outcome = "ok" if "result" in answer else "notFound" if answer["error"]["code"] == -32003 else "error"
+            history.operations.append(
+                Operation(
+                    -1,
+                    "get",
+                    invoked,
+                    returned,
+                    outcome,
+                    key=key_of(identifier),
+                    observed=canonical(answer["result"]) if outcome == "ok" else None,
+                )
+            )
+        state = (await connection.call("state", {}, 60))["result"]
+    assert daemon.source_path is not None
+    with open(daemon.source_path) as file:
+        in_file = json.load(file)
+    if canonical(state.get("items")) != canonical(in_file):
+        problems.append(f"depotd holds {canonical(state.get('items'))}, its file {canonical(in_file)}")
+    # The cache is written after the answer: wait for it to agree, for a while.
+    deadline = time.monotonic() + 20
+    while canonical(cached := cached_items(daemon.state_directory)) != canonical(in_file):
+        if time.monotonic() > deadline:
+            problems.append(f"the cache holds {canonical(cached)}, the file {canonical(in_file)}")
+            break
+        await asyncio.sleep(0.05)
+
+
+def _bound_unanswered(operations: list[Operation], kills: list[float]) -> None:
+    """A call a killed depotd never answered took effect before the kill or never: its interval ends there."""
+    for operation in operations:
+        if operation.returned is None:
+            later = [kill for kill in kills if kill >= operation.invoked]
+            if later:
+                operation.returned = later[0]
+
+
+def run_file(
+    depotd: str,
+    seconds: float,
+    clients: int = 50,
+    faults: list[str] | None = None,
+    interval: float = 3,
+    seed: int | None = None,
+    history_path: str | None = None,
+    keep: bool = False,
+) -> Report:
+    seed = seed if seed is not None else random.randrange(1 << 32)
+    rng = random.Random(seed)
+    directory = tempfile.mkdtemp(prefix="depot-robustness.")
+    keys = Keys.standard()
+    items = initial_items(keys)
+    layout = rng.choice(sorted(LAYOUTS))
+    source_path = os.path.join(directory, "items.json")
+    write_collection(source_path, items, layout)
+    daemon = Daemon(depotd, directory, ["--source", "file:" + source_path], source_path)
+    history = History(initial={key_of(item["id"]): canonical(item) for item in items})
+    final: list[str] = []
+    daemon.start()
+    try:
+        deadline = time.monotonic() + seconds
+        traffic = Traffic(daemon.socket_path, history, keys, deadline)
+        injector = Injector(daemon, faults or [], interval, random.Random(rng.random()), deadline)
+        watchers = max(1, clients * 3 // 10)
+
+        async def everything() -> None:
+            async with asyncio.TaskGroup() as group:
+                writers = clients - watchers
+                for number in range(writers):
+                    batches = number < max(1, writers // 6)
+                    group.create_task(Writer(number, traffic, random.Random(rng.random()), batches).run())
+                for number in range(clients - watchers, clients):
+                    group.create_task(Watcher(number, traffic, random.Random(rng.random())).run())
+                group.create_task(injector.run())
+            if not daemon.alive():
+                daemon.start()
+            daemon.thaw()
+            await _final_reads(daemon, keys, history, final)
+
+        asyncio.run(everything())
+        history.kills = injector.kills()
+        _bound_unanswered(history.operations, history.kills)
+        if history_path is not None:
+            history.save(history_path)
+        stale = {id(operation) for operation in cache_first_reads(history)}
+        checked = [operation for operation in history.operations if id(operation) not in stale]
+        outcomes: dict[str, int] = {}
+        for operation in history.operations:
+            name = f"{operation.kind} {operation.outcome}"
+            outcomes[name] = outcomes.get(name, 0) + 1
+        kinds: dict[str, int] = {}
+        for fault in injector.faults:
+            kinds[fault.kind] = kinds.get(fault.kind, 0) + 1
+        return Report(
+            source="file",
+            seed=seed,
+            seconds=seconds,
+            clients=clients,
+            layout=layout,
+            calls=traffic.calls,
+            counts=traffic.counts,
+            outcomes=outcomes,
+            faults=kinds,
+            cuts=traffic.cuts,
+            restarts=daemon.starts - 1,
+            watch=check_watch(history),
+            linearizability=check(checked, history.initial),
+            final=final,
+            cache_reads=len(stale),
+        )
+    finally:
+        daemon.stop()
+        if not keep:
+            shutil.rmtree(directory, ignore_errors=True)
