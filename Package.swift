@@ -43,11 +43,13 @@ let package = Package(
 
         // POSIX glue shared by every layer: default paths, directories, errno messages, a lock ThreadSanitizer can see,
         // the threads blocking calls run on.
+        // Failpoints (Failpoint.swift) are compiled into debug builds only, the ones the tests run; never into a release.
         .target(
             name: "DepotPlatform",
             dependencies: [
                 "CAllocator", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-            ]),
+            ],
+            swiftSettings: [.define("DEPOT_FAILPOINTS", .when(configuration: .debug))]),
 
         // libsystemd (sd_notify, socket activation, the journal), found with pkg-config.
         .systemLibrary(

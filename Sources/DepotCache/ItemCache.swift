@@ -139,7 +139,7 @@ public final class ItemCache: Sendable {
                     ]
                 )
             }
-            Self.truncateLog(database)
+            try Self.truncateLog(database)
         }
     }
 
@@ -269,11 +269,15 @@ public final class ItemCache: Sendable {
     }
 
     /// Copies the write-ahead log into the file and truncates it; a reader holding the log back only delays
-    /// this to the next save or the close, so a failure is not an error.
-    private static func truncateLog(_ database: DatabaseQueue) {
-        _ = try? database.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
-        }
+    /// this to the next save or the close, so that is no error. A failed write or fsync is (see `access`).
+    private static func truncateLog(_ database: DatabaseQueue) throws {
+        do {
+            try database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR {
+            throw error
+        } catch {}
     }
 
     /// Deletes the cache's files and stops using it: nothing is read or written again while depotd runs, and a
@@ -401,6 +405,20 @@ public final class ItemCache: Sendable {
     ) async throws(ItemCacheError) -> Value {
         do {
             return try await calls.run { [database] in try work(database) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR {
+            // A failed write or fsync (the "fsyncgate" lesson): SQLite may have taken for written what the disk never
+            // kept, so the file is no longer trusted — deleted, and never read or written again while depotd runs; the
+            // next start makes a new one from what the source gives.
+            let deleted: String
+            do throws(ItemCacheError) {
+                discarded.withLock { $0 = true }
+                try Self.deleteFiles(at: path)
+                deleted = "its files were deleted; the next start makes a new cache from the source"
+            } catch {
+                deleted = "deleting its files failed too (\(error)): it is no longer read while depotd runs"
+            }
+            throw ItemCacheError(
+                path: path, .database(operation: operation, reason: "\(Self.reason(error)): the cache is no longer trusted, \(deleted)"))
         } catch {
             throw ItemCacheError(path: path, .database(operation: operation, reason: Self.reason(error)))
         }

@@ -92,9 +92,22 @@ public enum Files {
     /// Replaces `path` atomically, as `replaceAtomically(_:with:)` does, with the bytes `produce` hands to the
     /// writer it is given, in as many pieces as it likes (the writer answers false once a write failed, and
     /// `produce` then answers false too): a large file can be written from a buffer that is reused.
+    ///
+    /// A failed fsync is never taken for one that worked, nor tried again on the same data (the "fsyncgate" lesson:
+    /// after a failure, Linux forgets the pages it could not write, so a second fsync succeeds having kept nothing).
+    /// When the new file's fsync fails, it is deleted and `path` never changed. When the directory's fsync fails after
+    /// the rename — the new content is in place but may not survive a power loss — the replacement is undone: what
+    /// `path` held is written back (a new file, its own fsyncs) or, for a file that was not there, `path` is removed;
+    /// the error says so, or, when the undo fails too, that `path` may hold either version.
     @discardableResult
     public static func replaceAtomically(
         _ path: String, producing produce: (_ write: (UnsafeRawBufferPointer) -> Bool) -> Bool
+    ) throws(SystemError) -> FileStamp? {
+        try replaceAtomically(path, undoable: true, producing: produce)
+    }
+
+    private static func replaceAtomically(
+        _ path: String, undoable: Bool, producing produce: (_ write: (UnsafeRawBufferPointer) -> Bool) -> Bool
     ) throws(SystemError) -> FileStamp? {
         let target = realPath(of: path) ?? path
         let directory = Directories.parent(of: target)
@@ -118,19 +131,67 @@ public enum Files {
             defer { close(fd) }
             _ = fchmod(fd, mode)
             guard produce({ writeAll(fd, $0) }) else { throw failure() }
-            guard fsync(fd) == 0 else { throw failure() }
+            guard synced(fd, at: .fileSync) else { throw failure() }
             stamp = FileStamp.of(descriptor: fd)
         }
+        // What `path` holds until the rename, kept open so that it can be put back (see above).
+        let previous = undoable ? open(target, O_RDONLY | O_CLOEXEC) : -1
+        defer { if previous >= 0 { close(previous) } }
         guard rename(temporary, target) == 0 else { throw failure() }
         succeeded = true
         // The rename is durable only once the directory is synced: a write is answered only then.
+        do throws(SystemError) {
+            try syncDirectory(directory, of: path)
+        } catch {
+            guard undoable else { throw error }
+            do throws(SystemError) {
+                if previous >= 0 {
+                    _ = try replaceAtomically(target, undoable: false) { write in copy(from: previous, to: write) }
+                } else {
+                    guard unlink(target) == 0 else { throw SystemError("cannot remove \(path)") }
+                    try syncDirectory(directory, of: path)
+                }
+            } catch let undoFailure {
+                throw SystemError(
+                    message: "\(error); putting back what \(path) held failed too (\(undoFailure)): it may hold either version",
+                    code: error.code)
+            }
+            throw SystemError(message: "\(error); the replacement was undone: \(path) holds what it held before", code: error.code)
+        }
+        return stamp
+    }
+
+    /// fsync of `fd`, which `point` may fail in a debug build (Failpoint).
+    private static func synced(_ fd: Int32, at point: Failpoint) -> Bool {
+        if let code = point.failure {
+            errno = code
+            return false
+        }
+        return fsync(fd) == 0
+    }
+
+    /// Makes the entries of `directory` (the parent of `path`) durable.
+    private static func syncDirectory(_ directory: String, of path: String) throws(SystemError) {
         let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directoryFD >= 0 else { throw SystemError("cannot sync the directory of \(path) (\(directory)) after replacing it") }
         defer { close(directoryFD) }
-        guard fsync(directoryFD) == 0 || errno == EINVAL else {
+        guard synced(directoryFD, at: .directorySync) || errno == EINVAL else {
             throw SystemError("cannot sync the directory of \(path) (\(directory)) after replacing it")
         }
-        return stamp
+    }
+
+    /// Every byte of the file open at `source`, from its start, handed to `write`.
+    private static func copy(from source: Int32, to write: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var offset: off_t = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { pread(source, $0.baseAddress, $0.count, offset) }
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { return false }
+            if count == 0 { return true }
+            guard chunk.withUnsafeBytes({ write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }) else { return false }
+            offset += off_t(count)
+        }
     }
 
     /// `path` with every symbolic link resolved, or nil when it cannot be resolved (it does not exist yet).

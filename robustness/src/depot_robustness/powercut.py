@@ -9,7 +9,8 @@ does since the "fsyncgate" discussion, forgets what was waiting: those bytes are
 later fsync will keep them.
 
 Run as `python3 -m depot_robustness.powercut MOUNTPOINT`: it mounts, says `ready`, then answers one line per command
-on standard input (`cut`, `eio N`, `full`, `space`, `stats`); end of input unmounts."""
+on standard input (`cut`, `eio N`: the next N fsyncs fail, `eio-dir N`: the next N of directories, `full`, `space`,
+`stats`); end of input unmounts."""
 
 from __future__ import annotations
 
@@ -74,6 +75,7 @@ class PowercutOperations(mfusepy.Operations):  # type: ignore[misc]
         self.handles: dict[int, Node] = {}
         self.next_handle = itertools.count(1)
         self.failing_fsyncs = 0
+        self.failing_directory_fsyncs = 0
         self.full = False
         self.counts: dict[str, int] = {"fsync": 0, "fsyncdir": 0, "eio": 0, "enospc": 0, "cuts": 0}
 
@@ -148,6 +150,8 @@ class PowercutOperations(mfusepy.Operations):  # type: ignore[misc]
         with self.mutex:
             if words[0] == "eio":
                 self.failing_fsyncs = int(words[1]) if len(words) > 1 else 1
+            elif words[0] == "eio-dir":
+                self.failing_directory_fsyncs = int(words[1]) if len(words) > 1 else 1
             elif words[0] == "full":
                 self.full = True
             elif words[0] == "space":
@@ -302,7 +306,10 @@ class PowercutOperations(mfusepy.Operations):  # type: ignore[misc]
             node = self.handles.get(fh) or self._lookup(path)
             if not isinstance(node, Directory):
                 raise mfusepy.FuseOSError(errno.ENOTDIR)
-            if self._fails():
+            if self._fails() or self.failing_directory_fsyncs > 0:
+                if self.failing_directory_fsyncs > 0:
+                    self.failing_directory_fsyncs -= 1
+                    self.counts["eio"] += 1
                 raise mfusepy.FuseOSError(errno.EIO)
             node.durable = dict(node.entries)
             return 0
