@@ -14,9 +14,12 @@ def main() -> int:
     parser.add_argument("--depotd", required=True)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--faults", default="kill,freeze", help="comma-separated: kill, freeze ('' for none)")
+    parser.add_argument(
+        "--faults", default="kill,freeze", help="comma-separated: kill, freeze, eio, full, power ('' for none)"
+    )
     parser.add_argument("--interval", type=float, default=3, help="seconds between faults, on average")
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--slow-watchers", type=float, default=0.2, help="the share of watchers that lag (0 to 1)")
     parser.add_argument("--history", help="save the recorded history here (JSON lines)")
     parser.add_argument("--keep", action="store_true", help="keep the run's directory (depotd's log, its file)")
     parser.add_argument(
@@ -37,6 +40,7 @@ def main() -> int:
         arguments.seed,
         arguments.history,
         arguments.keep,
+        arguments.slow_watchers,
     )
     print(report.text())
     return 0 if report.ok else 1

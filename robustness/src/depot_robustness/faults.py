@@ -9,6 +9,10 @@ import time
 from dataclasses import dataclass, field
 
 from .daemon import Daemon
+from .disk import Disk
+
+DISK_FAULTS = {"eio", "full", "power"}
+"""The faults that need the file and the state directory on the power-cut file system."""
 
 
 @dataclass
@@ -23,13 +27,17 @@ class Injector:
     """Every `interval` seconds (spread by ±50 %), one of `kinds` at random:
 
     - `kill`: SIGKILL, then a restart on the same socket, source and state directory;
-    - `freeze`: SIGSTOP for 0.2 to 3 s, then SIGCONT (a frozen daemon: its clients wait, its socket fills)."""
+    - `freeze`: SIGSTOP for 0.2 to 3 s, then SIGCONT (a frozen daemon: its clients wait, its socket fills);
+    - `eio`: the next one to three fsyncs on the disk fail with EIO (and forget what they were to keep);
+    - `full`: the disk (the file's directory and the state directory) full for 0.2 to 2 s;
+    - `power`: the power goes — depotd killed and every unsynced byte and entry lost — then depotd restarted."""
 
     daemon: Daemon
     kinds: list[str]
     interval: float
     rng: random.Random
     deadline: float
+    disk: Disk | None = None
     faults: list[Fault] = field(default_factory=list)
 
     async def run(self) -> None:
@@ -46,6 +54,23 @@ class Injector:
                 killed = time.monotonic()
                 await asyncio.to_thread(self.daemon.start)
                 self.faults.append(Fault(kind, began, killed))
+            elif kind == "power":
+                assert self.disk is not None
+                self.daemon.kill()
+                self.disk.cut()
+                killed = time.monotonic()
+                await asyncio.to_thread(self.daemon.start)
+                self.faults.append(Fault(kind, began, killed))
+            elif kind == "eio":
+                assert self.disk is not None
+                self.disk.command(f"eio {self.rng.randint(1, 3)}")
+                self.faults.append(Fault(kind, began, began))
+            elif kind == "full":
+                assert self.disk is not None
+                self.disk.command("full")
+                await asyncio.sleep(self.rng.uniform(0.2, 2))
+                self.disk.command("space")
+                self.faults.append(Fault(kind, began, time.monotonic()))
             elif kind == "freeze":
                 self.daemon.freeze()
                 await asyncio.sleep(self.rng.uniform(0.2, 3))
@@ -56,4 +81,4 @@ class Injector:
 
     def kills(self) -> list[float]:
         """When each killed depotd was gone, in order."""
-        return sorted(fault.ended for fault in self.faults if fault.kind == "kill")
+        return sorted(fault.ended for fault in self.faults if fault.kind in ("kill", "power"))

@@ -16,7 +16,8 @@ from typing import Any
 
 from .connection import Connection
 from .daemon import Daemon
-from .faults import Injector
+from .disk import Disk
+from .faults import DISK_FAULTS, Injector
 from .history import History, Operation, canonical, key_of
 from .linearizability import Verdict, check
 from .startup import cache_first_reads
@@ -158,6 +159,7 @@ def run_file(
     seed: int | None = None,
     history_path: str | None = None,
     keep: bool = False,
+    slow_watchers: float = 0.2,
 ) -> Report:
     seed = seed if seed is not None else random.randrange(1 << 32)
     rng = random.Random(seed)
@@ -165,16 +167,28 @@ def run_file(
     keys = Keys.standard()
     items = initial_items(keys)
     layout = rng.choice(sorted(LAYOUTS))
-    source_path = os.path.join(directory, "items.json")
+    # The file and the state directory on the power-cut file system when a fault needs it, else on this disk.
+    disk = Disk(os.path.join(directory, "disk")) if DISK_FAULTS & set(faults or []) else None
+    home = disk.mountpoint if disk is not None else directory
+    os.makedirs(os.path.join(home, "source"), exist_ok=True)
+    os.makedirs(os.path.join(home, "state"), exist_ok=True)
+    source_path = os.path.join(home, "source", "items.json")
     write_collection(source_path, items, layout)
-    daemon = Daemon(depotd, directory, ["--source", "file:" + source_path], source_path)
+    if disk is not None:
+        for synced in (os.path.dirname(source_path), home):
+            descriptor = os.open(synced, os.O_RDONLY | os.O_DIRECTORY)
+            os.fsync(descriptor)
+            os.close(descriptor)
+    daemon = Daemon(
+        depotd, directory, ["--source", "file:" + source_path], source_path, state_home=os.path.join(home, "state")
+    )
     history = History(initial={key_of(item["id"]): canonical(item) for item in items})
     final: list[str] = []
     daemon.start()
     try:
         deadline = time.monotonic() + seconds
-        traffic = Traffic(daemon.socket_path, history, keys, deadline)
-        injector = Injector(daemon, faults or [], interval, random.Random(rng.random()), deadline)
+        traffic = Traffic(daemon.socket_path, history, keys, deadline, slow_watchers=slow_watchers)
+        injector = Injector(daemon, faults or [], interval, random.Random(rng.random()), deadline, disk)
         watchers = max(1, clients * 3 // 10)
 
         async def everything() -> None:
@@ -224,5 +238,7 @@ def run_file(
         )
     finally:
         daemon.stop()
+        if disk is not None:
+            disk.close()
         if not keep:
             shutil.rmtree(directory, ignore_errors=True)

@@ -61,6 +61,8 @@ class Traffic:
     keys: Keys
     deadline: float
     call_timeout: float = 30
+    slow_watchers: float = 0.2
+    """The share of watchers that read slowly enough to lag (their queue passes its bound, states are skipped)."""
     calls: int = 0
     cuts: int = 0
     counts: dict[str, int] = field(default_factory=dict)
@@ -300,7 +302,7 @@ class Watcher:
         return [{"op": "sort", "by": "/v"}, {"op": "limit", "count": 5}]
 
     async def run(self) -> None:
-        slow = self.rng.random() < 0.2
+        slow = self.rng.random() < self.traffic.slow_watchers
         while self.traffic.running():
             try:
                 connection = await Connection.open(self.traffic.socket_path, self.notified)
