@@ -38,5 +38,8 @@ let package = Package(
                 .product(name: "DepotServer", package: "Depot"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
+        // Not a libFuzzer target: Depot's merge patch and JSON Patch applied to cases read as lines, for
+        // scripts/fuzz-patch to compare with the reference implementations (PyPI's jsonpatch and json-merge-patch).
+        .executableTarget(name: "PatchOracle", dependencies: [.product(name: "DepotJSON", package: "Depot")]),
     ]
 )
