@@ -411,8 +411,7 @@ public final class ItemCache: Sendable {
             // next start makes a new one from what the source gives.
             let deleted: String
             do throws(ItemCacheError) {
-                discarded.withLock { $0 = true }
-                try Self.deleteFiles(at: path)
+                try await discard()
                 deleted = "its files were deleted; the next start makes a new cache from the source"
             } catch {
                 deleted = "deleting its files failed too (\(error)): it is no longer read while depotd runs"

@@ -16,19 +16,13 @@ import pytest
 
 from depot_robustness.connection import Connection
 from depot_robustness.daemon import Daemon
-from depot_robustness.disk import Disk
+from depot_robustness.disk import Disk, sync
 
 DEPOTD = os.environ.get("DEPOT_DEPOTD")
 pytestmark = pytest.mark.skipif(
     DEPOTD is None or not os.path.exists("/dev/fuse") or os.geteuid() != 0,
     reason="needs DEPOT_DEPOTD, /dev/fuse and root",
 )
-
-
-def synced(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0))
-    os.fsync(descriptor)
-    os.close(descriptor)
 
 
 @pytest.fixture
@@ -79,8 +73,8 @@ def test_a_write_whose_fsync_fails_is_refused_and_changes_nothing(
     disk, tmp_path, start = setup
     source = tmp_path / "disk" / "items.json"
     source.write_text(json.dumps([{"id": 1, "v": "old"}]))
-    synced(source)
-    synced(tmp_path / "disk")
+    sync(str(source))
+    sync(str(tmp_path / "disk"))
     daemon = start(str(source), False)
     assert "result" in call(daemon, "load", {})
     # `eio`: the new file's fsync fails, before its rename. `eio-dir`: the directory's, after the rename: undone.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from depot_robustness.disk import Disk
+from depot_robustness.disk import Disk, sync
 
 pytestmark = pytest.mark.skipif(
     not os.path.exists("/dev/fuse") or os.geteuid() != 0, reason="needs /dev/fuse and root to mount"
@@ -25,14 +25,6 @@ def disk(tmp_path: Path) -> Iterator[tuple[Disk, Path]]:
         mounted.close()
 
 
-def sync(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0))
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
 def written(path: Path, text: str, synced: bool) -> None:
     with open(path, "w") as file:
         file.write(text)
@@ -44,7 +36,7 @@ def written(path: Path, text: str, synced: bool) -> None:
 def test_what_was_synced_survives_and_nothing_else(disk: tuple[Disk, Path]) -> None:
     fs, root = disk
     written(root / "kept", "synced", synced=True)
-    sync(root)
+    sync(str(root))
     written(root / "kept", "later, not synced", synced=False)
     written(root / "new", "never synced", synced=False)
     assert sorted(fs.cut()) == ["/", "/kept", "/new"]
@@ -55,14 +47,14 @@ def test_what_was_synced_survives_and_nothing_else(disk: tuple[Disk, Path]) -> N
 def test_a_rename_lasts_only_once_its_directory_is_synced(disk: tuple[Disk, Path]) -> None:
     fs, root = disk
     written(root / "file", "old", synced=True)
-    sync(root)
+    sync(str(root))
     written(root / "file.tmp", "new", synced=True)
     os.rename(root / "file.tmp", root / "file")
     fs.cut()
     assert (root / "file").read_text() == "old"
     written(root / "file.tmp", "new", synced=True)
     os.rename(root / "file.tmp", root / "file")
-    sync(root)
+    sync(str(root))
     fs.cut()
     assert (root / "file").read_text() == "new"
     assert sorted(os.listdir(root)) == ["file"]
@@ -71,7 +63,7 @@ def test_a_rename_lasts_only_once_its_directory_is_synced(disk: tuple[Disk, Path
 def test_a_file_named_but_never_synced_comes_back_empty(disk: tuple[Disk, Path]) -> None:
     fs, root = disk
     written(root / "file", "bytes never synced", synced=False)
-    sync(root)
+    sync(str(root))
     fs.cut()
     assert (root / "file").read_text() == ""
 
@@ -79,7 +71,7 @@ def test_a_file_named_but_never_synced_comes_back_empty(disk: tuple[Disk, Path])
 def test_a_failed_fsync_loses_its_bytes_even_when_a_later_one_succeeds(disk: tuple[Disk, Path]) -> None:
     fs, root = disk
     written(root / "file", "old", synced=True)
-    sync(root)
+    sync(str(root))
     fs.command("eio 1")
     with open(root / "file", "r+") as file:
         file.write("new")

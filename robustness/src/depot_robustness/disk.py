@@ -8,6 +8,15 @@ import sys
 import time
 
 
+def sync(path: str) -> None:
+    """fsync of a file or a directory (its entries), as a program that means its writes to last does."""
+    descriptor = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if os.path.isdir(path) else 0))
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 class Disk:
     """Mounts the file system at `mountpoint` (an empty directory) in a process of its own."""
 

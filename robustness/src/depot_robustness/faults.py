@@ -49,15 +49,11 @@ class Injector:
                 return
             kind = self.rng.choice(self.kinds)
             began = time.monotonic()
-            if kind == "kill":
+            if kind in ("kill", "power"):
                 self.daemon.kill()
-                killed = time.monotonic()
-                await asyncio.to_thread(self.daemon.start)
-                self.faults.append(Fault(kind, began, killed))
-            elif kind == "power":
-                assert self.disk is not None
-                self.daemon.kill()
-                self.disk.cut()
+                if kind == "power":
+                    assert self.disk is not None
+                    self.disk.cut()
                 killed = time.monotonic()
                 await asyncio.to_thread(self.daemon.start)
                 self.faults.append(Fault(kind, began, killed))

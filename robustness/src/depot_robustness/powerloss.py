@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from .connection import Connection, Cut
 from .daemon import Daemon
-from .disk import Disk
+from .disk import Disk, sync
 from .history import History, Operation, canonical, key_of
 from .linearizability import Verdict, check
 from .run import LAYOUTS, write_collection
@@ -90,9 +90,7 @@ def run_power_loss(
         source_path = os.path.join(source_directory, "items.json")
         write_collection(source_path, items, rng.choice(sorted(LAYOUTS)))
         for path in (source_directory, mount):
-            descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-            os.fsync(descriptor)
-            os.close(descriptor)
+            sync(path)
         daemon = Daemon(
             depotd, directory, ["--source", "file:" + source_path], source_path, state_home=os.path.join(mount, "state")
         )

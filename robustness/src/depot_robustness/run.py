@@ -16,7 +16,7 @@ from typing import Any
 
 from .connection import Connection
 from .daemon import Daemon
-from .disk import Disk
+from .disk import Disk, sync
 from .faults import DISK_FAULTS, Injector
 from .history import History, Operation, canonical, key_of
 from .linearizability import Verdict, check
@@ -176,9 +176,7 @@ def run_file(
     write_collection(source_path, items, layout)
     if disk is not None:
         for synced in (os.path.dirname(source_path), home):
-            descriptor = os.open(synced, os.O_RDONLY | os.O_DIRECTORY)
-            os.fsync(descriptor)
-            os.close(descriptor)
+            sync(synced)
     daemon = Daemon(
         depotd, directory, ["--source", "file:" + source_path], source_path, state_home=os.path.join(home, "state")
     )
