@@ -155,6 +155,9 @@ final class ConnectionSubscriptions {
         if let awaiting {
             fanout.group(for: context.eventLoop).awaitFirstState(awaiting, for: self)
         }
+        if request.mode == .delta {
+            fanout.group(for: context.eventLoop).deltaSubscriptionAdded(to: self)
+        }
         logger.info(
             "subscribed",
             metadata: [
@@ -238,7 +241,8 @@ final class ConnectionSubscriptions {
     func fullFormsToEncode(of states: [StateFrame]) -> [(state: StateFrame, form: StateFrame.FullForm)] {
         let limits = limits.current
         return subscriptions.fullFormsToEncode(
-            of: states.suffix(limits.subscriberQueueLimit), limit: limits.subscriberQueueLimit, byteLimit: limits.subscriberQueueBytes)
+            of: subscriptions.worthQueueing(states, limit: limits.subscriberQueueLimit), limit: limits.subscriberQueueLimit,
+            byteLimit: limits.subscriberQueueBytes)
     }
 
     /// Whether a large state's full form should wait unencoded until the socket takes more: the socket is full and
@@ -255,9 +259,9 @@ final class ConnectionSubscriptions {
         guard context != nil, let host, host.deliversNotifications else { return }
         let limits = limits.current
         let (queueLimit, byteLimit) = (limits.subscriberQueueLimit, limits.subscriberQueueBytes)
-        // Older states than the newest `queueLimit` would only be dropped from a full queue. Subscriptions whose
-        // answer is not written yet queue them too, so they miss nothing between their start and the answer.
-        let states = states.suffix(queueLimit)
+        // Only those worth queueing (`SubscriptionSet.worthQueueing`). Subscriptions whose answer is not written yet
+        // queue them too, so they miss nothing between their start and the answer.
+        let states = subscriptions.worthQueueing(states, limit: queueLimit)
         guard wantsSnapshots, states.count > 1, states.contains(where: \.isSuccess) else {
             subscriptions.enqueue(states, limit: queueLimit, byteLimit: byteLimit)
             return drainQueues()

@@ -63,14 +63,14 @@ final class SharedPipeline: Sendable {
         /// The seq of the state this generation started from: nothing before it can be resumed after.
         var startSeq: Int
         /// Recent current states that were not let out (the first, and those a pipeline held back) but that
-        /// subscriptions started from: their seq and the success a client holds with them, for a resume after them.
-        var startingPoints = CircularBuffer<(seq: Int, heldSuccess: Int?)>(initialCapacity: 4)
+        /// subscriptions started from: their seq and whether they are successes, for a resume after them.
+        var startingPoints = CircularBuffer<(seq: Int, isSuccess: Bool)>(initialCapacity: 4)
 
         /// Remembers `frame`, made current without being let out, as a state a client may hold.
         mutating func rememberStartingPoint(_ frame: StateFrame?) {
             guard let frame else { return }
             if startingPoints.count >= 64 { startingPoints.removeFirst() }
-            startingPoints.append((frame.seq, frame.heldSuccess))
+            startingPoints.append((frame.seq, frame.isSuccess))
         }
     }
 
@@ -323,17 +323,18 @@ final class SharedPipeline: Sendable {
         let isNamed = key.hasPrefix(StateFanout.namedKeyPrefix)
         return output.withLock { output in
             guard since >= output.startSeq, since > output.startSeq || (!isNamed && output.generation == 0) else { return nil }
-            let held: Int??
+            // Whether the state `since` is a success: nil when the pipeline did not let it out (or no longer knows).
+            let sinceIsSuccess: Bool?
             if let last = output.lastEmitted, last.seq == since {
-                held = .some(last.heldSuccess)
+                sinceIsSuccess = last.isSuccess
             } else if let point = output.startingPoints.last(where: { $0.seq == since }) {
-                held = .some(point.heldSuccess)
+                sinceIsSuccess = point.isSuccess
             } else {
-                held = output.ring.sparseEntry(since).map(\.heldSuccess)
+                sinceIsSuccess = output.ring.sparseEntry(since).map(\.isSuccess)
             }
-            guard let heldSuccess = held, let replay = output.ring.sparseEntries(after: since) else { return nil }
+            guard let sinceIsSuccess, let replay = output.ring.sparseEntries(after: since) else { return nil }
             let last = output.lastEmitted.flatMap { $0.seq > since ? $0 : nil }
-            return (replay, last, heldSuccess, output.generation)
+            return (replay, last, StateFanout.heldSuccess(at: since, isSuccess: sinceIsSuccess), output.generation)
         }
     }
 

@@ -288,11 +288,19 @@ final class StateFanout: StateObserver {
                 preconditionFailure("StateFanout used before it was added to the repository as an observer")
             }
             guard since.epoch == epoch, since.seq <= current.seq else { return (current, nil, nil) }
-            if since.seq == current.seq { return (current, [], current.heldSuccess) }
+            if since.seq == current.seq { return (current, [], Self.heldSuccess(at: since.seq, isSuccess: current.isSuccess)) }
             guard let replay = published.ring.entries(after: since.seq, before: current.seq) else { return (current, nil, nil) }
-            let heldSuccess = replay.first?.precedingSuccess ?? current.precedingSuccess
-            return (current, replay, heldSuccess)
+            let sinceIsSuccess = published.ring.entry(since.seq)?.isSuccess ?? false
+            return (current, replay, Self.heldSuccess(at: since.seq, isSuccess: sinceIsSuccess))
         }
+    }
+
+    /// The success a client that resumes after the state `seq` is known to hold: that state, when it is a success (a
+    /// subscriber sent a success holds its items, in either mode). After any other state it may hold none — its
+    /// subscription started at `loading`, or resynced to it — or an older success than the last before `seq`, so the
+    /// first success replayed is sent in full, and deltas follow it.
+    static func heldSuccess(at seq: Int, isSuccess: Bool) -> Int? {
+        isSuccess ? seq : nil
     }
 
     /// The replay ring's size now: states and bytes.

@@ -231,6 +231,14 @@ final class SubscriberGroup: Sendable {
         encodeOffLoop(toEncode)
     }
 
+    /// Runs on `eventLoop` when `connection` took a delta-mode subscription. A parked connection is unparked: what
+    /// parking keeps of the states published meanwhile is what snapshot-mode queues would, and a delta-mode one needs
+    /// more (`SubscriptionSet.worthQueueing`).
+    func deltaSubscriptionAdded(to connection: ConnectionSubscriptions) {
+        guard parked.value.contains(ObjectIdentifier(connection)) else { return }
+        connectionCanWrite(connection)
+    }
+
     /// Runs on `eventLoop` when `connection`'s socket takes more again: a parked connection is unparked, and the states
     /// it held unencoded while it could not write are handed over now, and the forms they need asked for.
     func connectionCanWrite(_ connection: ConnectionSubscriptions) {

@@ -24,6 +24,9 @@ struct Subscription {
 
         var bytes: Int { state.readableBytes + (delta?.readableBytes ?? 0) }
 
+        /// Whether it is a success state: the client holds its items once it is written.
+        var isSuccess: Bool { heldSuccess == seq }
+
         /// Its buffers, for the memory ledger.
         var buffers: [ByteBuffer] { delta.map { [state, $0] } ?? [state] }
     }
@@ -239,14 +242,23 @@ struct Subscription {
     }
 
     /// Delta mode, over a bound: replaces everything queued by what takes the client from the success it holds to
-    /// `newest` — `newest` itself (as a delta when its base is that success, else in full), preceded by the newest
-    /// unwritten success in full when `newest` is not a success.
+    /// `newest` — `newest` itself (as a delta when its base is that success, else in full), preceded, when `newest` is
+    /// not a success, by the newest unwritten success: a client sent a state holds the last success before it, which
+    /// is what a resume from that state takes it to hold. That success goes in full, or — one a resume replayed, which
+    /// the ring keeps only as its delta — as the replayed successes' deltas, the other states between them dropped.
     private mutating func coalesce(to newest: StateFrame) {
+        let queued = queue
         dropAll()
         queuedSuccess = writtenSuccess
         lastQueuedSeq = lastWrittenSeq ?? -1
-        if !newest.isSuccess, let success = unwrittenSuccess, success.seq > (writtenSuccess ?? -1) {
-            append(next(success, held: queuedSuccess), seq: success.seq)
+        if !newest.isSuccess {
+            if let success = unwrittenSuccess, success.seq > (writtenSuccess ?? -1) {
+                append(next(success, held: queuedSuccess), seq: success.seq)
+            } else {
+                for replayed in queued where replayed.isSuccess {
+                    append(replayed, seq: replayed.seq)
+                }
+            }
         }
         append(next(newest, held: queuedSuccess), seq: newest.seq)
     }

@@ -34,6 +34,33 @@ struct SubscriptionSet {
         !subscriptions.isEmpty && subscriptions.allSatisfy { $0.mode == .snapshot }
     }
 
+    /// Of `states` (in seq order, handed over together), those worth queueing: the newest `limit` — older ones would
+    /// only be dropped from a full queue — and, when a subscription is in delta mode, before them the newest success of
+    /// each pipeline whose first state among them is not a success. A delta-mode client sent a state is to hold the
+    /// last success before it (what it shows while `loading`); coalescing sends that success, so it must reach the queue.
+    func worthQueueing(_ states: [StateFrame], limit: Int) -> [StateFrame] {
+        Self.worthQueueing(states, limit: limit, keepingSuccesses: !onlySnapshots)
+    }
+
+    /// `worthQueueing(_:limit:)`, for subscriptions that need the successes before the newest `limit` states or not.
+    static func worthQueueing(_ states: [StateFrame], limit: Int, keepingSuccesses: Bool) -> [StateFrame] {
+        let cut = states.count - max(limit, 1)
+        guard cut > 0 else { return states }
+        let newest = states[cut...]
+        guard keepingSuccesses else { return Array(newest) }
+        // The pipelines whose first state kept is a success need none before it: the others one each.
+        var served = Set<Int>()
+        var needing = Set<Int>()
+        for state in newest where served.insert(state.pipelineNumber).inserted && !state.isSuccess {
+            needing.insert(state.pipelineNumber)
+        }
+        var successes: [StateFrame] = []
+        for state in states[..<cut].reversed() where state.isSuccess && needing.remove(state.pipelineNumber) != nil {
+            successes.append(state)
+        }
+        return successes.reversed() + newest
+    }
+
     /// The full forms that queueing `states` would encode on this thread (`Subscription.fullForms`, less those
     /// encoded already); empty when none would.
     func fullFormsToEncode(of states: some Collection<StateFrame>, limit: Int, byteLimit: Int) -> [(state: StateFrame, form: StateFrame.FullForm)] {

@@ -113,6 +113,13 @@ func holds(_ mirror: CollectionMirror, _ script: FanoutScript, at seq: Int) thro
     return mirror.items == (try expected.items.map { try $0.value })
 }
 
+/// Whether `mirror`, when it holds a success's items, holds those of the last success published at or before the state
+/// it is at: coalescing skips no success a client would otherwise show during a later `loading`.
+func holdsLastSuccess(_ mirror: CollectionMirror, _ script: FanoutScript) -> Bool {
+    guard let seq = mirror.state?.seq, let held = mirror.successSeq else { return true }
+    return script.published[...seq].lastIndex { $0.status == .success } == held
+}
+
 @Suite("Delta mode: what a subscriber holds after every notification equals the daemon's state")
 struct DeltaSubscriptionTests {
     @Test("a removal is one id on the wire, with count; the collection is not encoded for it")
@@ -194,6 +201,109 @@ struct DeltaSubscriptionTests {
                 #expect(try holds(resumedMirror, script, at: script.seq), "\(mode) from \(since)")
             }
         }
+    }
+
+    @Test(
+        "a client cut and resumed again and again, each time lagging at once (its replay coalesced or trimmed before it is written), ends equal",
+        arguments: [SubscriptionMode.delta, .snapshot], Array(UInt64(1)...64))
+    func resumeThenLag(mode: SubscriptionMode, seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        var script = FanoutScript()
+        var subscription = Subscription(id: "s", mode: mode)
+        subscription.start(from: script.fanout.current, resync: false)
+        // What the client holds, and the seq of the last state it was sent: where it resumes from.
+        var mirror = CollectionMirror()
+        try drain(&subscription, into: &mirror)
+        for round in 0..<60 {
+            // The client reads slowly while states come, through bounds the replay may already exceed; then its
+            // connection is cut, whatever it had not read yet lost.
+            var enqueued = script.seq
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    try script.randomStep(using: &random)
+                }
+                // Handed over together, as a connection that waited for an encoding is: only those worth queueing.
+                let limit = Int.random(in: 1...3, using: &random)
+                let handed = SubscriptionSet.worthQueueing(Array(script.frames[(enqueued + 1)...]), limit: limit, keepingSuccesses: mode == .delta)
+                if seed == 1 && mode == .delta && round <= 4 {
+                    print("DBG r\(round) handed \(handed.map { "\($0.seq)\($0.isSuccess ? "S" : "")" }) limit \(limit)")
+                }
+                for frame in handed {
+                    subscription.enqueue(frame, limit: limit, byteLimit: Int.random(in: 100...3000, using: &random))
+                }
+                enqueued = script.seq
+                let p = try drain(&subscription, into: &mirror, count: Int.random(in: 0...1, using: &random))
+                if seed == 1 && mode == .delta && round <= 4 {
+                    print(
+                        "DBG r\(round) wrote \(p.map { "\($0["state"]?["seq"] ?? "") \($0["state"]?["status"] ?? "") skipped \($0["skipped"] ?? "-") base \($0["delta"]?["base"] ?? "-")" })"
+                    )
+                }
+                // In delta mode (snapshot mode drops its oldest states, successes or not).
+                let holdsLast = mode == .snapshot || holdsLastSuccess(mirror, script)
+                #expect(holdsLast, "\(mode), round \(round): at seq \(mirror.state?.seq ?? -1), holding seq \(mirror.successSeq ?? -1)")
+            }
+            if Bool.random(using: &random) {
+                try drain(&subscription, into: &mirror)
+                #expect(try holds(mirror, script, at: script.seq), "\(mode), round \(round)")
+            }
+            subscription = Subscription(id: "s\(round)", mode: mode)
+            // Sometimes another client subscribes afresh instead, from whatever state is current: `loading` after a
+            // success, say, with nothing held yet. So does one that was sent nothing before its cut.
+            guard let since = mirror.state?.seq, Int.random(in: 0..<4, using: &random) > 0 else {
+                mirror = CollectionMirror()
+                subscription.start(from: script.fanout.current, resync: false)
+                continue
+            }
+            let resumption = script.fanout.resumption(after: ResumePoint(epoch: "e1", seq: since))
+            // A resume the ring (64 states) cannot serve starts afresh, the client told to resync.
+            let resumed =
+                resumption.replay.map {
+                    subscription.resume(
+                        after: since, heldSuccess: resumption.heldSuccess, replay: $0, current: resumption.current, limit: 64, byteLimit: 1 << 30)
+                } ?? false
+            if seed == 1 && mode == .delta && round <= 4 {
+                print(
+                    "DBG r\(round) resume after \(since) held \(String(describing: resumption.heldSuccess)) replay \(resumption.replay.map { $0.map { "\($0.seq)\($0.isSuccess ? "S" : "") b\(String(describing: $0.deltaBase))" } } ?? []) current \(resumption.current.seq) resumed \(resumed)"
+                )
+            }
+            if !resumed {
+                subscription.start(from: resumption.current, resync: true)
+            }
+        }
+        try drain(&subscription, into: &mirror)
+        #expect(try holds(mirror, script, at: script.seq))
+    }
+
+    @Test(
+        "a client that subscribed during a load holds no success: resumed after that `loading`, its next success comes in full",
+        arguments: [false, true])
+    func resumeAfterStartingAtLoading(sinceIsCurrent: Bool) throws {
+        var script = FanoutScript()
+        try script.success((0..<50).map { FanoutScript.item("\($0)", String(repeating: "x", count: 40)) })
+        script.publish(.loading)
+        var subscription = Subscription(id: "s", mode: .delta)
+        subscription.start(from: script.fanout.current, resync: false)
+        var mirror = CollectionMirror()
+        try drain(&subscription, into: &mirror)
+        let since = script.seq
+        if !sinceIsCurrent {
+            try script.success(script.items.filter { $0.id != "7" }, origin: .memory)
+        }
+        let resumption = script.fanout.resumption(after: ResumePoint(epoch: "e1", seq: since))
+        var resumed = Subscription(id: "r", mode: .delta)
+        #expect(
+            resumed.resume(
+                after: since, heldSuccess: resumption.heldSuccess, replay: try #require(resumption.replay), current: resumption.current,
+                limit: 8, byteLimit: 1 << 20))
+        var successes = try drain(&resumed, into: &mirror)
+        try script.success(script.items.filter { $0.id != "8" }, origin: .memory)
+        resumed.enqueue(script.fanout.current, limit: 8)
+        successes += try drain(&resumed, into: &mirror)
+        successes.removeAll { $0["state"]?["status"] != "success" }
+        #expect(successes.count == (sinceIsCurrent ? 1 : 2))
+        #expect(successes.first?["state"]?["items"] != nil, "the first success in full")
+        #expect(successes.dropFirst().allSatisfy { $0["delta"] != nil }, "deltas after it")
+        #expect(try holds(mirror, script, at: script.seq))
     }
 
     @Test("the ring keeps a large success state only as its delta, even once its snapshot was encoded; small ones in full")
