@@ -19,11 +19,12 @@ public final class ItemCache: Sendable {
 
     /// The cache file.
     public let path: String
-    private let database: DatabaseQueue
+    /// The database; nil once `discard` deleted its files, until a whole list is saved into a new one.
+    private let database: Locked<DatabaseQueue?>
+    private let migrator: DatabaseMigrator
+    private let logger: Logger
     /// Where every call runs, one at a time: a thread of its own, stopped when the cache is let go.
     private let calls: BlockingPool
-    /// Set by `discard`: the files are gone and nothing is read from or written to the database again.
-    private let discarded = Locked(false)
 
     /// `cache.sqlite` in `stateDirectory`.
     public static func defaultPath(in stateDirectory: String) -> String {
@@ -51,8 +52,11 @@ public final class ItemCache: Sendable {
     ) throws(ItemCacheError) {
         self.path = path
         self.calls = calls
+        self.migrator = migrator
+        self.logger = logger
+        let opened: DatabaseQueue
         do {
-            database = try Self.openDatabase(path, migrator: migrator)
+            opened = try Self.openDatabase(path, migrator: migrator)
         } catch {
             guard case .damaged(let reason) = error else { throw error.refusal(path) }
             let setAside = try Self.setAside(path, reason: reason)
@@ -61,17 +65,17 @@ public final class ItemCache: Sendable {
                 metadata: ["path": "\(path)", "movedTo": "\(setAside)", "reason": "\(reason)"]
             )
             do {
-                database = try Self.openDatabase(path, migrator: migrator)
+                opened = try Self.openDatabase(path, migrator: migrator)
             } catch {
                 throw error.refusal(path)
             }
         }
+        database = Locked(opened)
     }
 
     /// The cached list; nil when nothing was saved since the cache was created or cleared.
     public func read() async throws(ItemCacheError) -> CachedCollection? {
-        if discarded.withLock({ $0 }) { return nil }
-        return try await access("read") { database in
+        try await access("read", withoutDatabase: nil) { database in
             try database.read { db in
                 guard
                     let row = try Row.fetchOne(
@@ -115,13 +119,13 @@ public final class ItemCache: Sendable {
         }
     }
 
-    /// Replaces the cached list with `collection`, in one transaction, then empties the write-ahead log.
+    /// Replaces the cached list with `collection`, in one transaction, then empties the write-ahead log. After a
+    /// `discard`, into a new file: the whole list is what the source gave, so the cache is rebuilt from it.
     ///
     /// The log holds the whole new list until a checkpoint copies it into the file; emptying it at once
     /// means a restart after a `kill -9` does not have to read and verify a log as large as the list.
     public func save(_ collection: CachedCollection) async throws(ItemCacheError) {
-        if discarded.withLock({ $0 }) { return }
-        try await access("save to") { database in
+        try await access("save to", makingNew: true, withoutDatabase: ()) { database in
             try database.write { db in
                 try db.execute(sql: "DELETE FROM item")
                 let insert = try db.makeStatement(sql: "INSERT INTO item (position, id, json) VALUES (?, ?, ?)")
@@ -152,8 +156,7 @@ public final class ItemCache: Sendable {
     public func apply(
         to collection: CachedCollection, from previous: SourceVersion?, changedIDs: [String], removedIDs: [String]
     ) async throws(ItemCacheError) -> Bool {
-        if discarded.withLock({ $0 }) { return false }
-        return try await access("update") { database in
+        try await access("update", withoutDatabase: false) { database in
             do {
                 return try Self.applyRows(database, to: collection, from: previous, changedIDs: changedIDs, removedIDs: removedIDs)
             } catch is NoRoom {
@@ -162,74 +165,11 @@ public final class ItemCache: Sendable {
         }
     }
 
-    private static func applyRows(
-        _ database: DatabaseQueue, to collection: CachedCollection, from previous: SourceVersion?, changedIDs: [String], removedIDs: [String]
-    ) throws -> Bool {
-        try database.write { db in
-            guard
-                let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT source, idField, etag, lastModified, revision, digest FROM collection")),
-                row[0] as String == collection.source, row[1] as String == collection.idField,
-                SourceVersion(etag: row[2], lastModified: row[3], revision: row[4], digest: row[5]) == previous
-            else { return false }
-            for id in removedIDs {
-                try db.cachedStatement(sql: Self.deleteItem).execute(arguments: [id])
-            }
-            var additions: [Int] = []
-            for id in changedIDs {
-                guard let index = collection.items.position(of: id) else { continue }
-                try db.cachedStatement(sql: "UPDATE item SET json = ? WHERE id = ?").execute(arguments: [
-                    Data(collection.items.items[index].json), id,
-                ])
-                if db.changesCount == 0 { additions.append(index) }
-            }
-            // New items from the last to the first, so the item after each is always in the cache already; each takes
-            // the middle of the gap between that item and the one before it.
-            for index in additions.sorted(by: >) {
-                let item = collection.items.items[index]
-                let low: Int64
-                let high: Int64
-                if index + 1 < collection.items.count {
-                    guard
-                        let after = try Int64.fetchOne(
-                            db.cachedStatement(sql: "SELECT position FROM item WHERE id = ?"), arguments: [collection.items.items[index + 1].id])
-                    else { throw NoRoom() }
-                    high = after
-                    low =
-                        try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(position) FROM item WHERE position < ?"), arguments: [after])
-                        ?? after - 2
-                        * Self.positionSpacing
-                } else {
-                    low = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(position) FROM item")) ?? 0
-                    high = low + 2 * Self.positionSpacing
-                }
-                guard high - low > 1 else { throw NoRoom() }
-                try db.cachedStatement(sql: "INSERT INTO item (position, id, json) VALUES (?, ?, ?)").execute(
-                    arguments: [low + (high - low) / 2, item.id, Data(item.json)])
-            }
-            try Self.record(collection.fetchedAt, collection.version, in: db)
-            return true
-        }
-    }
-
-    private static let deleteItem = "DELETE FROM item WHERE id = ?"
-
-    /// Records that the list is what the source gave at `fetchedAt`, with `version`. The statements of a change (this
-    /// one, and those of its rows) are prepared once per connection and kept (`cachedStatement`): parsing and
-    /// authorising them again took about a tenth of a PostgreSQL change's CPU.
-    private static func record(_ fetchedAt: Date, _ version: SourceVersion?, in db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE collection SET fetchedAtMilliseconds = ?, etag = ?, lastModified = ?, revision = ?, digest = ?")
-            .execute(arguments: [Self.milliseconds(fetchedAt), version?.etag, version?.lastModified, version?.revision, version?.digest])
-    }
-
-    /// No position left between two neighbours: the transaction is rolled back and the whole list saved instead.
-    private struct NoRoom: Error {}
-
     /// Drops the item `id` from the cached list, keeping the others in order.
     /// - Returns: false when the cached list has no such item (or there is none).
     @discardableResult
     public func remove(id: String) async throws(ItemCacheError) -> Bool {
-        if discarded.withLock({ $0 }) { return false }
-        return try await access("remove an item from") { database in
+        try await access("remove an item from", withoutDatabase: false) { database in
             try database.write { db in
                 try db.cachedStatement(sql: Self.deleteItem).execute(arguments: [id])
                 return db.changesCount > 0
@@ -242,8 +182,7 @@ public final class ItemCache: Sendable {
     /// - Returns: false when the cached list has no such item (or there is none); then nothing changes.
     @discardableResult
     public func remove(id: String, fetchedAt: Date, version: SourceVersion?) async throws(ItemCacheError) -> Bool {
-        if discarded.withLock({ $0 }) { return false }
-        return try await access("remove an item from") { database in
+        try await access("remove an item from", withoutDatabase: false) { database in
             try database.write { db in
                 try db.cachedStatement(sql: Self.deleteItem).execute(arguments: [id])
                 guard db.changesCount > 0 else { return false }
@@ -255,8 +194,7 @@ public final class ItemCache: Sendable {
 
     /// Forgets the cached list, and compacts the file so the items' bytes no longer sit in it (wipe).
     public func clear() async throws(ItemCacheError) {
-        if discarded.withLock({ $0 }) { return }
-        try await access("clear") { database in
+        try await access("clear", withoutDatabase: ()) { database in
             try database.write { db in
                 try db.execute(sql: "DELETE FROM item; DELETE FROM collection")
             }
@@ -280,11 +218,11 @@ public final class ItemCache: Sendable {
         } catch {}
     }
 
-    /// Deletes the cache's files and stops using it: nothing is read or written again while depotd runs, and a
-    /// restart starts with an empty cache. Unlinking needs no free space, so this works on a full disk; it fails on
-    /// a read-only file system, naming the file left.
+    /// Deletes the cache's files and stops using them: until a whole list is saved (into a new file), the cache holds
+    /// nothing, and a restart meanwhile starts with an empty one. Unlinking needs no free space, so this works on a full
+    /// disk; it fails on a read-only file system, naming the file left.
     public func discard() async throws(ItemCacheError) {
-        discarded.withLock { $0 = true }
+        database.withLock { $0 = nil }
         try Self.deleteFiles(at: path)
     }
 
@@ -309,7 +247,7 @@ public final class ItemCache: Sendable {
     /// afterwards fails; the file can be opened again.
     public func close() throws(ItemCacheError) {
         do {
-            try database.close()
+            try database.withLock { $0 }?.close()
         } catch {
             throw ItemCacheError(path: path, .database(operation: "close", reason: Self.reason(error)))
         }
@@ -398,26 +336,44 @@ public final class ItemCache: Sendable {
     /// Runs `work` on the database on the cache's own thread, to its end, turning any failure into an error
     /// that names the file and the operation. Awaiting it holds no thread of Swift's pool; cancelling the task that
     /// awaits it does not interrupt it (GRDB's async calls would roll the transaction back): a removal the source
-    /// confirmed as depotd stops is on disk when the cache closes, not dropped half way.
+    /// confirmed as depotd stops is on disk when the cache closes, not dropped half way. After a `discard`, it returns
+    /// `withoutDatabase` — unless `makingNew`: then `work` runs on a new, empty database made first.
     private func access<Value: Sendable>(
         _ operation: String,
+        makingNew: Bool = false,
+        withoutDatabase: Value,
         _ work: @escaping @Sendable (DatabaseQueue) throws -> Value
     ) async throws(ItemCacheError) -> Value {
         do {
-            return try await calls.run { [database] in try work(database) }
+            return try await calls.run { [self] in
+                if let database = database.withLock({ $0 }) { return try work(database) }
+                // Files left by a discard that could not delete them are not trusted, not even to be overwritten.
+                guard makingNew, !Self.filesExist(at: path) else { return withoutDatabase }
+                let database: DatabaseQueue
+                do throws(OpeningFailure) {
+                    database = try Self.openDatabase(path, migrator: migrator)
+                } catch {
+                    throw error.refusal(path)
+                }
+                self.database.withLock { $0 = database }
+                logger.notice("making a new cache, in place of the one deleted", metadata: ["path": "\(path)"])
+                return try work(database)
+            }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR {
             // A failed write or fsync (the "fsyncgate" lesson): SQLite may have taken for written what the disk never
-            // kept, so the file is no longer trusted — deleted, and never read or written again while depotd runs; the
-            // next start makes a new one from what the source gives.
+            // kept, so the file is no longer trusted — deleted, nothing read from it again; the next whole list the
+            // source gives goes into a new one (and a start meanwhile finds none).
             let deleted: String
             do throws(ItemCacheError) {
                 try await discard()
-                deleted = "its files were deleted; the next start makes a new cache from the source"
+                deleted = "its files were deleted; the next list the source gives goes into a new one"
             } catch {
-                deleted = "deleting its files failed too (\(error)): it is no longer read while depotd runs"
+                deleted = "deleting its files failed too (\(error)): they are no longer read or written while depotd runs"
             }
             throw ItemCacheError(
                 path: path, .database(operation: operation, reason: "\(Self.reason(error)): the cache is no longer trusted, \(deleted)"))
+        } catch let error as ItemCacheError {
+            throw error
         } catch {
             throw ItemCacheError(path: path, .database(operation: operation, reason: Self.reason(error)))
         }
@@ -435,7 +391,7 @@ public final class ItemCache: Sendable {
     }
 
     /// `date` as whole milliseconds since 1970, the unit the file keeps.
-    private static func milliseconds(_ date: Date) -> Int64 {
+    static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 }

@@ -90,7 +90,9 @@ final class FullDiskCache: CollectionCache {
 
 @Suite("A wipe or removal the cache cannot take never comes back from it")
 struct UndoableCacheChangeTests {
-    @Test("the cache's files are deleted instead, and a restart finds an empty cache", arguments: ["wipe", "remove"])
+    @Test(
+        "the cache's files are deleted instead, a restart finds an empty cache, and the next list the source gives makes a new one",
+        arguments: ["wipe", "remove"])
     func discarded(change: String) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -110,6 +112,17 @@ struct UndoableCacheChangeTests {
         #expect(try await cache.read() == nil, "and nothing is read from it while depotd runs")
         let reopened = try await ItemCache.open(at: path, logger: quietLogger)
         #expect(try await reopened.read() == nil, "a restart starts with an empty cache: the wiped or removed items never come back")
+        try reopened.close()
+        try ItemCache.deleteFiles(at: path)
+
+        // The next whole list the source gives goes into a new cache, for the next start to begin with.
+        cache.failing.withLock { $0 = false }
+        _ = try await repository.load().result.get()
+        await repository.cacheSettled()
+        let listed = try #require(repository.current.state.items?.items.map(\.id))
+        #expect(try await cache.read()?.items.items.map(\.id) == listed)
+        let restarted = try await ItemCache.open(at: path, logger: quietLogger)
+        #expect(try await restarted.read()?.items.items.map(\.id) == listed)
     }
 
     @Test(
