@@ -353,6 +353,8 @@ public final class ItemCache: Sendable {
                 do throws(OpeningFailure) {
                     database = try Self.openDatabase(path, migrator: migrator)
                 } catch {
+                    // Whatever it made of the new file goes too, or no later save would make one.
+                    try? Self.deleteFiles(at: path)
                     throw error.refusal(path)
                 }
                 self.database.withLock { $0 = database }

@@ -277,6 +277,12 @@ extension Repository {
             )
         case .unavailable, .invalidData, .refused, .unsupported:
             return (.changeFailed, "could not \(describe(changes)): \(sourceError.message)", nil)
+        case .outcomeUnknown:
+            return (
+                .outcomeUnknown,
+                "\(describe(changes)) may or may not be in the source: \(sourceError.message); depotd reads it again: get the item to see which",
+                nil
+            )
         }
     }
 

@@ -15,6 +15,9 @@ public struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
         case conflict
         /// The source cannot be written at all, as configured; the message says which setting allows it.
         case unsupported
+        /// A write may or may not be in the source, now or after a power loss: the source could neither confirm it nor
+        /// undo it (a file's directory that cannot be synced, and the old content that cannot be put back).
+        case outcomeUnknown
     }
 
     /// Which change of a write met something else than it expected, and what the source holds.

@@ -20,6 +20,10 @@ public struct StateError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidItem
         /// No item has the requested id.
         case notFound
+        /// A write may or may not be in the source: it could neither be confirmed nor undone (a file whose directory
+        /// cannot be synced, and whose old content cannot be put back). depotd reads the source again; a `get` shows
+        /// which, and a conditional write (`ifMatch`) retries it without a lost update.
+        case outcomeUnknown
         /// The change was made in memory, but the on-disk cache could neither take it nor be deleted (a read-only
         /// state directory): after a restart it would serve what the change removed.
         case storageFailed

@@ -85,7 +85,7 @@ public enum Files {
     /// Returns the stamp of the file written, taken from its descriptor before the rename, so that it is this
     /// content's even if another process replaces the file right after.
     @discardableResult
-    public static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(SystemError) -> FileStamp? {
+    public static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(ReplacementError) -> FileStamp? {
         try replaceAtomically(path) { write in bytes.withUnsafeBytes { write($0) } }
     }
 
@@ -97,18 +97,30 @@ public enum Files {
     /// after a failure, Linux forgets the pages it could not write, so a second fsync succeeds having kept nothing).
     /// When the new file's fsync fails, it is deleted and `path` never changed. When the directory's fsync fails after
     /// the rename — the new content is in place but may not survive a power loss — the replacement is undone: what
-    /// `path` held is written back (a new file, its own fsyncs) or, for a file that was not there, `path` is removed;
-    /// the error says so, or, when the undo fails too, that `path` may hold either version.
+    /// `path` held is written back (a new file, its own fsyncs: new data, so trying again is no fsyncgate retry, up to
+    /// `undoAttempts` times) or, for a file that was not there, `path` is removed; the error says so, or, when the undo
+    /// fails too, that `path` may hold either version (`ReplacementError.mayHoldEither`).
     @discardableResult
     public static func replaceAtomically(
         _ path: String, producing produce: (_ write: (UnsafeRawBufferPointer) -> Bool) -> Bool
-    ) throws(SystemError) -> FileStamp? {
-        try replaceAtomically(path, undoable: true, producing: produce)
+    ) throws(ReplacementError) -> FileStamp? {
+        do {
+            return try replaceAtomically(path, undoable: true, producing: produce)
+        } catch let error as ReplacementError {
+            throw error
+        } catch let error as SystemError {
+            throw ReplacementError(error, mayHoldEither: false)
+        } catch {
+            throw ReplacementError(SystemError(message: "cannot write \(path): \(error)", code: nil), mayHoldEither: false)
+        }
     }
+
+    /// How many times putting back what a file held is tried after its directory's fsync failed.
+    public static let undoAttempts = 3
 
     private static func replaceAtomically(
         _ path: String, undoable: Bool, producing produce: (_ write: (UnsafeRawBufferPointer) -> Bool) -> Bool
-    ) throws(SystemError) -> FileStamp? {
+    ) throws -> FileStamp? {
         let target = realPath(of: path) ?? path
         let directory = Directories.parent(of: target)
         var mode: mode_t = 0o644
@@ -144,17 +156,31 @@ public enum Files {
             try syncDirectory(directory, of: path)
         } catch {
             guard undoable else { throw error }
-            do throws(SystemError) {
-                if previous >= 0 {
-                    _ = try replaceAtomically(target, undoable: false) { write in copy(from: previous, to: write) }
-                } else {
+            var undoFailure: (any Error)?
+            if previous >= 0 {
+                for _ in 0..<undoAttempts {
+                    do {
+                        _ = try replaceAtomically(target, undoable: false) { write in copy(from: previous, to: write) }
+                        undoFailure = nil
+                        break
+                    } catch {
+                        undoFailure = error
+                    }
+                }
+            } else {
+                // Removed once: syncing the same directory change again could succeed having kept nothing.
+                do throws(SystemError) {
                     guard unlink(target) == 0 else { throw SystemError("cannot remove \(path)") }
                     try syncDirectory(directory, of: path)
+                } catch {
+                    undoFailure = error
                 }
-            } catch let undoFailure {
-                throw SystemError(
-                    message: "\(error); putting back what \(path) held failed too (\(undoFailure)): it may hold either version",
-                    code: error.code)
+            }
+            if let undoFailure {
+                throw ReplacementError(
+                    SystemError(
+                        message: "\(error); putting back what \(path) held failed too (\(undoFailure)): it may hold either version", code: error.code),
+                    mayHoldEither: true)
             }
             throw SystemError(message: "\(error); the replacement was undone: \(path) holds what it held before", code: error.code)
         }

@@ -20,6 +20,7 @@ extension DepotErrorCode {
         case .conflict: conflict
         case .invalidChange: RPCError.invalidParamsCode
         case .invalidItem: invalidItem
+        case .outcomeUnknown: outcomeUnknown
         // A mutation cancelled before its turn, or at shutdown: its caller has gone, so no answer carries this code.
         case .cancelled: RPCError.internalErrorCode
         }

@@ -108,6 +108,9 @@ public struct FileSource: WritableSource, WatchableSource {
             case .failure(.system(let error)):
                 memory.forget()
                 throw SourceError(.unavailable, error.description)
+            case .failure(.eitherVersion(let error)):
+                memory.forget()
+                throw SourceError(.outcomeUnknown, error.description)
             }
         }
         throw SourceError(.unavailable, "\(path) kept changing while depotd tried to write it; try again")
@@ -145,6 +148,8 @@ public struct FileSource: WritableSource, WatchableSource {
         /// The file is no longer the one looked at: look again.
         case changedMeanwhile
         case system(SystemError)
+        /// The new content was renamed into place and could be neither made durable nor undone.
+        case eitherVersion(ReplacementError)
     }
 
     /// Writes the spliced file over the one with `stamp`, on the background writer's thread (which yields the CPU to
@@ -157,7 +162,7 @@ public struct FileSource: WritableSource, WatchableSource {
             defer { close(old) }
             guard let opened = FileStamp.of(descriptor: old), opened == stamp else { return .failure(.changedMeanwhile) }
             var digest = ContentDigest.Running()
-            do throws(SystemError) {
+            do throws(ReplacementError) {
                 let newStamp = try Files.replaceAtomically(path) { write in
                     splice.stream(from: old, size: Int(opened.size), through: buffer) { piece in
                         defer { BackgroundWriter.yieldBetweenPieces() }
@@ -167,7 +172,7 @@ public struct FileSource: WritableSource, WatchableSource {
                 }
                 return .success((digest.finish(), newStamp))
             } catch {
-                return .failure(.system(error))
+                return .failure(error.mayHoldEither ? .eitherVersion(error) : .system(error.cause))
             }
         })
     }

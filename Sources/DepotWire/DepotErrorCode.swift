@@ -26,7 +26,12 @@ public enum DepotErrorCode {
     public static let conflict = -32008
     /// An item a change would leave fails the item schema; `data` lists every violation. Nothing changed.
     public static let invalidItem = -32009
+    /// A write may or may not be in the source (it could neither be made durable nor undone); `data` holds the state
+    /// depotd published, without it. depotd reads the source again; a `get` shows which.
+    public static let outcomeUnknown = -32010
 
     /// Every code of Depot's own: the protocol's catalogue of them.
-    public static let all = [loadFailed, changeFailed, notFound, limitExceeded, forbidden, readOnly, storageFailed, conflict, invalidItem]
+    public static let all = [
+        loadFailed, changeFailed, notFound, limitExceeded, forbidden, readOnly, storageFailed, conflict, invalidItem, outcomeUnknown,
+    ]
 }

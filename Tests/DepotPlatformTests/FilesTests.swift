@@ -112,7 +112,7 @@ struct FilesTests {
         }
         #expect(TestFiles.bytes(path) == Array(pieces.joined()))
 
-        let error = try #require(throws: SystemError.self) {
+        let error = try #require(throws: ReplacementError.self) {
             try Files.replaceAtomically(path) { write in
                 _ = Array("half".utf8).withUnsafeBytes { write($0) }
                 return false
@@ -155,7 +155,7 @@ struct FilesTests {
         defer { directory.remove() }
         let path = directory.file("nodir/file")
 
-        let error = try #require(throws: SystemError.self) { try Files.replaceAtomically(path, with: [1]) }
+        let error = try #require(throws: ReplacementError.self) { try Files.replaceAtomically(path, with: [1]) }
 
         #expect(error.description.hasPrefix("cannot write \(path) (via its temporary file \(directory.path)/nodir/.file."))
         #expect(error.description.hasSuffix(".tmp): No such file or directory"))
@@ -170,7 +170,7 @@ struct FilesTests {
         let path = directory.file("dir")
         TestFiles.makeDirectory(path)
 
-        let error = try #require(throws: SystemError.self) { try Files.replaceAtomically(path, with: [1]) }
+        let error = try #require(throws: ReplacementError.self) { try Files.replaceAtomically(path, with: [1]) }
 
         #expect(error.description.hasPrefix("cannot write \(path) (via its temporary file \(directory.path)/.dir."))
         #expect(error.description.hasSuffix(".tmp): Is a directory"))

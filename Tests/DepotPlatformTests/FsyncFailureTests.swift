@@ -17,7 +17,7 @@ struct FsyncFailureTests {
         defer { directory.remove() }
         let path = directory.file("items.json")
         TestFiles.write(path, bytes: Array("old".utf8))
-        let error = #expect(throws: SystemError.self) {
+        let error = #expect(throws: ReplacementError.self) {
             try Failpoint.armed(.fileSync, failing: EIO) { try Files.replaceAtomically(path, with: Array("new".utf8)) }
         }
         #expect(error?.code == EIO)
@@ -34,11 +34,12 @@ struct FsyncFailureTests {
         let old = (0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
         TestFiles.write(path, bytes: old)
         #expect(chmod(path, 0o640) == 0)
-        let error = #expect(throws: SystemError.self) {
+        let error = #expect(throws: ReplacementError.self) {
             try Failpoint.armed(.directorySync, failing: EIO, times: 1) { try Files.replaceAtomically(path, with: Array("new".utf8)) }
         }
         #expect(error?.code == EIO)
         #expect(error?.description.contains("the replacement was undone") == true)
+        #expect(error?.mayHoldEither == false)
         #expect(try Files.readAll(path) == old)
         var status = stat()
         #expect(stat(path, &status) == 0 && status.st_mode & 0o7777 == 0o640)
@@ -51,12 +52,44 @@ struct FsyncFailureTests {
         defer { directory.remove() }
         let path = directory.file("items.json")
         TestFiles.write(path, bytes: Array("old".utf8))
-        let error = #expect(throws: SystemError.self) {
+        let error = #expect(throws: ReplacementError.self) {
             try Failpoint.armed(.directorySync, failing: EIO) { try Files.replaceAtomically(path, with: Array("new".utf8)) }
         }
         #expect(error?.description.contains("may hold either version") == true)
+        #expect(error?.mayHoldEither == true)
         #expect(try Files.readAll(path) == Array("old".utf8))
         #expect(entries(of: directory.path) == ["items.json"])
+    }
+
+    @Test(
+        "the directory's fsync fails again while putting the old content back: the undo is tried again, each time with a new file",
+        arguments: 2...Files.undoAttempts)
+    func undoTriedAgain(failures: Int) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("items.json")
+        TestFiles.write(path, bytes: Array("old".utf8))
+        let error = #expect(throws: ReplacementError.self) {
+            try Failpoint.armed(.directorySync, failing: EIO, times: failures) { try Files.replaceAtomically(path, with: Array("new".utf8)) }
+        }
+        #expect(error?.mayHoldEither == false)
+        #expect(error?.description.contains("the replacement was undone") == true)
+        #expect(try Files.readAll(path) == Array("old".utf8))
+        #expect(entries(of: directory.path) == ["items.json"])
+    }
+
+    @Test("the undo fails as often as it is tried: the error says the file may hold either version")
+    func undoFailsEveryTime() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("items.json")
+        TestFiles.write(path, bytes: Array("old".utf8))
+        let error = #expect(throws: ReplacementError.self) {
+            try Failpoint.armed(.directorySync, failing: EIO, times: 1 + Files.undoAttempts) {
+                try Files.replaceAtomically(path, with: Array("new".utf8))
+            }
+        }
+        #expect(error?.mayHoldEither == true)
     }
 
     @Test("the directory's fsync fails after creating a file that was not there: the file is removed again")
@@ -64,7 +97,7 @@ struct FsyncFailureTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("pipeline.json")
-        let error = #expect(throws: SystemError.self) {
+        let error = #expect(throws: ReplacementError.self) {
             try Failpoint.armed(.directorySync, failing: EIO, times: 1) { try Files.replaceAtomically(path, with: Array("{}".utf8)) }
         }
         #expect(error?.description.contains("the replacement was undone") == true)

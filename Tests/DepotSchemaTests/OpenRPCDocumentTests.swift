@@ -47,16 +47,17 @@ struct OpenRPCDocumentTests {
     )
     func errors() throws {
         let document = try depotDocument()
-        let codes = Set([-32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009] + OpenRPCError.jsonRPCCodes)
+        let codes = Set([-32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009, -32010] + OpenRPCError.jsonRPCCodes)
         for method in document.methods {
             for error in method.errors {
                 #expect(codes.contains(error.code), "\(method.name) lists error \(error.code)")
             }
         }
         #expect(try document.required("load").errors.map(\.code) == [-32001, -32005, -32004])
-        #expect(try document.required("remove").errors.map(\.code) == [-32002, -32003, -32008, -32007, -32005, -32004])
+        #expect(try document.required("remove").errors.map(\.code) == [-32002, -32010, -32003, -32008, -32007, -32005, -32004])
         for method in ["put", "patch", "apply"] {
-            #expect(try document.required(method).errors.map(\.code) == [-32002, -32003, -32008, -32009, -32602, -32001, -32007, -32005, -32004])
+            #expect(
+                try document.required(method).errors.map(\.code) == [-32002, -32010, -32003, -32008, -32009, -32602, -32001, -32007, -32005, -32004])
         }
         #expect(try document.required("remove").errors.dropLast(2).allSatisfy { $0.dataSchema != nil })
         #expect(try document.required("get").errors.map(\.code) == [-32003, -32602, -32003, -32005, -32004])

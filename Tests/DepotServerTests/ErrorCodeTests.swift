@@ -12,7 +12,7 @@ import Testing
 @Suite("Error codes: the domain's kinds become the document's codes here, and only here")
 struct ErrorCodeTests {
     @Test func depotErrorCodesAreInTheServerErrorRange() {
-        #expect(DepotErrorCode.all == [-32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009])
+        #expect(DepotErrorCode.all == [-32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009, -32010])
         #expect(DepotErrorCode.all.allSatisfy { (-32099)...(-32000) ~= $0 })
     }
 

@@ -17,6 +17,7 @@ import pytest
 from depot_robustness.connection import Connection
 from depot_robustness.daemon import Daemon
 from depot_robustness.disk import Disk, sync
+from depot_robustness.run import cached_items
 
 DEPOTD = os.environ.get("DEPOT_DEPOTD")
 pytestmark = pytest.mark.skipif(
@@ -66,10 +67,8 @@ def wait_for_log(daemon: Daemon, text: str, timeout: float = 30) -> str:
     raise AssertionError(f"no log line with {text!r} within {timeout} s:\n{daemon.log_tail()}")
 
 
-@pytest.mark.parametrize("failing", ["eio", "eio-dir"])
-def test_a_write_whose_fsync_fails_is_refused_and_changes_nothing(
-    setup: tuple[Disk, Path, Callable[[str, bool], Daemon]], failing: str
-) -> None:
+def loaded_from_disk(setup: tuple[Disk, Path, Callable[[str, bool], Daemon]]) -> tuple[Disk, Path, Daemon]:
+    """A depotd that loaded `[{"id": 1, "v": "old"}]` from a file on the power-cut file system, synced there."""
     disk, tmp_path, start = setup
     source = tmp_path / "disk" / "items.json"
     source.write_text(json.dumps([{"id": 1, "v": "old"}]))
@@ -77,6 +76,14 @@ def test_a_write_whose_fsync_fails_is_refused_and_changes_nothing(
     sync(str(tmp_path / "disk"))
     daemon = start(str(source), False)
     assert "result" in call(daemon, "load", {})
+    return disk, source, daemon
+
+
+@pytest.mark.parametrize("failing", ["eio", "eio-dir"])
+def test_a_write_whose_fsync_fails_is_refused_and_changes_nothing(
+    setup: tuple[Disk, Path, Callable[[str, bool], Daemon]], failing: str
+) -> None:
+    disk, source, daemon = loaded_from_disk(setup)
     # `eio`: the new file's fsync fails, before its rename. `eio-dir`: the directory's, after the rename: undone.
     disk.command(f"{failing} 1")
     answer = call(daemon, "put", {"id": 1, "item": {"id": 1, "v": "new"}})
@@ -113,6 +120,42 @@ def test_a_cache_whose_fsync_fails_is_deleted_not_trusted(
             break
     line = wait_for_log(daemon, "the cache is no longer trusted")
     assert "disk I/O error" in line and "its files were deleted" in line
-    assert not cache.exists()
     disk.command("eio 0")
     assert call(daemon, "state", {})["result"]["status"] == "success"
+    # The next whole list the source gives goes into a new cache.
+    after = [{"id": n, "v": "after"} for n in range(1500)]
+    source.write_text(json.dumps(after))
+    assert "result" in call(daemon, "load", {})
+    deadline = time.monotonic() + 30
+    while cached_items(daemon.state_directory) != after:
+        assert time.monotonic() < deadline, "no new cache with the list loaded"
+        time.sleep(0.05)
+
+
+def test_a_write_that_can_be_neither_made_durable_nor_undone_is_answered_outcome_unknown(
+    setup: tuple[Disk, Path, Callable[[str, bool], Daemon]],
+) -> None:
+    disk, source, daemon = loaded_from_disk(setup)
+    # The directory's fsync after the rename fails, and again each of the three times the old content is put back.
+    disk.command("eio-dir 4")
+    answer = call(daemon, "put", {"id": 1, "item": {"id": 1, "v": "new"}})
+    assert answer["error"]["code"] == -32010, answer
+    assert "may hold either version" in answer["error"]["message"]
+    # What the file holds now (the old content, put back but not durably) is what depotd comes to hold.
+    in_file = json.loads(source.read_text())
+    deadline = time.monotonic() + 30
+    while call(daemon, "get", {"id": 1}).get("result") != in_file[0]:
+        assert time.monotonic() < deadline, "depotd does not hold what the file holds"
+        time.sleep(0.05)
+
+
+def test_a_write_whose_undo_fails_but_once_is_still_refused(
+    setup: tuple[Disk, Path, Callable[[str, bool], Daemon]],
+) -> None:
+    disk, source, daemon = loaded_from_disk(setup)
+    disk.command("eio-dir 3")
+    answer = call(daemon, "put", {"id": 1, "item": {"id": 1, "v": "new"}})
+    assert answer["error"]["code"] == -32002, answer
+    assert "the replacement was undone" in answer["error"]["message"]
+    disk.cut()
+    assert json.loads(source.read_text()) == [{"id": 1, "v": "old"}]

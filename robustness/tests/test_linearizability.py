@@ -73,6 +73,15 @@ def test_a_write_without_an_answer_may_or_may_not_have_happened() -> None:
     assert verdict([put("a", "1", 0, None, "unknown"), get("a", A1, 5, 6), get("a", A0, 7, 8)]) is False
 
 
+def test_an_outcome_unknown_answer_may_or_may_not_have_happened_but_ends_at_its_answer() -> None:
+    assert verdict([put("a", "1", 0, 1, "outcomeUnknown"), get("a", A1, 5, 6)])
+    assert verdict([put("a", "1", 0, 1, "outcomeUnknown"), get("a", A0, 5, 6)])
+    # Answered: it cannot take effect after its answer, as an unanswered call could.
+    assert verdict([put("a", "1", 0, 1, "outcomeUnknown"), get("a", A0, 5, 6), get("a", A1, 7, 8)]) is False
+    # changeFailed is no such answer: the write did not happen.
+    assert verdict([put("a", "1", 0, 1, "changeFailed"), get("a", A1, 5, 6)]) is False
+
+
 def test_a_put_says_whether_it_created_the_item() -> None:
     created = put("a", "1", 0, 1)
     created.created = True

@@ -64,3 +64,16 @@ def test_a_delta_that_does_not_fit_is_refused() -> None:
     added = [{"index": 0, "item": {"id": "a"}}]
     with pytest.raises(DeltaMismatch):
         held.apply(success(5, [{}, {}, {}], {"base": 3, "idField": "id", "removed": [], "changed": [], "added": added}))
+
+
+def test_every_error_code_the_protocol_documents_has_its_exception() -> None:
+    import json
+    from pathlib import Path
+
+    from depot.errors import error_from_answer
+
+    document = json.loads((Path(__file__).parents[3] / "rpc-schema" / "openrpc.json").read_text())
+    for name, error in document["components"]["errors"].items():
+        raised = error_from_answer({"code": error["code"], "message": name})
+        assert type(raised) is not depot.DepotError, f"{name} ({error['code']}) has no exception of its own"
+    assert isinstance(error_from_answer({"code": -32010, "message": "m"}), depot.OutcomeUnknown)

@@ -51,9 +51,9 @@ class Operation:
 
     `returned` is None when no answer came (the connection was cut, or the call outlived its deadline): the call may
     or may not have taken effect. `outcome` is `ok`, an error's name (`conflict`, `notFound`, `changeFailed`,
-    `storageFailed`, `loadFailed`, …), `notLoaded` (a get while no items are loaded: it says nothing of the item), or
-    `unknown`. `observed` is what the answer shows of the item: a get's item, or a conflict's current item, as
-    canonical JSON, or None for none."""
+    `storageFailed`, `loadFailed`, `outcomeUnknown`, …), `notLoaded` (a get while no items are loaded: it says nothing
+    of the item), or `unknown`. `observed` is what the answer shows of the item: a get's item, or a conflict's current
+    item, as canonical JSON, or None for none."""
 
     client: int
     kind: str

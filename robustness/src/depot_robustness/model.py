@@ -185,6 +185,9 @@ def apply_changes(items: Items, changes: list[Change]) -> Applied:
 NO_EFFECT = {"changeFailed", "loadFailed", "limitExceeded", "invalidItem", "invalidChange", "forbidden"}
 """Errors after which a write changed nothing."""
 
+MAY_HAVE_EFFECT = {"unknown", "outcomeUnknown"}
+"""A call never answered (`unknown`), and the answer that depotd cannot tell whether the write is in the source."""
+
 
 def successors(items: Items, operation: Operation) -> list[Items]:
     """The items after `operation` when it takes effect on `items` at once, one list per way it may have gone; empty
@@ -199,7 +202,7 @@ def successors(items: Items, operation: Operation) -> list[Items]:
         return [items]
     applied = apply_changes(items, operation.changes)
     outcome = operation.outcome
-    if outcome == "unknown":
+    if outcome in MAY_HAVE_EFFECT:
         return [items, applied.items] if applied.outcome == "ok" else [items]
     if outcome in ("ok", "storageFailed"):
         if applied.outcome != "ok":

@@ -25,6 +25,7 @@ ERRORS = {
     -32001: "loadFailed",
     -32004: "limitExceeded",
     -32009: "invalidItem",
+    -32010: "outcomeUnknown",
     -32602: "invalidChange",
     -32005: "forbidden",
 }

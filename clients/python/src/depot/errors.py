@@ -142,6 +142,14 @@ class InvalidItem(DepotError):
         ]
 
 
+class OutcomeUnknown(DepotError):
+    """-32010: the write may or may not be in the source, now or after a power loss (it could be neither made durable
+    nor undone: a disk failing its writes). depotd reads the source again; get the item, then retry with `if_match`
+    so that a change already made is not made twice."""
+
+    code = -32010
+
+
 class ConnectionLost(DepotError):
     """The connection to depotd ended (the daemon stopped or restarted) before the answer came."""
 
@@ -176,6 +184,7 @@ _BY_CODE: Dict[int, Type[DepotError]] = {
         StorageFailed,
         Conflict,
         InvalidItem,
+        OutcomeUnknown,
     )
 }
 
