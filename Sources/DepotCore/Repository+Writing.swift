@@ -29,8 +29,8 @@ public struct WriteRules: Sendable {
     /// confirmed or refused. It bounds what one client's flood makes the others wait for, and the memory pending
     /// writes hold.
     public var maxPendingWrites: Int
-    /// How often a patch made without a precondition is applied again when the item changed at the source meanwhile,
-    /// before it fails with a conflict.
+    /// How often a change made without a precondition (a patch, a put, a removal) is made again when the item changed
+    /// at the source meanwhile, before it fails with a conflict.
     public var patchRetries: Int
 
     public init(validator: (any ItemValidator)? = nil, maxItemBytes: Int = 1 << 20, maxPendingWrites: Int = 64, patchRetries: Int = 3) {
@@ -73,7 +73,7 @@ extension Repository {
         if !loneRemoval, reading({ $0.confirmed == nil }), case .failure(let error) = await performLoad(.defaultForLoad) {
             return finish(.failure(error))
         }
-        let plan = transition { state, rules -> (Plan, [PublishedState]) in
+        var plan = transition { state, rules -> (Plan, [PublishedState]) in
             let resolver = ChangeResolver(idField: state.idField, validator: rules.validator, maxItemBytes: rules.maxItemBytes)
             let shown = state.latest.state.items ?? state.confirmed?.items ?? ItemCollection()
             switch resolver.resolve(changes, against: shown) {
@@ -87,6 +87,21 @@ extension Repository {
                 let wantsLoading = showsLoading && state.latest.state.status == .success && resolution.changes.contains { shown.contains(id: $0.id) }
                 let loading = wantsLoading ? state.loading() : nil
                 return (.direct(resolution, showsLoading: loading != nil), loading.map { [$0] } ?? [])
+            }
+        }
+        if case .rejected(let rejection) = plan, rejection.kind == .notFound || rejection.kind == .conflict, source is any ChangeFeedSource,
+            pendingWrites == 0
+        {
+            // A change feed's items lag behind the source by a moment (a fleet's other daemons wrote): a write is refused
+            // for what an item is only once the feed has been read up to now — one catch-up statement, nothing published
+            // when nothing is new — so that what it answers is what the source holds.
+            switch await resolveAgain(changes, pending: nil) {
+            case .success(let resolution)?: plan = .direct(resolution, showsLoading: false)
+            case .failure(let rejection)?: plan = .rejected(rejection)
+            case nil:
+                // The source cannot be read now: what it holds is not known, so neither is the refusal.
+                let message = "could not \(Self.describe(changes)): \(source.description) cannot be read now to check it; try again"
+                plan = .rejected(ChangeResolver.Rejection(kind: .changeFailed, message: message, change: rejection.change))
             }
         }
         switch plan {
@@ -132,11 +147,13 @@ extension Repository {
                 return finish(await confirm(resolution, of: changes, result, held: held, pending: number))
             } catch let error as SourceError {
                 attempt += 1
-                guard let conflict = error.conflict, attempt <= writeRules.patchRetries, Self.isUnconditionalPatch(changes, at: conflict.index) else {
+                guard let conflict = error.conflict, attempt <= writeRules.patchRetries, Self.isUnconditional(changes, at: conflict.index) else {
                     if error.kind == .conflict { refresh(.writeConflict) }
                     return finish(.failure(refuse(changes, error, pending: number, showedLoading: showedLoading)))
                 }
-                logger.info("item \"\(changes[conflict.index].id)\" changed at the source before its patch was made; applying the patch again")
+                logger.info(
+                    "item \"\(changes[conflict.index].id)\" changed at the source before its \(changes[conflict.index].operationName) was made; making it again"
+                )
                 guard let again = await resolveAgain(changes, pending: number) else {
                     return finish(.failure(refuse(changes, error, pending: number, showedLoading: showedLoading)))
                 }
@@ -150,9 +167,10 @@ extension Repository {
         }
     }
 
-    private static func isUnconditionalPatch(_ changes: [ItemChange], at index: Int) -> Bool {
-        guard changes.indices.contains(index), case .patch = changes[index].operation else { return false }
-        return changes[index].precondition == .none
+    /// Whether the change at `index` has no precondition of the client's: its conflict at the source only says the
+    /// item changed there since depotd saw it, so it is made again from what the source holds.
+    private static func isUnconditional(_ changes: [ItemChange], at index: Int) -> Bool {
+        changes.indices.contains(index) && changes[index].precondition == .none
     }
 
     /// Reads what the source holds now (a patched item changed there), then resolves `changes` against it: nil when the

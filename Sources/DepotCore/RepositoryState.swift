@@ -143,9 +143,14 @@ struct RepositoryState: Sendable {
     /// as such; nil when nothing shown changes.
     mutating func rewrite(_ number: Int, as writes: [ItemWrite]) -> PublishedState? {
         guard let old = pending.replace(number, with: writes) else { return nil }
-        let before = latest
+        let (before, shownBefore) = (latest, shownItems)
         let shown = show(touching: old.ids.union(writes.map(\.id)))
-        return shown.state == before.state ? nil : shown
+        guard shown.state != before.state else {
+            // Nothing a subscriber sees changed: nothing is published, and the seq is not spent either.
+            (latest, shownItems) = (before, shownBefore)
+            return nil
+        }
+        return shown
     }
 
     /// A write that was not shown first was refused after `loading` was shown (a non-optimistic removal): a failure

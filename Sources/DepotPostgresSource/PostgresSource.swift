@@ -56,39 +56,85 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
     package func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
         let sql = ItemWriteSQL(address: link.address, columns: try await wholeRowColumns())
         let what = changes.count == 1 ? "write \(changes[0].id) to \(link.sql.table)" : "write \(changes.count) changes to \(link.sql.table)"
-        let created = try await link.withConnection(what) { [logger, description] connection in
-            // One statement needs no transaction of its own; a batch is one. (A prune of the log that the change feed
-            // sends meanwhile on this connection joins it: it is retried within the hour if rolled back.)
-            let batch = changes.count > 1
-            if batch { _ = try await connection.query("BEGIN", logger: logger).collect() }
-            do {
-                var created: [Bool] = []
-                for (index, change) in changes.enumerated() {
-                    if let made = try await Self.make(change, with: sql, on: connection, logger: logger) {
-                        created.append(made)
-                        continue
-                    }
-                    // Not made: the row is not what the change expected. Say what it is, then nothing is changed.
-                    let current = try await Self.current(change.id, with: sql, on: connection, logger: logger).map { document in
-                        try item(id: change.id, document: document)
-                    }
-                    if batch { _ = try await connection.query("ROLLBACK", logger: logger).collect() }
-                    if current == nil, change.write.item == nil, change.expected == .anything {
-                        throw SourceError.notFound(id: change.id, in: description)
-                    }
-                    throw SourceError.conflict(
-                        index: index, change, current: current.map { Item(id: change.id, json: $0.jsonBytes) }, in: description)
-                }
-                if batch { _ = try await connection.query("COMMIT", logger: logger).collect() }
-                return created
-            } catch let error as SourceError {
-                throw error
-            } catch {
-                if batch { _ = try? await connection.query("ROLLBACK", logger: logger).collect() }
-                throw error
+        // Set once the statement that commits (the one change, or a batch's COMMIT) is sent: a connection lost after it
+        // leaves the write's outcome unknown, one lost before it leaves nothing made.
+        let committing = Locked(false)
+        let created: [Bool]
+        do {
+            created = try await link.withConnection(what) { [self, logger, description] connection in
+                try await write(changes, with: sql, on: connection, committing: committing, logger: logger, description: description)
             }
+        } catch let error as SourceError where error.kind == .unavailable && committing.withLock({ $0 }) {
+            throw SourceError(.outcomeUnknown, "\(error.message): the connection was lost after the change was sent")
+        } catch let lost as CommitOutcomeUnknown {
+            throw SourceError(
+                .outcomeUnknown,
+                "\(what): \(link.address): \(PostgresErrors.describe(lost.error)), after the change was sent: whether it was committed is unknown")
         }
         return SourceWriteResult(.changed, created: created)
+    }
+
+    /// A connection lost (or ended by the server) while the statement that commits was under way.
+    private struct CommitOutcomeUnknown: Error {
+        let error: PSQLError
+    }
+
+    /// Whether `error`, met while the statement that commits was under way, leaves it unknown whether it was committed:
+    /// no answer of the server's (the connection failed), or one that ends the session (SQLSTATE class 08, connection
+    /// exception; 57, operator intervention — a shutdown), rather than one that refuses the statement.
+    private static func leavesCommitUnknown(_ error: PSQLError) -> Bool {
+        guard let state = error.serverInfo?[.sqlState] else { return true }
+        return state.hasPrefix("08") || state.hasPrefix("57")
+    }
+
+    private func write(
+        _ changes: [SourceChange], with sql: ItemWriteSQL, on connection: PostgresConnection, committing: Locked<Bool>, logger: Logger,
+        description: String
+    ) async throws -> [Bool] {
+        // One statement needs no transaction of its own; a batch is one. (A prune of the log that the change feed
+        // sends meanwhile on this connection joins it: it is retried within the hour if rolled back.)
+        let batch = changes.count > 1
+        func committingStatement<T>(_ statement: () async throws -> T) async throws -> T {
+            committing.withLock { $0 = true }
+            do {
+                return try await statement()
+            } catch let error as PSQLError where Self.leavesCommitUnknown(error) {
+                throw CommitOutcomeUnknown(error: error)
+            }
+        }
+        if batch { _ = try await connection.query("BEGIN", logger: logger).collect() }
+        do {
+            var created: [Bool] = []
+            for (index, change) in changes.enumerated() {
+                let made =
+                    batch
+                    ? try await Self.make(change, with: sql, on: connection, logger: logger)
+                    : try await committingStatement { try await Self.make(change, with: sql, on: connection, logger: logger) }
+                if let made {
+                    created.append(made)
+                    continue
+                }
+                // Not made: the row is not what the change expected. Say what it is, then nothing is changed.
+                let current = try await Self.current(change.id, with: sql, on: connection, logger: logger).map { document in
+                    try item(id: change.id, document: document)
+                }
+                if batch { _ = try await connection.query("ROLLBACK", logger: logger).collect() }
+                if current == nil, change.write.item == nil, change.expected == .anything {
+                    throw SourceError.notFound(id: change.id, in: description)
+                }
+                throw SourceError.conflict(
+                    index: index, change, current: current.map { Item(id: change.id, json: $0.jsonBytes) }, in: description)
+            }
+            if batch { _ = try await committingStatement { try await connection.query("COMMIT", logger: logger).collect() } }
+            return created
+        } catch let error as SourceError {
+            throw error
+        } catch let error as CommitOutcomeUnknown {
+            throw error
+        } catch {
+            if batch { _ = try? await connection.query("ROLLBACK", logger: logger).collect() }
+            throw error
+        }
     }
 
     /// Runs `change`'s statement: whether it created its item, or nil when the row was not what it expected.

@@ -60,7 +60,7 @@ struct RepositoryStateTests {
     /// Every event, each a transition that returns what it published.
     enum Event: String, CaseIterable, Sendable {
         case loading, confirmDerived, confirmNew, confirmUnchanged, fail, markStale, wipe, replaceSource, keepVersion, admit
-        case confirmWrite, refuseWrite, rewrite, refuseShown
+        case confirmWrite, refuseWrite, rewrite, rewriteUnchanged, refuseShown
 
         func apply(to state: inout RepositoryState) -> [PublishedState] {
             let first = state.pending.first
@@ -88,6 +88,8 @@ struct RepositoryStateTests {
                     .map { [$0] } ?? []
             case .refuseWrite: return state.refuseWrite(first?.number ?? 0, failure: StateError(.changeFailed, message: "refused"))
             case .rewrite: return state.rewrite(first?.number ?? 0, as: [.put(item("a", 2))]).map { [$0] } ?? []
+            // The patch applied again makes what was shown: nothing is published, and no seq is spent.
+            case .rewriteUnchanged: return state.rewrite(first?.number ?? 0, as: first?.writes ?? []).map { [$0] } ?? []
             case .refuseShown: return state.refuseShown(StateError(.changeFailed, message: "refused"))
             }
         }
@@ -153,6 +155,7 @@ struct RepositoryStateTests {
             .idle: "—", .loadingUnknown: "—", .loadingKnown: "—", .success: "—", .pending1: "success[a2,b0,c0] p1", .pending2: "success[a2,c0] p2",
             .stale: "—", .failure: "—",
         ],
+        .rewriteUnchanged: Dictionary(uniqueKeysWithValues: Start.allCases.map { ($0, "—") }),
         .refuseShown: [
             .idle: "failure", .loadingUnknown: "failure", .loadingKnown: "failure · success[a0,b0,c0] p0", .success: "failure · success[a0,b0,c0] p0",
             .pending1: "failure · success[a1,b0,c0] p1", .pending2: "failure · success[a1,c0] p2", .stale: "failure · success[a0,b0,c0] p0 stale",

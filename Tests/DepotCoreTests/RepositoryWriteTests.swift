@@ -151,6 +151,25 @@ struct RepositoryWriteTests {
         #expect(fixture.source.calls.value.deletesStarted == 2, "once refused as a conflict, then made")
     }
 
+    @Test(
+        "a put or a removal without a precondition whose item changed at the source is made again, not refused as a conflict",
+        arguments: ["put", "remove"])
+    func unconditionalMadeAgain(operation: String) async throws {
+        let fixture = Self.fixture()
+        _ = try await fixture.loaded()
+        // Another writer (a fleet's other daemon) changed the item after this repository read it, and the source says
+        // so (PostgreSQL does when a concurrent writer replaced the row under the statement).
+        fixture.source.items[1] = ["id": 2, "name": "item 2", "other": "theirs"]
+        let change: ItemChange = operation == "put" ? .put("2", ["name": "mine"]) : .remove("2")
+        let current = Item(id: "2", json: Array(#"{"id":2,"name":"item 2","other":"theirs"}"#.utf8))
+        let write: ItemWrite = operation == "put" ? .put(Item(id: "2", json: Array(#"{"id":2,"name":"mine"}"#.utf8))) : .remove(id: "2")
+        fixture.source.failNextDelete(SourceError.conflict(index: 0, SourceChange(write), current: current, in: "test:memory"))
+        _ = try await fixture.repository.apply([change]).result.get()
+        let expected: [String] = operation == "put" ? [#"{"id":2,"name":"mine"}"#] : []
+        #expect(fixture.source.items.filter { $0["id"] == 2 }.map(\.jsonText) == expected)
+        #expect(fixture.source.calls.value.deletesStarted == 2, "once refused as a conflict, then made")
+    }
+
     @Test("writes to one item from several connections reach the source in the order they were shown")
     func order() async throws {
         let fixture = Self.fixture()

@@ -120,6 +120,53 @@ struct PostgresWriteTests {
         }
     }
 
+    @Test(
+        "through a repository that has not followed another daemon's writes yet: a write is refused for an item only once the log says so too"
+    )
+    func refusalsReadTheLogFirst() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            try await table.withSource { source in
+                try await table.withSource { other in
+                    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+                    let writer = Repository(source: source, logger: quiet).running()
+                    let lagging = Repository(source: other, logger: quiet).running()
+                    _ = try await writer.load().result.get()
+                    _ = try await lagging.load().result.get()
+                    _ = try await writer.apply([.put("b", ["n": 2]), .put("c", ["n": 3])]).result.get()
+                    #expect(lagging.item(id: "b") == nil, "it has not read the log since")
+                    // A patch of an item the other daemon made: made, not answered notFound from the items held.
+                    _ = try await lagging.apply([.patch("b", .merge(["n": 20]))]).result.get()
+                    #expect(try await Self.rows(table).contains(#"b={"id":"b","n":20}"#))
+                    // A create-only put of an item there: a conflict, though the items held lacked it, with the item there.
+                    let refused = await lagging.apply([.put("c", ["n": 30], .ifAbsent)]).result
+                    guard case .failure(let conflict) = refused else {
+                        Issue.record("expected a conflict, got \(refused)")
+                        return
+                    }
+                    #expect(conflict.kind == .conflict)
+                    #expect(conflict.change?.current == .item(Item(id: "c", json: Array(#"{"id":"c","n":3}"#.utf8))))
+                    // An item neither holds: notFound.
+                    let missing = await lagging.apply([.patch("z", .merge(["n": 1]))]).result
+                    guard case .failure(let notFound) = missing else {
+                        Issue.record("expected notFound, got \(missing)")
+                        return
+                    }
+                    #expect(notFound.kind == .notFound)
+                    // With the database down, what it holds cannot be checked: not notFound, but changeFailed, saying so.
+                    try await table.cluster.stopServer()
+                    let unchecked = await lagging.apply([.patch("y", .merge(["n": 1]))]).result
+                    try await table.cluster.startServer()
+                    guard case .failure(let failed) = unchecked else {
+                        Issue.record("expected changeFailed, got \(unchecked)")
+                        return
+                    }
+                    #expect(failed.kind == .changeFailed)
+                    #expect(failed.message.contains("cannot be read now"))
+                }
+            }
+        }
+    }
+
     @Test("through a repository: an optimistic put is shown, then confirmed by the change log; a second daemon sees it")
     func repository() async throws {
         try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
