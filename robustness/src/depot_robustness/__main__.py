@@ -1,10 +1,12 @@
-"""python3 -m depot_robustness --depotd PATH [--seconds S] [--clients N] [--faults kill,freeze] [--seed N]"""
+"""python3 -m depot_robustness --depotd PATH [--source file|fleet] [--seconds S] [--clients N] [--faults kill,freeze]
+[--seed N]"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from .fleet import run_fleet
 from .powerloss import run_power_loss
 from .run import run_file
 
@@ -12,10 +14,15 @@ from .run import run_file
 def main() -> int:
     parser = argparse.ArgumentParser(prog="robustness", description=__doc__)
     parser.add_argument("--depotd", required=True)
+    parser.add_argument(
+        "--source", choices=["file", "fleet"], default="file", help="a file, or three daemons on one PostgreSQL table"
+    )
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument(
-        "--faults", default="kill,freeze", help="comma-separated: kill, freeze, eio, full, power ('' for none)"
+        "--faults",
+        default="kill,freeze",
+        help="comma-separated: kill, freeze; a file's eio, full, power; a fleet's pg-restart ('' for none)",
     )
     parser.add_argument("--interval", type=float, default=3, help="seconds between faults, on average")
     parser.add_argument("--seed", type=int)
@@ -31,7 +38,7 @@ def main() -> int:
         print(loss.text())
         return 0 if loss.ok else 1
     faults = [kind for kind in arguments.faults.split(",") if kind]
-    report = run_file(
+    report = (run_fleet if arguments.source == "fleet" else run_file)(
         arguments.depotd,
         arguments.seconds,
         arguments.clients,

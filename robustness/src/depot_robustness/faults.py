@@ -22,6 +22,12 @@ class Fault:
     ended: float
 
 
+async def next_fault(kinds: list[str], interval: float, rng: random.Random, deadline: float) -> str | None:
+    """Waits `interval` seconds (spread by ±50 %), then names one of `kinds` at random; None once past `deadline`."""
+    await asyncio.sleep(interval * rng.uniform(0.5, 1.5))
+    return rng.choice(kinds) if time.monotonic() < deadline else None
+
+
 @dataclass
 class Injector:
     """Every `interval` seconds (spread by ±50 %), one of `kinds` at random:
@@ -43,11 +49,7 @@ class Injector:
     async def run(self) -> None:
         if not self.kinds:
             return
-        while True:
-            await asyncio.sleep(self.interval * self.rng.uniform(0.5, 1.5))
-            if time.monotonic() >= self.deadline:
-                return
-            kind = self.rng.choice(self.kinds)
+        while (kind := await next_fault(self.kinds, self.interval, self.rng, self.deadline)) is not None:
             began = time.monotonic()
             if kind in ("kill", "power"):
                 self.daemon.kill()

@@ -11,6 +11,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +51,10 @@ class Report:
     linearizability: Verdict
     final: list[str] = field(default_factory=list)
     cache_reads: int = 0
-    """Reads answered from the cached list after a restart, before the source answered (startup.py)."""
+    """Reads left out of the linearizability check: for a file, those answered from the cached list after a restart,
+    before the source answered (startup.py)."""
+    left_out: str = "reads of the cached list at start-up"
+    agreement: str = "the daemon, its file and its cache agree"
 
     @property
     def ok(self) -> bool:
@@ -67,9 +71,9 @@ class Report:
             f"  watch: {self.watch.subscriptions} subscriptions, {self.watch.notifications} notifications, "
             f"{self.watch.states_compared} states compared: {'ok' if self.watch.ok else 'VIOLATED'}",
             f"  linearizability: {self.linearizability.operations} calls in {self.linearizability.parts} parts "
-            f"({self.cache_reads} reads of the cached list at start-up left out): "
+            f"({self.cache_reads} {self.left_out} left out): "
             + ("ok" if self.linearizability.ok else "GAVE UP" if self.linearizability.gave_up else "VIOLATED"),
-            f"  after healing: {'the daemon, its file and its cache agree' if not self.final else 'DISAGREE'}",
+            f"  after healing: {self.agreement if not self.final else 'DISAGREE'}",
         ]
         lines += [f"  ! {problem}" for problem in self.watch.problems[:20]]
         if self.linearizability.problem:
@@ -141,6 +145,32 @@ async def _final_reads(daemon: Daemon, keys: Keys, history: History, problems: l
         await asyncio.sleep(0.05)
 
 
+async def run_clients(traffic: Traffic, clients: int, rng: random.Random, injector: Coroutine[Any, Any, None]) -> None:
+    """The traffic's clients — three in ten watchers, the rest writers, a sixth of them in batches — and the fault
+    injector, together until the deadline."""
+    watchers = max(1, clients * 3 // 10)
+    writers = clients - watchers
+    async with asyncio.TaskGroup() as group:
+        for number in range(writers):
+            batches = number < max(1, writers // 6)
+            group.create_task(Writer(number, traffic, random.Random(rng.random()), batches).run())
+        for number in range(writers, clients):
+            group.create_task(Watcher(number, traffic, random.Random(rng.random())).run())
+        group.create_task(injector)
+
+
+def tally(operations: list[Operation], faults: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """How many reads and writes ended each way (`write ok`, `get notFound`, …), and how many faults of each kind."""
+    outcomes: dict[str, int] = {}
+    for operation in operations:
+        name = f"{operation.kind} {operation.outcome}"
+        outcomes[name] = outcomes.get(name, 0) + 1
+    kinds: dict[str, int] = {}
+    for kind in faults:
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return outcomes, kinds
+
+
 def _bound_unanswered(operations: list[Operation], kills: list[float]) -> None:
     """A call a killed depotd never answered took effect before the kill or never: its interval ends there."""
     for operation in operations:
@@ -187,17 +217,9 @@ def run_file(
         deadline = time.monotonic() + seconds
         traffic = Traffic(daemon.socket_path, history, keys, deadline, slow_watchers=slow_watchers)
         injector = Injector(daemon, faults or [], interval, random.Random(rng.random()), deadline, disk)
-        watchers = max(1, clients * 3 // 10)
 
         async def everything() -> None:
-            async with asyncio.TaskGroup() as group:
-                writers = clients - watchers
-                for number in range(writers):
-                    batches = number < max(1, writers // 6)
-                    group.create_task(Writer(number, traffic, random.Random(rng.random()), batches).run())
-                for number in range(clients - watchers, clients):
-                    group.create_task(Watcher(number, traffic, random.Random(rng.random())).run())
-                group.create_task(injector.run())
+            await run_clients(traffic, clients, rng, injector.run())
             if not daemon.alive():
                 daemon.start()
             daemon.thaw()
@@ -210,13 +232,7 @@ def run_file(
             history.save(history_path)
         stale = {id(operation) for operation in cache_first_reads(history)}
         checked = [operation for operation in history.operations if id(operation) not in stale]
-        outcomes: dict[str, int] = {}
-        for operation in history.operations:
-            name = f"{operation.kind} {operation.outcome}"
-            outcomes[name] = outcomes.get(name, 0) + 1
-        kinds: dict[str, int] = {}
-        for fault in injector.faults:
-            kinds[fault.kind] = kinds.get(fault.kind, 0) + 1
+        outcomes, kinds = tally(history.operations, [fault.kind for fault in injector.faults])
         return Report(
             source="file",
             seed=seed,

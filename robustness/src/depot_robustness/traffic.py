@@ -67,6 +67,11 @@ class Traffic:
     calls: int = 0
     cuts: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    other_sockets: list[str] = field(default_factory=list)
+    """The sockets of a fleet's other daemons: each connection goes to one of them all, at random."""
+
+    def pick_socket(self, rng: random.Random) -> str:
+        return rng.choice([self.socket_path, *self.other_sockets]) if self.other_sockets else self.socket_path
 
     def count(self, what: str) -> None:
         self.counts[what] = self.counts.get(what, 0) + 1
@@ -104,7 +109,7 @@ class Writer:
     async def run(self) -> None:
         while self.traffic.running():
             try:
-                connection = await Connection.open(self.traffic.socket_path, lambda _: None)
+                connection = await Connection.open(self.traffic.pick_socket(self.rng), lambda _: None)
             except OSError:
                 await asyncio.sleep(0.05)
                 continue
@@ -306,7 +311,7 @@ class Watcher:
         slow = self.rng.random() < self.traffic.slow_watchers
         while self.traffic.running():
             try:
-                connection = await Connection.open(self.traffic.socket_path, self.notified)
+                connection = await Connection.open(self.traffic.pick_socket(self.rng), self.notified)
             except OSError:
                 await asyncio.sleep(0.05)
                 continue

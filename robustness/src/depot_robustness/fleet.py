@@ -1,0 +1,259 @@
+"""One run of the suite against a fleet: three depotd on one PostgreSQL table, the traffic spread over them, daemons
+killed and frozen and the database restarted while it runs; then every fault healed and everything checked.
+
+What is checked differs from a file source's in one way, by design: a daemon's `get` answers from its memory, which
+follows the other daemons' writes through the change feed, a moment later — so reads are not linearizable across
+daemons, and are left out (counted). Writes are: each is one statement with its precondition in it, decided by the
+database (README, "A fleet"). A conflict's item and a put's `created` come from the daemon's view and are not
+held to the model either."""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from .connection import Connection
+from .daemon import Daemon
+from .faults import next_fault
+from .history import JSON, UNSEEN, History, canonical, key_of
+from .linearizability import check
+from .run import Report, run_clients, tally
+from .traffic import Keys, Traffic, initial_items
+from .watch import check_watch
+
+FLEET_FAULTS = {"kill", "freeze", "pg-restart"}
+
+
+def _postgres_bin() -> str:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
+    if not found:
+        raise RuntimeError("PostgreSQL is not installed (scripts/install-dependencies installs it)")
+    return found[-1]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Postgres:
+    """A cluster initdb'd in `directory` and run as `postgres`, on loopback: the fleet's database."""
+
+    def __init__(self, directory: str) -> None:
+        self.bin = _postgres_bin()
+        self.directory = directory
+        self.data = os.path.join(directory, "data")
+        self.port = _free_port()
+        os.makedirs(directory, mode=0o700)
+        shutil.chown(directory, "postgres", "postgres")
+        self._as_postgres(
+            "initdb", "-D", self.data, "-U", "depot", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"
+        )
+        self.start()
+
+    def _as_postgres(self, program: str, *arguments: str) -> None:
+        command = [
+            "setpriv",
+            "--reuid=postgres",
+            "--regid=postgres",
+            "--init-groups",
+            f"{self.bin}/{program}",
+            *arguments,
+        ]
+        subprocess.run(
+            command, check=True, capture_output=True, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
+        )
+
+    def start(self) -> None:
+        options = f"-k {self.directory} -p {self.port} -c listen_addresses=127.0.0.1 -c max_connections=50"
+        log = os.path.join(self.directory, "server.log")
+        self._as_postgres("pg_ctl", "-D", self.data, "-l", log, "-o", options, "-w", "start")
+
+    def restart(self) -> None:
+        """As after a crash: stopped at once (`immediate`: no checkpoint, every connection cut), then started."""
+        self._as_postgres("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop")
+        self.start()
+
+    def stop(self) -> None:
+        command = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", f"{self.bin}/pg_ctl"]
+        subprocess.run([*command, "-D", self.data, "-m", "immediate", "stop"], capture_output=True)
+
+    def psql(self, sql: str) -> str:
+        command = [f"{self.bin}/psql", "-h", self.directory, "-p", str(self.port), "-U", "depot", "-d", "postgres"]
+        arguments = ["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql]
+        return subprocess.run([*command, *arguments], check=True, capture_output=True, text=True).stdout.strip()
+
+    def items(self) -> list[JSON]:
+        """The table's documents in the order depotd lists them (ids byte by byte)."""
+        text = self.psql("SELECT coalesce(json_agg(doc ORDER BY id COLLATE \"C\"), '[]') FROM items")
+        items: list[JSON] = json.loads(text)
+        return items
+
+    @property
+    def uri(self) -> str:
+        return f"postgres://depot@127.0.0.1:{self.port}/postgres?sslmode=disable&poll_interval=1"
+
+
+@dataclass
+class FleetFault:
+    kind: str
+    began: float
+    ended: float
+
+
+@dataclass
+class FleetInjector:
+    """Every `interval` seconds (±50 %), one of `kinds`: `kill` (one daemon SIGKILLed and restarted), `freeze` (one
+    stopped for 0.2 to 3 s), `pg-restart` (the database crashed and restarted: every daemon loses its connection)."""
+
+    daemons: list[Daemon]
+    database: Postgres
+    kinds: list[str]
+    interval: float
+    rng: random.Random
+    deadline: float
+    faults: list[FleetFault] = field(default_factory=list)
+
+    async def run(self) -> None:
+        if not self.kinds:
+            return
+        while (kind := await next_fault(self.kinds, self.interval, self.rng, self.deadline)) is not None:
+            daemon = self.rng.choice(self.daemons)
+            began = time.monotonic()
+            if kind == "kill":
+                daemon.kill()
+                await asyncio.to_thread(daemon.start)
+            elif kind == "freeze":
+                daemon.freeze()
+                await asyncio.sleep(self.rng.uniform(0.2, 3))
+                daemon.thaw()
+            elif kind == "pg-restart":
+                await asyncio.to_thread(self.database.restart)
+            else:
+                raise ValueError(f"unknown fault {kind}")
+            self.faults.append(FleetFault(kind, began, time.monotonic()))
+
+
+def fleet_keys() -> Keys:
+    """String ids only: the table's key column is text."""
+    return Keys(single=[f"s{n}" for n in range(1, 9)], grouped=["g1", "g2", "g3", "g4"])
+
+
+async def _converged(daemons: list[Daemon], database: Postgres, problems: list[str]) -> None:
+    """With every fault healed: each daemon, after a load, holds what the table holds (waiting for the feed a while)."""
+    expected = canonical(database.items())
+    for number, daemon in enumerate(daemons):
+        deadline = time.monotonic() + 60
+        held: str | None = None
+        seen = ""
+        while True:
+            try:
+                async with await Connection.open(daemon.socket_path, lambda _: None) as connection:
+                    loaded = await connection.call("load", {"strategy": "upToDateWithFallback"}, 60)
+                    state = (await connection.call("state", {}, 60)).get("result", {})
+                    held = canonical(state.get("items"))
+                    seen = f"load answered {canonical(loaded)[:300]}, state {state.get('status')}"
+            except (OSError, TimeoutError) as error:
+                held, seen = None, f"no answer: {error!r}"
+            if held == expected:
+                break
+            if time.monotonic() > deadline:
+                problems.append(
+                    f"daemon {number} holds {held} ({seen}), the table {expected}; its log ends:\n{daemon.log_tail()}"
+                )
+                break
+            await asyncio.sleep(0.2)
+
+
+def run_fleet(
+    depotd: str,
+    seconds: float,
+    clients: int = 50,
+    faults: list[str] | None = None,
+    interval: float = 3,
+    seed: int | None = None,
+    history_path: str | None = None,
+    keep: bool = False,
+    slow_watchers: float = 0.2,
+    daemons: int = 3,
+) -> Report:
+    seed = seed if seed is not None else random.randrange(1 << 32)
+    rng = random.Random(seed)
+    directory = tempfile.mkdtemp(prefix="depot-robustness-fleet.")
+    os.chmod(directory, 0o755)
+    keys = fleet_keys()
+    items = initial_items(keys)
+    database = Postgres(os.path.join(directory, "postgres"))
+    fleet: list[Daemon] = []
+    try:
+        rows = ", ".join(f"('{item['id']}', '{json.dumps(item, separators=(',', ':'))}')" for item in items)
+        database.psql(f"CREATE TABLE items (id text PRIMARY KEY, doc json NOT NULL); INSERT INTO items VALUES {rows};")
+        for number in range(daemons):
+            home = os.path.join(directory, f"daemon{number}")
+            os.makedirs(home)
+            fleet.append(Daemon(depotd, home, ["--source", database.uri]))
+        for daemon in fleet:
+            daemon.start()
+        history = History(initial={key_of(item["id"]): canonical(item) for item in items})
+        final: list[str] = []
+        deadline = time.monotonic() + seconds
+        traffic = Traffic(fleet[0].socket_path, history, keys, deadline, slow_watchers=slow_watchers)
+        traffic.other_sockets = [daemon.socket_path for daemon in fleet[1:]]
+        injector = FleetInjector(fleet, database, faults or [], interval, random.Random(rng.random()), deadline)
+
+        async def everything() -> None:
+            await run_clients(traffic, clients, rng, injector.run())
+            for daemon in fleet:
+                if not daemon.alive():
+                    daemon.start()
+                daemon.thaw()
+            await _converged(fleet, database, final)
+
+        asyncio.run(everything())
+        if history_path is not None:
+            history.save(history_path)
+        # Reads answer from each daemon's memory, which follows the others' writes a moment later: left out. A
+        # conflict's item and a put's `created` are the daemon's view: not held to the model.
+        writes = [operation for operation in history.operations if operation.kind == "write"]
+        for operation in writes:
+            operation.created = None
+            if operation.outcome == "conflict":
+                operation.observed = UNSEEN
+        outcomes, kinds = tally(history.operations, [fault.kind for fault in injector.faults])
+        return Report(
+            source=f"PostgreSQL fleet of {daemons}",
+            seed=seed,
+            seconds=seconds,
+            clients=clients,
+            layout="table",
+            calls=traffic.calls,
+            counts=traffic.counts,
+            outcomes=outcomes,
+            faults=kinds,
+            cuts=traffic.cuts,
+            restarts=sum(daemon.starts - 1 for daemon in fleet),
+            watch=check_watch(history),
+            linearizability=check(writes, history.initial),
+            final=final,
+            cache_reads=len(history.operations) - len(writes),
+            left_out="reads (each daemon's memory follows the others' writes a moment later)",
+            agreement="every daemon holds what the table holds",
+        )
+    finally:
+        for daemon in fleet:
+            if daemon.process is not None:
+                daemon.stop()
+        database.stop()
+        if not keep:
+            shutil.rmtree(directory, ignore_errors=True)
