@@ -128,8 +128,9 @@ extension Repository {
     }
 
     /// Asks the source to make `resolution` (pending write `number`, or one not shown), then publishes what it holds and
-    /// keeps it in the cache; or, when it refuses, rolls this write back alone. A patch made without a precondition
-    /// whose item changed at the source meanwhile is applied again to the item there, a few times.
+    /// keeps it in the cache; or, when it refuses, rolls this write back alone. A change made without a precondition
+    /// (a patch, a put, a removal) whose item changed at the source meanwhile is made again from the item there, a few
+    /// times.
     private func make(
         _ resolution: ChangeResolver.Resolution, of changes: [ItemChange], pending number: Int?, showedLoading: Bool,
         finish: @Sendable (WriteResult) -> Void

@@ -104,15 +104,7 @@ public enum Files {
     public static func replaceAtomically(
         _ path: String, producing produce: (_ write: (UnsafeRawBufferPointer) -> Bool) -> Bool
     ) throws(ReplacementError) -> FileStamp? {
-        do {
-            return try replaceAtomically(path, undoable: true, producing: produce)
-        } catch let error as ReplacementError {
-            throw error
-        } catch let error as SystemError {
-            throw ReplacementError(error, mayHoldEither: false)
-        } catch {
-            throw ReplacementError(SystemError(message: "cannot write \(path): \(error)", code: nil), mayHoldEither: false)
-        }
+        try replaceAtomically(path, undoable: true, producing: produce)
     }
 
     /// How many times putting back what a file held is tried after its directory's fsync failed.
@@ -120,7 +112,7 @@ public enum Files {
 
     private static func replaceAtomically(
         _ path: String, undoable: Bool, producing produce: (_ write: (UnsafeRawBufferPointer) -> Bool) -> Bool
-    ) throws -> FileStamp? {
+    ) throws(ReplacementError) -> FileStamp? {
         let target = realPath(of: path) ?? path
         let directory = Directories.parent(of: target)
         var mode: mode_t = 0o644
@@ -129,8 +121,8 @@ public enum Files {
             mode = existing.st_mode & 0o7777
         }
         let temporary = "\(directory)/.\(Directories.name(of: target)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        func failure() -> SystemError {
-            SystemError("cannot write \(path) (via its temporary file \(temporary))")
+        func failure() -> ReplacementError {
+            ReplacementError(SystemError("cannot write \(path) (via its temporary file \(temporary))"), mayHoldEither: false)
         }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw failure() }
@@ -155,7 +147,7 @@ public enum Files {
         do throws(SystemError) {
             try syncDirectory(directory, of: path)
         } catch {
-            guard undoable else { throw error }
+            guard undoable else { throw ReplacementError(error, mayHoldEither: false) }
             var undoFailure: (any Error)?
             if previous >= 0 {
                 for _ in 0..<undoAttempts {
@@ -182,7 +174,9 @@ public enum Files {
                         message: "\(error); putting back what \(path) held failed too (\(undoFailure)): it may hold either version", code: error.code),
                     mayHoldEither: true)
             }
-            throw SystemError(message: "\(error); the replacement was undone: \(path) holds what it held before", code: error.code)
+            throw ReplacementError(
+                SystemError(message: "\(error); the replacement was undone: \(path) holds what it held before", code: error.code),
+                mayHoldEither: false)
         }
         return stamp
     }
