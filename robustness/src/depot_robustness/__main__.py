@@ -8,7 +8,7 @@ import sys
 
 from .fleet import run_fleet
 from .powerloss import run_power_loss
-from .run import run_file
+from .run import RunSettings, run_file
 
 
 def main() -> int:
@@ -38,7 +38,7 @@ def main() -> int:
         print(loss.text())
         return 0 if loss.ok else 1
     faults = [kind for kind in arguments.faults.split(",") if kind]
-    report = (run_fleet if arguments.source == "fleet" else run_file)(
+    settings = RunSettings(
         arguments.depotd,
         arguments.seconds,
         arguments.clients,
@@ -49,6 +49,7 @@ def main() -> int:
         arguments.keep,
         arguments.slow_watchers,
     )
+    report = run_fleet(settings) if arguments.source == "fleet" else run_file(settings)
     print(report.text())
     return 0 if report.ok else 1
 

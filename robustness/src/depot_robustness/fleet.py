@@ -26,11 +26,9 @@ from .daemon import Daemon
 from .faults import next_fault
 from .history import JSON, UNSEEN, History, canonical, key_of
 from .linearizability import check
-from .run import Report, run_clients, tally
+from .run import Report, RunSettings, run_clients, tally
 from .traffic import Keys, Traffic, initial_items
 from .watch import check_watch
-
-FLEET_FAULTS = {"kill", "freeze", "pg-restart"}
 
 
 def _postgres_bin() -> str:
@@ -176,19 +174,8 @@ async def _converged(daemons: list[Daemon], database: Postgres, problems: list[s
             await asyncio.sleep(0.2)
 
 
-def run_fleet(
-    depotd: str,
-    seconds: float,
-    clients: int = 50,
-    faults: list[str] | None = None,
-    interval: float = 3,
-    seed: int | None = None,
-    history_path: str | None = None,
-    keep: bool = False,
-    slow_watchers: float = 0.2,
-    daemons: int = 3,
-) -> Report:
-    seed = seed if seed is not None else random.randrange(1 << 32)
+def run_fleet(settings: RunSettings, daemons: int = 3) -> Report:
+    seed = settings.chosen_seed()
     rng = random.Random(seed)
     directory = tempfile.mkdtemp(prefix="depot-robustness-fleet.")
     os.chmod(directory, 0o755)
@@ -202,18 +189,20 @@ def run_fleet(
         for number in range(daemons):
             home = os.path.join(directory, f"daemon{number}")
             os.makedirs(home)
-            fleet.append(Daemon(depotd, home, ["--source", database.uri]))
+            fleet.append(Daemon(settings.depotd, home, ["--source", database.uri]))
         for daemon in fleet:
             daemon.start()
         history = History(initial={key_of(item["id"]): canonical(item) for item in items})
         final: list[str] = []
-        deadline = time.monotonic() + seconds
-        traffic = Traffic(fleet[0].socket_path, history, keys, deadline, slow_watchers=slow_watchers)
+        deadline = time.monotonic() + settings.seconds
+        traffic = Traffic(fleet[0].socket_path, history, keys, deadline, slow_watchers=settings.slow_watchers)
         traffic.other_sockets = [daemon.socket_path for daemon in fleet[1:]]
-        injector = FleetInjector(fleet, database, faults or [], interval, random.Random(rng.random()), deadline)
+        injector = FleetInjector(
+            fleet, database, settings.faults, settings.interval, random.Random(rng.random()), deadline
+        )
 
         async def everything() -> None:
-            await run_clients(traffic, clients, rng, injector.run())
+            await run_clients(traffic, settings.clients, rng, injector.run())
             for daemon in fleet:
                 if not daemon.alive():
                     daemon.start()
@@ -221,8 +210,8 @@ def run_fleet(
             await _converged(fleet, database, final)
 
         asyncio.run(everything())
-        if history_path is not None:
-            history.save(history_path)
+        if settings.history_path is not None:
+            history.save(settings.history_path)
         # Reads answer from each daemon's memory, which follows the others' writes a moment later: left out. A
         # conflict's item and a put's `created` are the daemon's view: not held to the model.
         writes = [operation for operation in history.operations if operation.kind == "write"]
@@ -234,8 +223,8 @@ def run_fleet(
         return Report(
             source=f"PostgreSQL fleet of {daemons}",
             seed=seed,
-            seconds=seconds,
-            clients=clients,
+            seconds=settings.seconds,
+            clients=settings.clients,
             layout="table",
             calls=traffic.calls,
             counts=traffic.counts,
@@ -246,7 +235,7 @@ def run_fleet(
             watch=check_watch(history),
             linearizability=check(writes, history.initial),
             final=final,
-            cache_reads=len(history.operations) - len(writes),
+            left_out_reads=len(history.operations) - len(writes),
             left_out="reads (each daemon's memory follows the others' writes a moment later)",
             agreement="every daemon holds what the table holds",
         )
@@ -255,5 +244,5 @@ def run_fleet(
             if daemon.process is not None:
                 daemon.stop()
         database.stop()
-        if not keep:
+        if not settings.keep:
             shutil.rmtree(directory, ignore_errors=True)

@@ -290,6 +290,15 @@ class PowercutOperations(mfusepy.Operations):  # type: ignore[misc]
             return True
         return False
 
+    def _directory_fails(self) -> bool:
+        """A directory's fsync fails while failures of directories are armed (`eio-dir`), else as any fsync does
+        (`eio`): each failure uses up one armed, of one kind."""
+        if self.failing_directory_fsyncs > 0:
+            self.failing_directory_fsyncs -= 1
+            self.counts["eio"] += 1
+            return True
+        return self._fails()
+
     def fsync(self, path: str, datasync: int, fh: int) -> int:
         with self.mutex:
             self.counts["fsync"] += 1
@@ -306,10 +315,7 @@ class PowercutOperations(mfusepy.Operations):  # type: ignore[misc]
             node = self.handles.get(fh) or self._lookup(path)
             if not isinstance(node, Directory):
                 raise mfusepy.FuseOSError(errno.ENOTDIR)
-            if self._fails() or self.failing_directory_fsyncs > 0:
-                if self.failing_directory_fsyncs > 0:
-                    self.failing_directory_fsyncs -= 1
-                    self.counts["eio"] += 1
+            if self._directory_fails():
                 raise mfusepy.FuseOSError(errno.EIO)
             node.durable = dict(node.entries)
             return 0

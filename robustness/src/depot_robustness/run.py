@@ -50,7 +50,7 @@ class Report:
     watch: WatchVerdict
     linearizability: Verdict
     final: list[str] = field(default_factory=list)
-    cache_reads: int = 0
+    left_out_reads: int = 0
     """Reads left out of the linearizability check: for a file, those answered from the cached list after a restart,
     before the source answered (startup.py)."""
     left_out: str = "reads of the cached list at start-up"
@@ -71,7 +71,7 @@ class Report:
             f"  watch: {self.watch.subscriptions} subscriptions, {self.watch.notifications} notifications, "
             f"{self.watch.states_compared} states compared: {'ok' if self.watch.ok else 'VIOLATED'}",
             f"  linearizability: {self.linearizability.operations} calls in {self.linearizability.parts} parts "
-            f"({self.cache_reads} {self.left_out} left out): "
+            f"({self.left_out_reads} {self.left_out} left out): "
             + ("ok" if self.linearizability.ok else "GAVE UP" if self.linearizability.gave_up else "VIOLATED"),
             f"  after healing: {self.agreement if not self.final else 'DISAGREE'}",
         ]
@@ -80,6 +80,25 @@ class Report:
             lines.append(f"  ! {self.linearizability.problem}")
         lines += [f"  ! {problem}" for problem in self.final]
         return "\n".join(lines)
+
+
+@dataclass
+class RunSettings:
+    """What one run of the traffic is given (`python3 -m depot_robustness`'s options): the same for every source."""
+
+    depotd: str
+    seconds: float
+    clients: int = 50
+    faults: list[str] = field(default_factory=list)
+    interval: float = 3
+    seed: int | None = None
+    history_path: str | None = None
+    keep: bool = False
+    slow_watchers: float = 0.2
+
+    def chosen_seed(self) -> int:
+        """The seed given, or one drawn now (every report prints it, so a run can be repeated)."""
+        return self.seed if self.seed is not None else random.randrange(1 << 32)
 
 
 def write_collection(path: str, items: list[dict[str, Any]], layout: str) -> None:
@@ -180,25 +199,16 @@ def _bound_unanswered(operations: list[Operation], kills: list[float]) -> None:
                 operation.returned = later[0]
 
 
-def run_file(
-    depotd: str,
-    seconds: float,
-    clients: int = 50,
-    faults: list[str] | None = None,
-    interval: float = 3,
-    seed: int | None = None,
-    history_path: str | None = None,
-    keep: bool = False,
-    slow_watchers: float = 0.2,
-) -> Report:
-    seed = seed if seed is not None else random.randrange(1 << 32)
+def run_file(settings: RunSettings) -> Report:
+    seed = settings.chosen_seed()
     rng = random.Random(seed)
+    depotd, seconds, clients, faults = settings.depotd, settings.seconds, settings.clients, settings.faults
     directory = tempfile.mkdtemp(prefix="depot-robustness.")
     keys = Keys.standard()
     items = initial_items(keys)
     layout = rng.choice(sorted(LAYOUTS))
     # The file and the state directory on the power-cut file system when a fault needs it, else on this disk.
-    disk = Disk(os.path.join(directory, "disk")) if DISK_FAULTS & set(faults or []) else None
+    disk = Disk(os.path.join(directory, "disk")) if DISK_FAULTS & set(faults) else None
     home = disk.mountpoint if disk is not None else directory
     os.makedirs(os.path.join(home, "source"), exist_ok=True)
     os.makedirs(os.path.join(home, "state"), exist_ok=True)
@@ -215,8 +225,8 @@ def run_file(
     daemon.start()
     try:
         deadline = time.monotonic() + seconds
-        traffic = Traffic(daemon.socket_path, history, keys, deadline, slow_watchers=slow_watchers)
-        injector = Injector(daemon, faults or [], interval, random.Random(rng.random()), deadline, disk)
+        traffic = Traffic(daemon.socket_path, history, keys, deadline, slow_watchers=settings.slow_watchers)
+        injector = Injector(daemon, faults, settings.interval, random.Random(rng.random()), deadline, disk)
 
         async def everything() -> None:
             await run_clients(traffic, clients, rng, injector.run())
@@ -228,8 +238,8 @@ def run_file(
         asyncio.run(everything())
         history.kills = injector.kills()
         _bound_unanswered(history.operations, history.kills)
-        if history_path is not None:
-            history.save(history_path)
+        if settings.history_path is not None:
+            history.save(settings.history_path)
         stale = {id(operation) for operation in cache_first_reads(history)}
         checked = [operation for operation in history.operations if id(operation) not in stale]
         outcomes, kinds = tally(history.operations, [fault.kind for fault in injector.faults])
@@ -248,11 +258,11 @@ def run_file(
             watch=check_watch(history),
             linearizability=check(checked, history.initial),
             final=final,
-            cache_reads=len(stale),
+            left_out_reads=len(stale),
         )
     finally:
         daemon.stop()
         if disk is not None:
             disk.close()
-        if not keep:
+        if not settings.keep:
             shutil.rmtree(directory, ignore_errors=True)
