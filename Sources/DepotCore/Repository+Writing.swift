@@ -89,12 +89,17 @@ extension Repository {
                 return (.direct(resolution, showsLoading: loading != nil), loading.map { [$0] } ?? [])
             }
         }
-        if case .rejected(let rejection) = plan, rejection.kind == .notFound || rejection.kind == .conflict, source is any ChangeFeedSource,
-            pendingWrites == 0
-        {
+        if case .rejected(let rejection) = plan, rejection.kind == .notFound || rejection.kind == .conflict, source is any ChangeFeedSource {
             // A change feed's items lag behind the source by a moment (a fleet's other daemons wrote): a write is refused
             // for what an item is only once the feed has been read up to now — one catch-up statement, nothing published
-            // when nothing is new — so that what it answers is what the source holds.
+            // when nothing is new — so that what it answers is what the source holds. Writes still pending are made (or
+            // refused) first, as before a load: the feed is read after them, and this write is ordered after them.
+            if pendingWrites > 0 {
+                logger.debug("\(Self.describe(changes)) refused from the items held; reading the change log once the pending writes are made")
+            }
+            guard await lane.wait(until: { [self] in pendingWrites == 0 }) else {
+                return finish(.failure(cancelled(MutationQueue.stoppedReason)))
+            }
             switch await resolveAgain(changes, pending: nil) {
             case .success(let resolution)?: plan = .direct(resolution, showsLoading: false)
             case .failure(let rejection)?: plan = .rejected(rejection)

@@ -2,15 +2,22 @@ import DepotPlatform
 package import Logging
 
 /// Keeps every log line a `Logger` made from it writes, message and metadata, so that a test can assert on
-/// what was logged, at any level: in particular, that a secret never was.
+/// what was logged, at any level: in particular, that a secret never was; or wait until a line is.
 package final class LogRecorder: Sendable {
-    private let lines = Locked<[String]>([])
+    private let lines = Condition<[String]>([])
 
     package init() {}
 
     /// Every line so far: `level message key=value …`.
     package var all: [String] {
-        lines.withLock { $0 }
+        lines.value
+    }
+
+    /// Waits until a line containing `text` is logged (combine with `withTimeout`), and returns it.
+    @discardableResult
+    package func waitForLine(containing text: String) async -> String {
+        let lines = await lines.wait { $0.contains { $0.contains(text) } }
+        return lines.first { $0.contains(text) } ?? ""
     }
 
     /// A logger that records everything from `level` up.
@@ -21,7 +28,7 @@ package final class LogRecorder: Sendable {
     }
 
     fileprivate func record(_ line: String) {
-        lines.withLock { $0.append(line) }
+        lines.update { $0.append(line) }
     }
 
     private struct Handler: LogHandler {

@@ -167,6 +167,54 @@ struct PostgresWriteTests {
         }
     }
 
+    @Test("a refusal from the items held waits for the writes pending before it, then reads the log: an optimistic patch")
+    func refusalAfterPendingWrites() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            try await table.withSource { source in
+                try await table.withSource { other in
+                    let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+                    let log = LogRecorder()
+                    let writer = Repository(source: source, logger: quiet).running()
+                    let lagging = Repository(source: other, logger: log.logger(level: .debug)).running()
+                    _ = try await writer.load().result.get()
+                    _ = try await lagging.load().result.get()
+                    _ = try await writer.apply([.put("b", ["n": 2])]).result.get()
+                    #expect(lagging.item(id: "b") == nil, "it has not read the log since")
+                    // The table locked against writes, so that the lagging daemon's optimistic put stays pending.
+                    async let locker = table.cluster.psql("BEGIN; LOCK TABLE items IN SHARE MODE; SELECT pg_sleep(600); COMMIT;")
+                    try await Self.waitUntil(
+                        table, "SELECT count(*) FROM pg_locks WHERE mode = 'ShareLock' AND granted AND relation = 'items'::regclass")
+                    let pending = lagging.apply([.put("d", ["n": 4])], optimistic: true)
+                    try await withTimeout(.seconds(60), "the put to be shown") { await log.waitForLine(containing: "pending as write") }
+                    // An optimistic patch of the item the other daemon made: not answered notFound from the items held
+                    // while the put is pending, but made once the put is, after the log was read.
+                    let patched = lagging.apply([.patch("b", .merge(["n": 20]))], optimistic: true)
+                    // (Before the fix it was answered notFound at once, and this line never came.)
+                    try await withTimeout(.seconds(60), "the patch to wait for the pending put") {
+                        await log.waitForLine(containing: "reading the change log once the pending writes are made")
+                    }
+                    try await table.cluster.psql(
+                        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()")
+                    _ = try? await locker  // cancelled: psql fails, and the lock goes with its transaction
+                    _ = try await pending.result.get()
+                    _ = try await patched.result.get()
+                    #expect(try await Self.rows(table).contains(#"b={"id":"b","n":20}"#))
+                    #expect(try await Self.rows(table).contains(#"d={"id":"d","n":4}"#))
+                }
+            }
+        }
+    }
+
+    /// Waits until `query` (a count) answers more than zero: the server has no event to wait on, so it is asked again
+    /// every 20 ms.
+    static func waitUntil(_ table: PostgresTestTable, _ query: String) async throws {
+        try await withTimeout(.seconds(60), query) {
+            while try await table.cluster.psql(query).filter({ !$0.isWhitespace }) == "0" {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
     @Test("through a repository: an optimistic put is shown, then confirmed by the change log; a second daemon sees it")
     func repository() async throws {
         try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
