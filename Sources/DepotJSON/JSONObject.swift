@@ -34,17 +34,18 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
     public var keys: [String] { members.map(\.key) }
 
     /// The value of the last member named `key`. Setting replaces that member in place, or appends a new one;
-    /// setting nil removes every member with that key.
+    /// setting nil removes every member with that key. Names are compared code point for code point, as JSON's are
+    /// (RFC 8259 §8.3), not by `String`'s canonical equivalence: `"é"` and `"e\u0301"` are two members.
     public subscript(key: String) -> JSONValue? {
         get {
-            members.last(where: { $0.key == key })?.value
+            members.last(where: { $0.key.utf8.elementsEqual(key.utf8) })?.value
         }
         set {
             guard let newValue else {
-                members.removeAll(where: { $0.key == key })
+                members.removeAll(where: { $0.key.utf8.elementsEqual(key.utf8) })
                 return
             }
-            if let index = members.lastIndex(where: { $0.key == key }) {
+            if let index = members.lastIndex(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
                 members[index].value = newValue
             } else {
                 members.append(Member(key: key, value: newValue))

@@ -141,8 +141,12 @@ public struct JSONPatch: Sendable, Equatable {
         case .replace(let path, let value):
             try replace(at: path.tokens[...], in: &document, with: value)
         case .move(let from, let path):
-            guard from != path else { return }
-            if path.tokens.count > from.tokens.count, Array(path.tokens.prefix(from.tokens.count)) == from.tokens {
+            guard from != path else {
+                // A move to where the value is changes nothing — but the value must be there, as for any move.
+                guard from.resolve(in: document) != nil else { throw Failure("\"from\" (\"\(from)\") names nothing in the document") }
+                return
+            }
+            if from.isPrefix(of: path) {
                 throw Failure("\"from\" (\"\(from)\") is a parent of \"path\": a value cannot be moved into itself")
             }
             let value = try remove(at: from.tokens[...], in: &document)
@@ -167,11 +171,11 @@ public struct JSONPatch: Sendable, Equatable {
         switch document {
         case .object(var object):
             if rest.isEmpty {
-                object[memberKey(token, in: object)] = value
+                object[token] = value
             } else {
                 guard var child = object.member(named: token) else { throw missing(token) }
                 try add(value, at: rest, in: &child)
-                object[memberKey(token, in: object)] = child
+                object[token] = child
             }
             document = .object(object)
         case .array(var elements):
@@ -198,10 +202,10 @@ public struct JSONPatch: Sendable, Equatable {
             let removed: JSONValue
             if rest.isEmpty {
                 removed = child
-                object[memberKey(token, in: object)] = nil
+                object[token] = nil
             } else {
                 removed = try remove(at: rest, in: &child)
-                object[memberKey(token, in: object)] = child
+                object[token] = child
             }
             document = .object(object)
             return removed
@@ -226,7 +230,7 @@ public struct JSONPatch: Sendable, Equatable {
         case .object(var object):
             guard var child = object.member(named: token) else { throw missing(token) }
             if rest.isEmpty { child = value } else { try replace(at: rest, in: &child, with: value) }
-            object[memberKey(token, in: object)] = child
+            object[token] = child
             document = .object(object)
         case .array(var elements):
             let index = try arrayIndex(token, count: elements.count)
@@ -235,12 +239,6 @@ public struct JSONPatch: Sendable, Equatable {
         default:
             throw Failure("\(document.typeNameWithArticle) has no member or element \"\(token)\"")
         }
-    }
-
-    /// The key of the member `token` names, as the object spells it (JSON Pointer compares code points, `String`'s
-    /// `==` canonical equivalence), or `token` when there is none.
-    private static func memberKey(_ token: String, in object: JSONObject) -> String {
-        object.members.last(where: { $0.key.utf8.elementsEqual(token.utf8) })?.key ?? token
     }
 
     private static func missing(_ token: String) -> Failure {

@@ -11,6 +11,26 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         self.tokens = tokens
     }
 
+    /// Pointers are equal when their tokens are the same code points (RFC 6901 compares member names so), not when
+    /// `String` finds them canonically equivalent: `/é` and `/e\u{301}` name two members.
+    public static func == (left: JSONPointer, right: JSONPointer) -> Bool {
+        left.tokens.count == right.tokens.count && left.isPrefix(of: right)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(tokens.count)
+        for token in tokens {
+            hasher.combine(token.utf8.count)
+            for byte in token.utf8 { hasher.combine(byte) }
+        }
+    }
+
+    /// Whether `other` starts with this pointer's tokens (code point for code point): it leads to this pointer's value
+    /// or into it.
+    public func isPrefix(of other: JSONPointer) -> Bool {
+        tokens.count <= other.tokens.count && zip(tokens, other.tokens).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+    }
+
     /// Parses `/a/b~1c/0` (the empty string is the root); nil when a token has a `~` not followed by 0 or 1,
     /// or the text is not empty and does not start with `/`.
     public init?(parsing text: some StringProtocol) {

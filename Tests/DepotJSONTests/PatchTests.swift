@@ -65,6 +65,33 @@ struct PatchTests {
         }
     }
 
+    @Test("a move to where the value is changes nothing, but only when a value is there (found by scripts/fuzz-patch)")
+    func moveToItself() throws {
+        let same = try JSONPatch(decoding: try Self.parse(#"[{"op":"move","from":"/a","path":"/a"}]"#))
+        #expect(Self.text(try same.apply(to: try Self.parse(#"{"a":1,"b":2}"#))) == #"{"a":1,"b":2}"#)
+        let fromNothing = try JSONPatch(decoding: try Self.parse(#"[{"op":"move","from":"/-","path":"/-"}]"#))
+        #expect(throws: JSONPatchError(index: 0, #"move at "/-": "from" ("/-") names nothing in the document"#)) {
+            try fromNothing.apply(to: try Self.parse("[]"))
+        }
+    }
+
+    @Test("member names are compared code point for code point: é and e + U+0301 are two members")
+    func codePoints() throws {
+        let composed = "\u{E9}"
+        let decomposed = "e\u{301}"
+        #expect(JSONPointer(tokens: [composed]) != JSONPointer(tokens: [decomposed]))
+        #expect(Set([JSONPointer(tokens: [composed]), JSONPointer(tokens: [decomposed])]).count == 2)
+        // A move between them is a move, not a move to itself; a move into the other is not a move into itself.
+        let move = try JSONPatch(decoding: try Self.parse(#"[{"op":"move","from":"/\#(composed)","path":"/\#(decomposed)"}]"#))
+        #expect(Self.text(try move.apply(to: try Self.parse(#"{"\#(composed)":1}"#))) == #"{"\#(decomposed)":1}"#)
+        let into = try JSONPatch(decoding: try Self.parse(#"[{"op":"move","from":"/\#(composed)","path":"/\#(decomposed)/x"}]"#))
+        #expect(
+            Self.text(try into.apply(to: try Self.parse(#"{"\#(composed)":1,"\#(decomposed)":{}}"#))) == #"{"\#(decomposed)":{"x":1}}"#)
+        // A merge patch setting one leaves the other.
+        let merged = JSONMergePatch.apply(try Self.parse(#"{"\#(decomposed)":null}"#), to: try Self.parse(#"{"\#(composed)":1,"\#(decomposed)":2}"#))
+        #expect(Self.text(merged) == #"{"\#(composed)":1}"#)
+    }
+
     @Test("a patch round-trips through its JSON")
     func roundTrip() throws {
         let text = #"[{"op":"move","from":"/a","path":"/b"},{"op":"test","path":"/b","value":[1]},{"op":"remove","path":"/c~1d"}]"#
