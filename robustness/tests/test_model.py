@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from depot_robustness.history import NEVER, Change, canonical
-from depot_robustness.model import PatchConflict, apply_changes, json_patch, merge_patch
+from depot_robustness.history import NEVER, Change, Operation, canonical
+from depot_robustness.model import PatchConflict, apply_changes, json_patch, merge_patch, successors
 
 SUITES = os.path.join(os.path.dirname(__file__), "..", "..", "Tests", "DepotJSONTests", "PatchSuites")
 
@@ -69,3 +69,24 @@ def test_preconditions_and_all_or_none() -> None:
         items, [Change("patch", "a", patch=[{"op": "test", "path": "/v", "value": "9"}], format="json-patch")]
     )
     assert test_failed.outcome == "conflict"
+
+
+def test_a_change_without_a_precondition_may_give_up_with_a_conflict() -> None:
+    """depotd makes such a change again a few times when its item keeps changing at the source, then answers conflict
+    with nothing made; a conflict of a change with a precondition that holds, or of one that cannot be made, is not
+    that."""
+    items = {"a": canonical(item("a", "1")), "b": None}
+
+    def conflict(change: Change) -> Operation:
+        return Operation(1, "write", 0.0, 1.0, "conflict", changes=[change])
+
+    assert successors(items, conflict(Change("patch", "a", patch={"v": "2"}))) == [items]
+    assert successors(items, conflict(Change("put", "a", item=item("a", "2")))) == [items]
+    assert successors(items, conflict(Change("remove", "a"))) == [items]
+    # With a precondition that holds, or on an item that is not there, a conflict is a lie.
+    assert (
+        successors(items, conflict(Change("put", "a", item=item("a", "2"), if_match=canonical(item("a", "1"))))) == []
+    )
+    assert successors(items, conflict(Change("patch", "b", patch={"v": "2"}))) == []
+    passing_test = [{"op": "test", "path": "/v", "value": "1"}, {"op": "replace", "path": "/v", "value": "2"}]
+    assert successors(items, conflict(Change("patch", "a", patch=passing_test, format="json-patch"))) == []

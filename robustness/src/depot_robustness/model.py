@@ -189,6 +189,22 @@ MAY_HAVE_EFFECT = {"unknown", "outcomeUnknown"}
 """A call never answered (`unknown`), and the answer that depotd cannot tell whether the write is in the source."""
 
 
+def gave_up_retrying(operation: Operation, applied: Applied) -> bool:
+    """Whether a `conflict` answer can be depotd giving up on a change without a precondition: such a change whose item
+    changed at the source meanwhile is made again from the item there, a few times (`WriteRules.patchRetries`), then
+    answered `conflict` with nothing made (README, "Each source"). It is a conflict nothing in `items` explains: the
+    change it names (the first, unless the answer named one) has no precondition of the client's — no `ifMatch`,
+    `ifAbsent` or JSON Patch `test` — and can be made."""
+    index = operation.failed_index if operation.failed_index is not None else 0
+    if applied.outcome == "conflict" or not 0 <= index < len(operation.changes):
+        return False
+    change = operation.changes[index]
+    tests = change.format == "json-patch" and any(
+        isinstance(step, dict) and step.get("op") == "test" for step in change.patch or []
+    )
+    return change.if_match is None and not change.if_absent and not tests and applied.outcome == "ok"
+
+
 def successors(items: Items, operation: Operation) -> list[Items]:
     """The items after `operation` when it takes effect on `items` at once, one list per way it may have gone; empty
     when what the call answered cannot have come from `items`."""
@@ -210,6 +226,8 @@ def successors(items: Items, operation: Operation) -> list[Items]:
         if operation.created is not None and applied.created and applied.created[0] != operation.created:
             return []
         return [applied.items]
+    if outcome == "conflict" and gave_up_retrying(operation, applied):
+        return [items]
     if outcome in ("conflict", "notFound"):
         if applied.outcome != outcome:
             return []
