@@ -1,4 +1,4 @@
-"""A built depotd in a temporary directory, and clients for its socket: what scripts/fuzz-socket, scripts/soak and
+"""A built depotd in a temporary directory, and clients for its socket: what scripts/fuzz-socket, scripts/churn and
 scripts/measure-bounds drive. Plain sockets, no dependencies beyond Python 3's standard library."""
 
 import json

@@ -1,5 +1,5 @@
 """python3 -m depot_robustness --depotd PATH [--source file|fleet] [--seconds S] [--clients N] [--faults kill,freeze]
-[--seed N]"""
+[--seed N]; --power-cuts N; --soak [--round S] [--samples CSV] [--svg SVG]"""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from .fleet import run_fleet
 from .powerloss import run_power_loss
 from .run import RunSettings, run_file
+from .soak import SoakSettings, run_soak
 
 
 def main() -> int:
@@ -32,6 +33,14 @@ def main() -> int:
     parser.add_argument(
         "--power-cuts", type=int, help="instead of the traffic: this many power cuts during writes (power-cut FS)"
     )
+    parser.add_argument(
+        "--soak",
+        action="store_true",
+        help="one depotd for --seconds in rounds, faults that leave it running (freeze, eio, full), sampled all along",
+    )
+    parser.add_argument("--round", type=float, default=300, help="a soak's round: its history checked on its own")
+    parser.add_argument("--samples", help="a soak's samples (CSV: seconds, RSS KiB, open files, threads)")
+    parser.add_argument("--svg", help="a soak's samples plotted over time, with their fitted trends")
     arguments = parser.parse_args()
     if arguments.power_cuts is not None:
         loss = run_power_loss(arguments.depotd, arguments.power_cuts, arguments.seed, arguments.keep, arguments.history)
@@ -49,6 +58,10 @@ def main() -> int:
         arguments.keep,
         arguments.slow_watchers,
     )
+    if arguments.soak:
+        soak = run_soak(SoakSettings(settings, arguments.round, samples_path=arguments.samples, svg_path=arguments.svg))
+        print(soak.text())
+        return 0 if soak.ok else 1
     report = run_fleet(settings) if arguments.source == "fleet" else run_file(settings)
     print(report.text())
     return 0 if report.ok else 1

@@ -125,7 +125,7 @@ def cached_items(state_directory: str) -> list[Any] | None:
         database.close()
 
 
-async def _final_reads(daemon: Daemon, keys: Keys, history: History, problems: list[str]) -> None:
+async def final_reads(daemon: Daemon, keys: Keys, history: History, problems: list[str]) -> None:
     """With every fault healed: a load, a get of every key (part of the history, so the linearizability check holds
     every acknowledged write to them), and the daemon's state against its file and its cache."""
     async with await Connection.open(daemon.socket_path, lambda _: None) as connection:
@@ -190,7 +190,7 @@ def tally(operations: list[Operation], faults: list[str]) -> tuple[dict[str, int
     return outcomes, kinds
 
 
-def _bound_unanswered(operations: list[Operation], kills: list[float]) -> None:
+def bound_unanswered(operations: list[Operation], kills: list[float]) -> None:
     """A call a killed depotd never answered took effect before the kill or never: its interval ends there."""
     for operation in operations:
         if operation.returned is None:
@@ -233,11 +233,11 @@ def run_file(settings: RunSettings) -> Report:
             if not daemon.alive():
                 daemon.start()
             daemon.thaw()
-            await _final_reads(daemon, keys, history, final)
+            await final_reads(daemon, keys, history, final)
 
         asyncio.run(everything())
         history.kills = injector.kills()
-        _bound_unanswered(history.operations, history.kills)
+        bound_unanswered(history.operations, history.kills)
         if settings.history_path is not None:
             history.save(settings.history_path)
         stale = {id(operation) for operation in cache_first_reads(history)}

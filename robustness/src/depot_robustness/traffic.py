@@ -69,6 +69,8 @@ class Traffic:
     counts: dict[str, int] = field(default_factory=dict)
     other_sockets: list[str] = field(default_factory=list)
     """The sockets of a fleet's other daemons: each connection goes to one of them all, at random."""
+    tag_prefix: str = ""
+    """Put before every version a writer gives (a soak's round), so that no two writes of a daemon's life give one."""
 
     def pick_socket(self, rng: random.Random) -> str:
         return rng.choice([self.socket_path, *self.other_sockets]) if self.other_sockets else self.socket_path
@@ -104,7 +106,7 @@ class Writer:
 
     def tag(self) -> str:
         self.tags += 1
-        return f"c{self.number}.{self.tags}"
+        return f"{self.traffic.tag_prefix}c{self.number}.{self.tags}"
 
     async def run(self) -> None:
         while self.traffic.running():
