@@ -23,7 +23,8 @@ def main() -> int:
     parser.add_argument(
         "--faults",
         default="kill,freeze",
-        help="comma-separated: kill, freeze; a file's eio, full, power; a fleet's pg-restart ('' for none)",
+        help="comma-separated: kill, freeze; a file's eio, full, power; a fleet's partition, pg-restart, pg-hang, "
+        "pg-slow ('' for none)",
     )
     parser.add_argument("--interval", type=float, default=3, help="seconds between faults, on average")
     parser.add_argument("--seed", type=int)

@@ -24,8 +24,11 @@ class Daemon:
         arguments: list[str],
         source_path: str | None = None,
         state_home: str | None = None,
+        prefix: list[str] | None = None,
     ) -> None:
         self.depotd = depotd
+        self.prefix = prefix or []
+        """What runs depotd (a fleet's `ip netns exec NAMESPACE`, which execs it: the process is depotd's)."""
         self.source_path = source_path
         """The file a file source reads, for the checks after healing."""
         self.directory = directory
@@ -50,7 +53,7 @@ class Daemon:
             log.write(f"--- start {self.starts + 1}\n".encode())
             log.flush()
             self.process = subprocess.Popen(
-                [self.depotd, "--socket", self.socket_path, *self.arguments],
+                [*self.prefix, self.depotd, "--socket", self.socket_path, *self.arguments],
                 stdout=log,
                 stderr=log,
                 env=environment,

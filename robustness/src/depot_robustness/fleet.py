@@ -1,5 +1,6 @@
-"""One run of the suite against a fleet: three depotd on one PostgreSQL table, the traffic spread over them, daemons
-killed and frozen and the database restarted while it runs; then every fault healed and everything checked.
+"""One run of the suite against a fleet: three depotd on one PostgreSQL table, each daemon on a host of its own (a
+network namespace linked to the database's), the traffic spread over them, daemons killed, frozen and cut off, and
+the database restarted, hung and slowed while it runs; then every fault healed and everything checked.
 
 What is checked differs from a file source's in one way, by design: a daemon's `get` answers from its memory, which
 follows the other daemons' writes through the change feed, a moment later — so reads are not linearizable across
@@ -15,7 +16,7 @@ import json
 import os
 import random
 import shutil
-import socket
+import signal
 import subprocess
 import tempfile
 import time
@@ -26,6 +27,7 @@ from .daemon import Daemon
 from .faults import next_fault
 from .history import JSON, UNSEEN, History, canonical, key_of
 from .linearizability import check
+from .network import Network
 from .run import Report, RunSettings, run_clients, tally
 from .traffic import Keys, Traffic, initial_items
 from .watch import check_watch
@@ -38,30 +40,29 @@ def _postgres_bin() -> str:
     return found[-1]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 class Postgres:
-    """A cluster initdb'd in `directory` and run as `postgres`, on loopback: the fleet's database."""
+    """A cluster initdb'd in `directory` and run as `postgres` in the network's database namespace, listening on the
+    database's end of every host's link (and on its socket in `directory`, for the run's own statements)."""
 
-    def __init__(self, directory: str) -> None:
+    port = 5432
+
+    def __init__(self, directory: str, network: Network) -> None:
         self.bin = _postgres_bin()
         self.directory = directory
+        self.network = network
         self.data = os.path.join(directory, "data")
-        self.port = _free_port()
         os.makedirs(directory, mode=0o700)
         shutil.chown(directory, "postgres", "postgres")
         self._as_postgres(
             "initdb", "-D", self.data, "-U", "depot", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"
         )
+        with open(os.path.join(self.data, "pg_hba.conf"), "a") as hba:
+            hba.write(f"host all all 10.{network.octet}.0.0/16 trust\n")
         self.start()
 
-    def _as_postgres(self, program: str, *arguments: str) -> None:
+    def _as_postgres(self, program: str, *arguments: str, check: bool = True) -> None:
         command = [
+            *self.network.enter(self.network.database),
             "setpriv",
             "--reuid=postgres",
             "--regid=postgres",
@@ -70,11 +71,12 @@ class Postgres:
             *arguments,
         ]
         subprocess.run(
-            command, check=True, capture_output=True, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
+            command, check=check, capture_output=True, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
         )
 
     def start(self) -> None:
-        options = f"-k {self.directory} -p {self.port} -c listen_addresses=127.0.0.1 -c max_connections=50"
+        listen = ",".join(self.network.addresses())
+        options = f"-k {self.directory} -p {self.port} -c listen_addresses='{listen}' -c max_connections=50"
         log = os.path.join(self.directory, "server.log")
         self._as_postgres("pg_ctl", "-D", self.data, "-l", log, "-o", options, "-w", "start")
 
@@ -84,8 +86,30 @@ class Postgres:
         self.start()
 
     def stop(self) -> None:
-        command = ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", f"{self.bin}/pg_ctl"]
-        subprocess.run([*command, "-D", self.data, "-m", "immediate", "stop"], capture_output=True)
+        self._as_postgres("pg_ctl", "-D", self.data, "-m", "immediate", "stop", check=False)
+
+    def processes(self) -> list[int]:
+        """The server's processes: the postmaster and every backend and worker it started."""
+        with open(os.path.join(self.data, "postmaster.pid")) as file:
+            postmaster = int(file.readline())
+        found = [postmaster]
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as stat:
+                        # The parent's pid is the second field after the command's closing parenthesis.
+                        if int(stat.read().rsplit(")", 1)[1].split()[1]) == postmaster:
+                            found.append(int(entry))
+                except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+                    continue
+        return found
+
+    def signal(self, number: int) -> None:
+        for pid in self.processes():
+            try:
+                os.kill(pid, number)
+            except ProcessLookupError:
+                continue
 
     def psql(self, sql: str) -> str:
         command = [f"{self.bin}/psql", "-h", self.directory, "-p", str(self.port), "-U", "depot", "-d", "postgres"]
@@ -98,9 +122,10 @@ class Postgres:
         items: list[JSON] = json.loads(text)
         return items
 
-    @property
-    def uri(self) -> str:
-        return f"postgres://depot@127.0.0.1:{self.port}/postgres?sslmode=disable&poll_interval=1"
+    def uri(self, host: int) -> str:
+        """The source URI of the daemon on host `host`: the database's end of its link."""
+        address = self.network.database_address(host)
+        return f"postgres://depot@{address}:{self.port}/postgres?sslmode=disable&poll_interval=1"
 
 
 @dataclass
@@ -112,11 +137,18 @@ class FleetFault:
 
 @dataclass
 class FleetInjector:
-    """Every `interval` seconds (±50 %), one of `kinds`: `kill` (one daemon SIGKILLed and restarted), `freeze` (one
-    stopped for 0.2 to 3 s), `pg-restart` (the database crashed and restarted: every daemon loses its connection)."""
+    """Every `interval` seconds (±50 %), one of `kinds`:
+
+    - `kill`: one daemon SIGKILLed and restarted; `freeze`: one stopped for 0.2 to 3 s;
+    - `partition`: one daemon's host cut off from the database (its link down) for 0.5 to 15 s: its connections hang
+      (past depotd's 10-s time-outs, at times);
+    - `pg-restart`: the database crashed and restarted (every daemon loses its connection);
+    - `pg-hang`: the database stopped (SIGSTOP, every process of it) for 0.5 to 4 s: statements hang, nothing fails;
+    - `pg-slow`: the database slow for 3 s — stopped 40 ms of every 80 — so every statement takes longer."""
 
     daemons: list[Daemon]
     database: Postgres
+    network: Network
     kinds: list[str]
     interval: float
     rng: random.Random
@@ -127,7 +159,8 @@ class FleetInjector:
         if not self.kinds:
             return
         while (kind := await next_fault(self.kinds, self.interval, self.rng, self.deadline)) is not None:
-            daemon = self.rng.choice(self.daemons)
+            host = self.rng.randrange(len(self.daemons))
+            daemon = self.daemons[host]
             began = time.monotonic()
             if kind == "kill":
                 daemon.kill()
@@ -136,8 +169,29 @@ class FleetInjector:
                 daemon.freeze()
                 await asyncio.sleep(self.rng.uniform(0.2, 3))
                 daemon.thaw()
+            elif kind == "partition":
+                self.network.partition(host + 1)
+                try:
+                    await asyncio.sleep(self.rng.uniform(0.5, 15))
+                finally:
+                    self.network.heal(host + 1)
             elif kind == "pg-restart":
                 await asyncio.to_thread(self.database.restart)
+            elif kind == "pg-hang":
+                self.database.signal(signal.SIGSTOP)
+                try:
+                    await asyncio.sleep(self.rng.uniform(0.5, 4))
+                finally:
+                    self.database.signal(signal.SIGCONT)
+            elif kind == "pg-slow":
+                try:
+                    for _ in range(int(3 / 0.08)):
+                        self.database.signal(signal.SIGSTOP)
+                        await asyncio.sleep(0.04)
+                        self.database.signal(signal.SIGCONT)
+                        await asyncio.sleep(0.04)
+                finally:
+                    self.database.signal(signal.SIGCONT)
             else:
                 raise ValueError(f"unknown fault {kind}")
             self.faults.append(FleetFault(kind, began, time.monotonic()))
@@ -181,15 +235,24 @@ def run_fleet(settings: RunSettings, daemons: int = 3) -> Report:
     os.chmod(directory, 0o755)
     keys = fleet_keys()
     items = initial_items(keys)
-    database = Postgres(os.path.join(directory, "postgres"))
+    network = Network(daemons)
     fleet: list[Daemon] = []
+    database: Postgres | None = None
     try:
+        database = Postgres(os.path.join(directory, "postgres"), network)
         rows = ", ".join(f"('{item['id']}', '{json.dumps(item, separators=(',', ':'))}')" for item in items)
         database.psql(f"CREATE TABLE items (id text PRIMARY KEY, doc json NOT NULL); INSERT INTO items VALUES {rows};")
         for number in range(daemons):
             home = os.path.join(directory, f"daemon{number}")
             os.makedirs(home)
-            fleet.append(Daemon(settings.depotd, home, ["--source", database.uri]))
+            fleet.append(
+                Daemon(
+                    settings.depotd,
+                    home,
+                    ["--source", database.uri(number + 1)],
+                    prefix=network.enter(network.namespace(number + 1)),
+                )
+            )
         for daemon in fleet:
             daemon.start()
         history = History(initial={key_of(item["id"]): canonical(item) for item in items})
@@ -198,11 +261,13 @@ def run_fleet(settings: RunSettings, daemons: int = 3) -> Report:
         traffic = Traffic(fleet[0].socket_path, history, keys, deadline, slow_watchers=settings.slow_watchers)
         traffic.other_sockets = [daemon.socket_path for daemon in fleet[1:]]
         injector = FleetInjector(
-            fleet, database, settings.faults, settings.interval, random.Random(rng.random()), deadline
+            fleet, database, network, settings.faults, settings.interval, random.Random(rng.random()), deadline
         )
 
         async def everything() -> None:
             await run_clients(traffic, settings.clients, rng, injector.run())
+            assert database is not None
+            database.signal(signal.SIGCONT)
             for daemon in fleet:
                 if not daemon.alive():
                     daemon.start()
@@ -243,6 +308,8 @@ def run_fleet(settings: RunSettings, daemons: int = 3) -> Report:
         for daemon in fleet:
             if daemon.process is not None:
                 daemon.stop()
-        database.stop()
+        if database is not None:
+            database.stop()
+        network.remove()
         if not settings.keep:
             shutil.rmtree(directory, ignore_errors=True)
