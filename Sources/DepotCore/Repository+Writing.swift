@@ -89,11 +89,14 @@ extension Repository {
                 return (.direct(resolution, showsLoading: loading != nil), loading.map { [$0] } ?? [])
             }
         }
-        if case .rejected(let rejection) = plan, rejection.kind == .notFound || rejection.kind == .conflict, source is any ChangeFeedSource {
-            // A change feed's items lag behind the source by a moment (a fleet's other daemons wrote): a write is refused
-            // for what an item is only once the feed has been read up to now — one catch-up statement, nothing published
-            // when nothing is new — so that what it answers is what the source holds. Writes still pending are made (or
-            // refused) first, as before a load: the feed is read after them, and this write is ordered after them.
+        if case .rejected(let rejection) = plan, rejection.kind == .notFound || rejection.kind == .conflict,
+            (source as? any WritableSource)?.othersWrite == true
+        {
+            // The items held lag behind the source by a moment when others write to it (a fleet's other daemons, an
+            // API's other users): a write is refused for what an item is only once the source has been read again — a
+            // change feed's catch-up statement, a conditional GET; nothing published when nothing is new — so that what
+            // it answers is what the source holds. Writes still pending are made (or refused) first, as before a load:
+            // the source is read after them, and this write is ordered after them.
             if pendingWrites > 0 {
                 logger.debug("\(Self.describe(changes)) refused from the items held; reading the change log once the pending writes are made")
             }

@@ -8,9 +8,17 @@ public protocol WritableSource: Source {
     /// expectation does not hold, `SourceError.notFound` for a removal of an item it lacks, and any other error when
     /// it refuses or fails; nothing is changed then.
     func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult
+
+    /// Whether the items depotd holds may lag behind the source's — others write to it too (a fleet's other daemons,
+    /// an API's other users) — so that a write the items held refuse (an item not there, a precondition not met) is
+    /// refused only once the source has been read again. False for a source depotd checks each change against itself
+    /// (a file, read again first when it changed).
+    var othersWrite: Bool { get }
 }
 
 extension WritableSource {
+    public var othersWrite: Bool { false }
+
     /// Removes the item `id`, as a write of one removal.
     @discardableResult
     public func deleteItem(id: String, held: HeldItems? = nil) async throws -> SourceWriteOutcome {

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import NIOCore
 import NIOPosix
 
@@ -36,6 +37,17 @@ enum ConnectionFailure {
             return "the connection\(place) was reset by the server; check the server"
         default:
             return "could not connect\(place): \(String(cString: strerror(error.errnoCode))); check the URL and that the server is up"
+        }
+    }
+
+    /// Whether `error` says the request never left depotd: no connection was made (refused, unreachable, a connect
+    /// time-out). Any other failure may have come after the server had the request.
+    static func neverReachedServer(_ error: any Error) -> Bool {
+        switch error {
+        case let error as HTTPClientError: return error == .connectTimeout
+        case is NIOConnectionError: return true
+        case let error as IOError: return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH].contains(error.errnoCode)
+        default: return false
         }
     }
 }

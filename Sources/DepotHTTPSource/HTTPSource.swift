@@ -45,6 +45,9 @@ package struct HTTPSource: WritableSource {
 
     package var description: String { address.description }
 
+    /// An API has other users: a write the list held refuses is refused only once the list was read again.
+    package var othersWrite: Bool { true }
+
     package func fetchItems() async throws -> [JSONValue] {
         switch try await fetchItems(ifChangedSince: nil) {
         case .items(let items, _): items
@@ -131,7 +134,7 @@ package struct HTTPSource: WritableSource {
             }
         }
         let what = "\(method) \(target)"
-        let response = try await perform(method, target, extraHeaders: headers, body: body, what: what) { _ in false }
+        let response = try await perform(method, target, extraHeaders: headers, body: body, what: what, writing: true) { _ in false }
         logger.debug("\(what): \(Self.text(response.status))")
         switch response.status.code {
         case 200..<300:
@@ -174,6 +177,7 @@ package struct HTTPSource: WritableSource {
         extraHeaders: [(String, String)],
         body: [UInt8]? = nil,
         what: String,
+        writing: Bool = false,
         wantsBody: @escaping @Sendable (HTTPResponseStatus) -> Bool
     ) async throws(SourceError) -> Response {
         var request = HTTPClientRequest(url: target.url)
@@ -191,7 +195,12 @@ package struct HTTPSource: WritableSource {
                 }
             }
         } catch {
-            throw failure(error, what: what)
+            let failed = failure(error, what: what)
+            // A write whose request may have reached the server, with no answer back (a time-out, the connection lost
+            // while it was under way), may have been made: only the server knows. Refusing it would say it was not.
+            guard writing, !ConnectionFailure.neverReachedServer(error) else { throw failed }
+            throw SourceError(
+                .outcomeUnknown, "\(failed.message) — after the request may have reached the server, which may or may not have made it")
         }
     }
 

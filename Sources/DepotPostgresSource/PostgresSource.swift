@@ -30,6 +30,10 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
 
     package var description: String { link.address.description }
 
+    /// A table has a fleet's other daemons writing to it: a write the items held refuse is refused only once the change
+    /// log was read again.
+    package var othersWrite: Bool { true }
+
     package func fetchItems() async throws -> [JSONValue] {
         try await load().values
     }

@@ -33,6 +33,8 @@ package final class HTTPTestServer: Sendable {
         case respond(status: Int, headers: [(String, String)] = [], body: String = "")
         /// No answer at all: the connection stays open until the client gives up or the server stops.
         case hang
+        /// The request read whole, then the connection closed with no answer: a server that made a change and crashed.
+        case close
         /// 200 with a chunked body that never ends: 64 KiB chunks as fast as the client reads them, until it
         /// closes the connection (or after 1 GiB, so that a broken client cannot keep a test running forever).
         case endless
@@ -130,6 +132,8 @@ extension HTTPTestServer {
                 held.hold { channel.eventLoop.execute { Self.respond(on: channel, status: status, headers: extra, body: body) } }
             case .hang:
                 break
+            case .close:
+                channel.close(promise: nil)
             case .endless:
                 let headers = HTTPHeaders([("Content-Type", "application/json"), ("Connection", "close")])
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)

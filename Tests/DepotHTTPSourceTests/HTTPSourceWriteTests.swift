@@ -98,6 +98,68 @@ struct HTTPSourceWriteTests {
         }
     }
 
+    @Test("a write whose request reached the server, with no answer back, may have been made: outcomeUnknown, not a refusal")
+    func noAnswer() async throws {
+        try await withServer({ _ in .close }) { server in
+            let change = SourceChange(.put(try Self.item(#"{"id":1}"#)))
+            let error = try #require(await #expect(throws: SourceError.self) { try await Self.writable(server).write([change], held: nil) })
+            #expect(error.kind == .outcomeUnknown)
+            #expect(error.message.contains("which may or may not have made it"))
+        }
+        try await withServer({ _ in .hang }) { server in
+            let source = try httpSource(server) {
+                $0.putURL = try ItemURLTemplate(parsing: server.url("/items/{id}"))
+                $0.requestTimeout = .milliseconds(500)
+            }
+            let error = try #require(
+                await #expect(throws: SourceError.self) { try await source.write([SourceChange(.put(try Self.item(#"{"id":1}"#)))], held: nil) })
+            #expect(error.kind == .outcomeUnknown)
+            #expect(error.message.contains("timed out"))
+        }
+    }
+
+    @Test("a write that found no server to connect to was not made: a refusal to try again")
+    func noServer() async throws {
+        let refusing = try RefusingPort()
+        let source = try httpSource(url: refusing.url("/items")) { $0.putURL = try ItemURLTemplate(parsing: refusing.url("/items/{id}")) }
+        let error = try #require(
+            await #expect(throws: SourceError.self) { try await source.write([SourceChange(.put(try Self.item(#"{"id":1}"#)))], held: nil) })
+        #expect(error.kind == .unavailable)
+        #expect(error.message.contains("connection refused"))
+    }
+
+    @Test("a write the list held refuses is refused only once the list was read again: the API's other users write too")
+    func refusalReadsTheListFirst() async throws {
+        let lists = Locked(0)
+        try await withServer({ request in
+            switch (request.method, request.uri) {
+            case ("GET", "/items"):
+                // The first list lacks b; someone else made it before the next.
+                lists.withLock { count -> Int in
+                    count += 1
+                    return count
+                } == 1
+                    ? .respond(status: 200, body: #"[{"id":"a","n":1}]"#) : .respond(status: 200, body: #"[{"id":"a","n":1},{"id":"b","n":2}]"#)
+            case ("PATCH", "/items/b"): .respond(status: 200)
+            default: .respond(status: 404)
+            }
+        }) { server in
+            let repository = makeRepository(try Self.writable(server))
+            _ = try await repository.load().result.get()
+            #expect(repository.item(id: "b") == nil)
+            _ = try await repository.apply([.patch("b", .merge(["n": 20]))]).result.get()
+            #expect(server.requests.value.map(\.description) == ["GET /items", "GET /items", "PATCH /items/b", "GET /items"])
+            // An item nobody made: notFound, after the list was read again — and no request to change it.
+            let missing = await repository.apply([.patch("z", .merge(["n": 1]))]).result
+            guard case .failure(let error) = missing else {
+                Issue.record("expected notFound, got \(missing)")
+                return
+            }
+            #expect(error.kind == .notFound)
+            #expect(server.requests.value.map(\.description).suffix(2) == ["GET /items", "GET /items"])
+        }
+    }
+
     @Test("a batch of more than one change is refused before anything is sent: an API has no transaction across requests")
     func batch() async throws {
         try await withServer({ _ in .respond(status: 204) }) { server in

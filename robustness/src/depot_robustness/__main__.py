@@ -10,13 +10,17 @@ from .fleet import run_fleet
 from .powerloss import run_power_loss
 from .run import RunSettings, run_file
 from .soak import SoakSettings, run_soak
+from .web import run_http
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="robustness", description=__doc__)
     parser.add_argument("--depotd", required=True)
     parser.add_argument(
-        "--source", choices=["file", "fleet"], default="file", help="a file, or three daemons on one PostgreSQL table"
+        "--source",
+        choices=["file", "fleet", "http"],
+        default="file",
+        help="a file, three daemons on one PostgreSQL table, or an HTTP API of the run's own that changes by itself",
     )
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--clients", type=int, default=50)
@@ -24,7 +28,7 @@ def main() -> int:
         "--faults",
         default="kill,freeze",
         help="comma-separated: kill, freeze; a file's eio, full, power; a fleet's partition, pg-restart, pg-hang, "
-        "pg-slow ('' for none)",
+        "pg-slow; an HTTP API's http-hang, http-fail, http-slow, http-reset, http-restart ('' for none)",
     )
     parser.add_argument("--interval", type=float, default=3, help="seconds between faults, on average")
     parser.add_argument("--seed", type=int)
@@ -63,7 +67,8 @@ def main() -> int:
         soak = run_soak(SoakSettings(settings, arguments.round, samples_path=arguments.samples, svg_path=arguments.svg))
         print(soak.text())
         return 0 if soak.ok else 1
-    report = run_fleet(settings) if arguments.source == "fleet" else run_file(settings)
+    runs = {"file": run_file, "fleet": run_fleet, "http": run_http}
+    report = runs[arguments.source](settings)
     print(report.text())
     return 0 if report.ok else 1
 

@@ -28,6 +28,20 @@ async def next_fault(kinds: list[str], interval: float, rng: random.Random, dead
     return rng.choice(kinds) if time.monotonic() < deadline else None
 
 
+async def process_fault(kind: str, daemon: Daemon, rng: random.Random) -> bool:
+    """`kill` (SIGKILL, then a restart) or `freeze` (SIGSTOP for 0.2 to 3 s) of `daemon`; False for another kind."""
+    if kind == "kill":
+        daemon.kill()
+        await asyncio.to_thread(daemon.start)
+        return True
+    if kind == "freeze":
+        daemon.freeze()
+        await asyncio.sleep(rng.uniform(0.2, 3))
+        daemon.thaw()
+        return True
+    return False
+
+
 @dataclass
 class Injector:
     """Every `interval` seconds (spread by ±50 %), one of `kinds` at random:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .connection import Connection
 from .daemon import Daemon
-from .faults import next_fault
+from .faults import next_fault, process_fault
 from .history import JSON, UNSEEN, History, canonical, key_of
 from .linearizability import check
 from .network import Network
@@ -162,13 +162,8 @@ class FleetInjector:
             host = self.rng.randrange(len(self.daemons))
             daemon = self.daemons[host]
             began = time.monotonic()
-            if kind == "kill":
-                daemon.kill()
-                await asyncio.to_thread(daemon.start)
-            elif kind == "freeze":
-                daemon.freeze()
-                await asyncio.sleep(self.rng.uniform(0.2, 3))
-                daemon.thaw()
+            if await process_fault(kind, daemon, self.rng):
+                pass
             elif kind == "partition":
                 self.network.partition(host + 1)
                 try:

@@ -182,7 +182,19 @@ def apply_changes(items: Items, changes: list[Change]) -> Applied:
     return Applied("ok", after, created=tuple(created))
 
 
-NO_EFFECT = {"changeFailed", "loadFailed", "limitExceeded", "invalidItem", "invalidChange", "forbidden"}
+REFUSED_FROM_LIST = "refusedFromList"
+"""An HTTP source's write with `ifMatch` answered `conflict`: depotd checks such a precondition against the list it
+read (README, "Each source"), which the model does not hold; nothing was made."""
+
+NO_EFFECT = {
+    "changeFailed",
+    "loadFailed",
+    "limitExceeded",
+    "invalidItem",
+    "invalidChange",
+    "forbidden",
+    REFUSED_FROM_LIST,
+}
 """Errors after which a write changed nothing."""
 
 MAY_HAVE_EFFECT = {"unknown", "outcomeUnknown"}

@@ -164,15 +164,17 @@ async def final_reads(daemon: Daemon, keys: Keys, history: History, problems: li
         await asyncio.sleep(0.05)
 
 
-async def run_clients(traffic: Traffic, clients: int, rng: random.Random, injector: Coroutine[Any, Any, None]) -> None:
-    """The traffic's clients — three in ten watchers, the rest writers, a sixth of them in batches — and the fault
-    injector, together until the deadline."""
+async def run_clients(
+    traffic: Traffic, clients: int, rng: random.Random, injector: Coroutine[Any, Any, None], batches: bool = True
+) -> None:
+    """The traffic's clients — three in ten watchers, the rest writers, a sixth of them in batches (when the source
+    takes them) — and the fault injector, together until the deadline."""
     watchers = max(1, clients * 3 // 10)
     writers = clients - watchers
     async with asyncio.TaskGroup() as group:
         for number in range(writers):
-            batches = number < max(1, writers // 6)
-            group.create_task(Writer(number, traffic, random.Random(rng.random()), batches).run())
+            in_batches = batches and number < max(1, writers // 6)
+            group.create_task(Writer(number, traffic, random.Random(rng.random()), in_batches).run())
         for number in range(writers, clients):
             group.create_task(Watcher(number, traffic, random.Random(rng.random())).run())
         group.create_task(injector)

@@ -18,6 +18,7 @@ import json
 import os
 import random
 import shutil
+import sys
 import tempfile
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -47,20 +48,12 @@ class Sample:
     threads: int
 
 
-def sample(pid: int, began: float) -> Sample | None:
-    """Reads /proc for `pid`; None when it is gone."""
+def sample(daemon: Daemon, began: float) -> Sample | None:
+    """Reads /proc for the daemon's process; None when it is gone."""
     try:
-        with open(f"/proc/{pid}/status") as file:
-            status = dict(line.split(":", 1) for line in file if ":" in line)
-        open_files = len(os.listdir(f"/proc/{pid}/fd"))
+        return Sample(time.monotonic() - began, daemon.resident_kib(), daemon.open_files(), daemon.threads())
     except (FileNotFoundError, ProcessLookupError):
         return None
-    return Sample(
-        time.monotonic() - began,
-        int(status["VmRSS"].split()[0]),
-        open_files,
-        int(status["Threads"].strip()),
-    )
 
 
 def slope_percent_per_hour(points: list[tuple[float, float]]) -> float:
@@ -198,7 +191,7 @@ def run_soak(settings: SoakSettings) -> SoakReport:
 
             async def sampler() -> None:
                 while time.monotonic() < ends:
-                    taken = sample(pid, began)
+                    taken = sample(daemon, began)
                     if taken is None:
                         raise RuntimeError(f"depotd (pid {pid}) is gone; see {daemon.log_path}")
                     report.samples.append(taken)
@@ -241,6 +234,19 @@ def run_soak(settings: SoakSettings) -> SoakReport:
                     report.notifications += sum(len(s.notifications) for s in history.subscriptions)
                     report.writes_and_reads += len(history.operations)
                     pending.append(checkers.submit(check_round, number, history, final))
+                    latest = report.samples[-1] if report.samples else None
+                    figures = (
+                        f"; RSS {latest.rss_kib / 1024:.1f} MiB, {latest.open_files} files, {latest.threads} threads"
+                        if latest
+                        else ""
+                    )
+                    minutes = (time.monotonic() - began) / 60
+                    print(
+                        f"soak: round {number} done at {minutes:.1f} min: {traffic.calls} calls, "
+                        f"faults {sorted(kinds.items())}{figures}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
 
             async def everything() -> None:
                 async with asyncio.TaskGroup() as group:
