@@ -1,14 +1,12 @@
 import DepotCore
 import DepotJSON
 import DepotServer
+import Dispatch
 import FuzzDriver
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
-import NIOPosix
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import NIOEmbedded
 
 /// A source that always lists the same twelve items and confirms any write to one of them without changing:
 /// every iteration starts from a collection a load can bring back.
@@ -26,10 +24,13 @@ private struct FixedSource: WritableSource {
     }
 }
 
-/// The server's event loop, which its connections must run on.
-private let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+/// The server's event loop: an in-process testing loop, so that each input costs no socket, no thread hop on the
+/// server's side and no poll — the dispatch fuzzer reaches millions of inputs as the other parsers do. Work handed to
+/// it from other threads (answers hopping back from the repository) runs at once; its timers run when the exchange
+/// moves its time on.
+private let loop = NIOAsyncTestingEventLoop()
 
-/// One server for the whole run, on an event loop of its own, with small limits so that they are reached often.
+/// One server for the whole run, with small limits so that they are reached often.
 private let server: SocketServer = {
     let logger = Logger(label: "fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
     let repository = Repository(source: FixedSource(), logger: logger)
@@ -43,7 +44,8 @@ private let server: SocketServer = {
     let server = SocketServer(
         configuration: ServerConfiguration(socketPath: "/nonexistent/fuzz.sock", limits: limits), repository: repository,
         eventLoopGroup: loop, logger: logger)
-    // The mutations run for the whole run (depotd runs them in its service tree; the fuzzer has none).
+    // The mutations run for the whole run (depotd runs them in its service tree; a libFuzzer target has none, and is
+    // called synchronously, so this is the one task that outlives an input).
     Task { await repository.run() }
     repository.load()
     return server
@@ -52,58 +54,103 @@ private let server: SocketServer = {
 /// The last request of every iteration: once its answer is back, everything before it was dispatched.
 private let sentinel = Array(#"{"jsonrpc":"2.0","id":"fuzz-end","method":"state"}"#.utf8) + [10]
 
-/// Sends the input on a fresh connection of the server (a real socket pair), then a newline and a last request,
-/// and reads until that request is answered or the connection closes. Every line the server writes must be a
-/// JSON-RPC 2.0 response (with an id and either a result or an error with an integer code and a message) or a
-/// notification; and the server must end the exchange within ten seconds.
+/// Sends the input on a fresh connection of the server (an in-process channel with the server's real handlers: the
+/// admission, the line framing, the connection handler), then a newline and a last request, and reads until that
+/// request is answered or the connection closes. Every line the server writes must be a JSON-RPC 2.0 response (with
+/// an id and either a result or an error with an integer code and a message) or a notification; and the server must
+/// end the exchange within a minute of its time (its timers included).
 func fuzzDispatch(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
-    var pair: [Int32] = [0, 0]
-    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { fatalError("socketpair: \(errno)") }
-    let channel: any Channel
-    do {
-        channel = try ClientBootstrap(group: loop)
-            .channelOption(.allowRemoteHalfClosure, value: true)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try server.addConnectionHandlers(to: channel) } }
-            .withConnectedSocket(pair[0])
-            .wait()
-    } catch {
-        fatalError("cannot make a connection of the server: \(error)")
-    }
-    _ = channel
-    let client = pair[1]
-    defer { close(client) }
     let input = bytes(start, count) + [10] + sentinel
-    let output = exchange(input, on: client)
-    check(output)
-    channel.close(promise: nil)
+    check(exchange(input, chunk: count % 2 == 0 ? input.count : 1 + count % 97))
     return 0
 }
 
-/// Writes `input` while reading what comes back (so neither side blocks the other), until the sentinel's answer
-/// or the end of the connection.
-private func exchange(_ input: [UInt8], on socket: Int32) -> [UInt8] {
-    var written = 0
-    var output: [UInt8] = []
-    var searched = 0
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    let deadline = ContinuousClock.now + .seconds(10)
-    while ContinuousClock.now < deadline {
-        var poller = pollfd(fd: socket, events: Int16(POLLIN) | (written < input.count ? Int16(POLLOUT) : 0), revents: 0)
-        guard poll(&poller, 1, 100) >= 0 || errno == EINTR else { fatalError("poll: \(errno)") }
-        if poller.revents & Int16(POLLOUT) != 0, written < input.count {
-            let sent = input[written...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent > 0 { written += sent } else if errno == EPIPE || errno == ECONNRESET { written = input.count }
-        }
-        if poller.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-            let received = recv(socket, &buffer, buffer.count, 0)
-            if received <= 0 { return output }
-            output += buffer[..<received]
-            // Only the bytes not searched yet (and a marker's length before them) can hold the sentinel's id.
-            if contains(marker, in: output, from: max(0, searched - marker.count)) { return output }
-            searched = output.count
-        }
+/// Writes `input` to a new connection in reads of `chunk` bytes (framing across reads is half of what is fuzzed),
+/// all in one turn of the loop, then waits for the sentinel's answer or the connection's end. Most inputs are answered
+/// in that turn; an answer that comes from the repository hops back to the loop. Nothing here awaits: libFuzzer calls
+/// synchronously, and every hop between threads costs more than the dispatch it measures.
+private func exchange(_ input: [UInt8], chunk: Int) -> [UInt8] {
+    let capture = Capture()
+    let channel = NIOAsyncTestingChannel(loop: loop)
+    do {
+        try loop.submit {
+            try channel.pipeline.syncOperations.addHandler(capture)
+            try server.addConnectionHandlers(to: channel)
+            channel.closeFuture.whenComplete { _ in capture.end() }
+            channel.connect(to: try SocketAddress(unixDomainSocketPath: "/fuzz"), promise: nil)
+            var offset = 0
+            while offset < input.count, channel.isActive {
+                let end = min(input.count, offset + chunk)
+                channel.pipeline.fireChannelRead(NIOAny(ByteBuffer(bytes: input[offset..<end])))
+                channel.pipeline.fireChannelReadComplete()
+                offset = end
+            }
+        }.wait()
+    } catch {
+        fatalError("cannot make a connection of the server: \(error)")
     }
-    fatalError("no answer to the last request and no close within 10 s; \(output.count) bytes came")
+    // Nothing comes while a timer holds the answer back (a partial line's, a pipeline's): the loop's time moves on, a
+    // second at a time, up to a minute of it.
+    var waited = 0
+    while !capture.wait(for: .milliseconds(50)) {
+        waited += 1
+        guard waited <= 60 else { fatalError("no answer to the last request and no close within a minute of the server's time") }
+        let moved = DispatchSemaphore(value: 0)
+        Task {
+            await loop.advanceTime(by: .seconds(1))
+            moved.signal()
+        }
+        moved.wait()
+    }
+    channel.close(promise: nil)
+    return capture.output
+}
+
+/// The first handler of a connection's pipeline: keeps what the server writes (instead of a socket taking it), and
+/// says when the sentinel's answer is in it or the connection has ended.
+private final class Capture: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let lock = NIOLock()
+    private var bytes: [UInt8] = []
+    private var searched = 0
+    private var done = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let buffer = unwrapOutboundIn(data)
+        let found = lock.withLock { () -> Bool in
+            bytes += buffer.readableBytesView
+            // Only the bytes not searched yet (and a marker's length before them) can hold the sentinel's id.
+            let found = !done && contains(marker, in: bytes, from: max(0, searched - marker.count))
+            searched = bytes.count
+            if found { done = true }
+            return found
+        }
+        promise?.succeed(())
+        if found { finished.signal() }
+    }
+
+    func flush(context: ChannelHandlerContext) {}
+
+    func end() {
+        let first = lock.withLock { () -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if first { finished.signal() }
+    }
+
+    /// Whether the exchange ended within `limit`.
+    func wait(for limit: Duration) -> Bool {
+        let nanoseconds = Int(limit.components.seconds) * 1_000_000_000 + Int(limit.components.attoseconds / 1_000_000_000)
+        return finished.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success
+    }
+
+    var output: [UInt8] {
+        lock.withLock { bytes }
+    }
 }
 
 /// The sentinel's id as its answer carries it.
