@@ -43,7 +43,7 @@ def main() -> int:
         action="store_true",
         help="one depotd for --seconds in rounds, faults that leave it running (freeze, eio, full), sampled all along",
     )
-    parser.add_argument("--round", type=float, default=300, help="a soak's round: its history checked on its own")
+    parser.add_argument("--round", type=float, default=60, help="a soak's round: its history checked on its own")
     parser.add_argument("--samples", help="a soak's samples (CSV: seconds, RSS KiB, open files, threads)")
     parser.add_argument("--svg", help="a soak's samples plotted over time, with their fitted trends")
     arguments = parser.parse_args()

@@ -1,7 +1,7 @@
 """The soak: one depotd for hours under the suite's traffic, a fault about every minute, its resident memory, open
 files and threads sampled all along, and every history checked.
 
-The run is cut into rounds (five minutes by default). Each round is a run of the traffic against the same daemon:
+The run is cut into rounds (a minute by default). Each round is a run of the traffic against the same daemon:
 its own history, starting from what the file holds, checked in a process of its own while the next round runs (so
 the traffic never pauses and the suite's memory does not grow with the run); at the end of each round every fault is
 healed and the daemon, its file and its cache must agree. The faults are those that leave depotd running — a
@@ -148,7 +148,7 @@ class SoakSettings:
     """A soak: the traffic's settings (`seconds` the whole soak's), how long a round is, and where the samples go."""
 
     run: RunSettings
-    round_seconds: float = 300
+    round_seconds: float = 60
     sample_every: float = 5
     samples_path: str | None = None
     svg_path: str | None = None
@@ -230,10 +230,16 @@ def run_soak(settings: SoakSettings) -> SoakReport:
                     ):
                         for name, count in source.items():
                             target[name] = target.get(name, 0) + count
-                    report.calls += traffic.calls
+                    calls = traffic.calls
+                    report.calls += calls
                     report.notifications += sum(len(s.notifications) for s in history.subscriptions)
                     report.writes_and_reads += len(history.operations)
+                    # One round checked at a time: the next waits for the one before (the traffic with it), so that
+                    # no more than two rounds' histories are ever held.
+                    if pending:
+                        await asyncio.wrap_future(pending[-1])
                     pending.append(checkers.submit(check_round, number, history, final))
+                    del history, traffic
                     latest = report.samples[-1] if report.samples else None
                     figures = (
                         f"; RSS {latest.rss_kib / 1024:.1f} MiB, {latest.open_files} files, {latest.threads} threads"
@@ -242,7 +248,7 @@ def run_soak(settings: SoakSettings) -> SoakReport:
                     )
                     minutes = (time.monotonic() - began) / 60
                     print(
-                        f"soak: round {number} done at {minutes:.1f} min: {traffic.calls} calls, "
+                        f"soak: round {number} done at {minutes:.1f} min: {calls} calls, "
                         f"faults {sorted(kinds.items())}{figures}",
                         file=sys.stderr,
                         flush=True,
