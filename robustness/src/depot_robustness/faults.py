@@ -64,32 +64,36 @@ class Injector:
         if not self.kinds:
             return
         while (kind := await next_fault(self.kinds, self.interval, self.rng, self.deadline)) is not None:
-            began = time.monotonic()
-            if kind in ("kill", "power"):
-                self.daemon.kill()
-                if kind == "power":
-                    assert self.disk is not None
-                    self.disk.cut()
-                killed = time.monotonic()
-                await asyncio.to_thread(self.daemon.start)
-                self.faults.append(Fault(kind, began, killed))
-            elif kind == "eio":
+            await self.inject(kind)
+
+    async def inject(self, kind: str) -> None:
+        """One fault of `kind`, recorded once it has healed."""
+        began = time.monotonic()
+        if kind in ("kill", "power"):
+            self.daemon.kill()
+            if kind == "power":
                 assert self.disk is not None
-                self.disk.command(f"eio {self.rng.randint(1, 3)}")
-                self.faults.append(Fault(kind, began, began))
-            elif kind == "full":
-                assert self.disk is not None
-                self.disk.command("full")
-                await asyncio.sleep(self.rng.uniform(0.2, 2))
-                self.disk.command("space")
-                self.faults.append(Fault(kind, began, time.monotonic()))
-            elif kind == "freeze":
-                self.daemon.freeze()
-                await asyncio.sleep(self.rng.uniform(0.2, 3))
-                self.daemon.thaw()
-                self.faults.append(Fault(kind, began, time.monotonic()))
-            else:
-                raise ValueError(f"unknown fault {kind}")
+                self.disk.cut()
+            killed = time.monotonic()
+            await asyncio.to_thread(self.daemon.start)
+            self.faults.append(Fault(kind, began, killed))
+        elif kind == "eio":
+            assert self.disk is not None
+            self.disk.command(f"eio {self.rng.randint(1, 3)}")
+            self.faults.append(Fault(kind, began, began))
+        elif kind == "full":
+            assert self.disk is not None
+            self.disk.command("full")
+            await asyncio.sleep(self.rng.uniform(0.2, 2))
+            self.disk.command("space")
+            self.faults.append(Fault(kind, began, time.monotonic()))
+        elif kind == "freeze":
+            self.daemon.freeze()
+            await asyncio.sleep(self.rng.uniform(0.2, 3))
+            self.daemon.thaw()
+            self.faults.append(Fault(kind, began, time.monotonic()))
+        else:
+            raise ValueError(f"unknown fault {kind}")
 
     def kills(self) -> list[float]:
         """When each killed depotd was gone, in order."""

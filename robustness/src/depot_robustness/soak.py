@@ -129,7 +129,7 @@ class SoakReport:
             f"{self.notifications} notifications, {self.writes_and_reads} reads and writes checked",
             f"  faults: {', '.join(f'{k} {v}' for k, v in sorted(self.faults.items())) or 'none'}",
             f"  outcomes: {', '.join(f'{k} {v}' for k, v in sorted(self.outcomes.items()))}",
-            f"  after the first {self.warmup / 60:.0f} min, {len(self.samples)} samples in all:",
+            f"  after the first {self.warmup / 60:.1f} min (the warm-up), {len(self.samples)} samples in all:",
             f"    resident memory (MiB): {span('rss_kib', 1024)}",
             f"    open files: {span('open_files')}",
             f"    threads: {span('threads')}",
@@ -214,7 +214,19 @@ def run_soak(settings: SoakSettings) -> SoakReport:
                         tag_prefix=f"r{number}.",
                     )
                     injector = Injector(daemon, run.faults, run.interval, random.Random(rng.random()), deadline, disk)
-                    await run_clients(traffic, run.clients, rng, injector.run())
+
+                    async def faults(injector: Injector = injector, deadline: float = deadline) -> None:
+                        # A fault about every `interval` seconds of the soak, each inside a round (a fault's healing
+                        # is over before the round's checks): each round gets its share, at a random instant.
+                        share = (deadline - time.monotonic()) / run.interval
+                        for _ in range(int(share) + (1 if rng.random() < share % 1 else 0)):
+                            if not run.faults:
+                                return
+                            await asyncio.sleep(rng.uniform(0.1, 0.8) * run.interval)
+                            if time.monotonic() < deadline - 5:
+                                await injector.inject(rng.choice(run.faults))
+
+                    await run_clients(traffic, run.clients, rng, faults())
                     # Healed: thawed, failing fsyncs disarmed, the disk not full; then the daemon against its file.
                     daemon.thaw()
                     if disk is not None:
