@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from .daemon import Daemon
@@ -28,18 +29,27 @@ async def next_fault(kinds: list[str], interval: float, rng: random.Random, dead
     return rng.choice(kinds) if time.monotonic() < deadline else None
 
 
-async def process_fault(kind: str, daemon: Daemon, rng: random.Random) -> bool:
-    """`kill` (SIGKILL, then a restart) or `freeze` (SIGSTOP for 0.2 to 3 s) of `daemon`; False for another kind."""
-    if kind == "kill":
-        daemon.kill()
-        await asyncio.to_thread(daemon.start)
-        return True
-    if kind == "freeze":
-        daemon.freeze()
-        await asyncio.sleep(rng.uniform(0.2, 3))
-        daemon.thaw()
-        return True
-    return False
+async def each_fault(
+    kinds: list[str], interval: float, rng: random.Random, deadline: float, inject: Callable[[str], Awaitable[None]]
+) -> None:
+    """Until `deadline`, every `interval` seconds (±50 %), `inject` of one of `kinds` at random."""
+    if not kinds:
+        return
+    while (kind := await next_fault(kinds, interval, rng, deadline)) is not None:
+        await inject(kind)
+
+
+async def restart(daemon: Daemon) -> None:
+    """`kill`: SIGKILL, then a restart on the same socket, source and state directory."""
+    daemon.kill()
+    await asyncio.to_thread(daemon.start)
+
+
+async def freeze(daemon: Daemon, rng: random.Random) -> None:
+    """`freeze`: SIGSTOP for 0.2 to 3 s, then SIGCONT (a frozen daemon: its clients wait, its socket fills)."""
+    daemon.freeze()
+    await asyncio.sleep(rng.uniform(0.2, 3))
+    daemon.thaw()
 
 
 @dataclass
@@ -61,10 +71,7 @@ class Injector:
     faults: list[Fault] = field(default_factory=list)
 
     async def run(self) -> None:
-        if not self.kinds:
-            return
-        while (kind := await next_fault(self.kinds, self.interval, self.rng, self.deadline)) is not None:
-            await self.inject(kind)
+        await each_fault(self.kinds, self.interval, self.rng, self.deadline, self.inject)
 
     async def inject(self, kind: str) -> None:
         """One fault of `kind`, recorded once it has healed."""
@@ -88,9 +95,7 @@ class Injector:
             self.disk.command("space")
             self.faults.append(Fault(kind, began, time.monotonic()))
         elif kind == "freeze":
-            self.daemon.freeze()
-            await asyncio.sleep(self.rng.uniform(0.2, 3))
-            self.daemon.thaw()
+            await freeze(self.daemon, self.rng)
             self.faults.append(Fault(kind, began, time.monotonic()))
         else:
             raise ValueError(f"unknown fault {kind}")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .connection import Connection
 from .daemon import Daemon
-from .faults import next_fault, process_fault
+from .faults import Fault, each_fault, freeze, restart
 from .history import JSON, UNSEEN, History, canonical, key_of
 from .linearizability import check
 from .network import Network
@@ -129,13 +129,6 @@ class Postgres:
 
 
 @dataclass
-class FleetFault:
-    kind: str
-    began: float
-    ended: float
-
-
-@dataclass
 class FleetInjector:
     """Every `interval` seconds (±50 %), one of `kinds`:
 
@@ -153,43 +146,46 @@ class FleetInjector:
     interval: float
     rng: random.Random
     deadline: float
-    faults: list[FleetFault] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
 
     async def run(self) -> None:
-        if not self.kinds:
-            return
-        while (kind := await next_fault(self.kinds, self.interval, self.rng, self.deadline)) is not None:
-            host = self.rng.randrange(len(self.daemons))
-            daemon = self.daemons[host]
-            began = time.monotonic()
-            if await process_fault(kind, daemon, self.rng):
-                pass
-            elif kind == "partition":
-                self.network.partition(host + 1)
-                try:
-                    await asyncio.sleep(self.rng.uniform(0.5, 15))
-                finally:
-                    self.network.heal(host + 1)
-            elif kind == "pg-restart":
-                await asyncio.to_thread(self.database.restart)
-            elif kind == "pg-hang":
-                self.database.signal(signal.SIGSTOP)
-                try:
-                    await asyncio.sleep(self.rng.uniform(0.5, 4))
-                finally:
+        await each_fault(self.kinds, self.interval, self.rng, self.deadline, self.inject)
+
+    async def inject(self, kind: str) -> None:
+        """One fault of `kind` (of a daemon drawn at random, for those of one), recorded once it has healed."""
+        host = self.rng.randrange(len(self.daemons))
+        daemon = self.daemons[host]
+        began = time.monotonic()
+        if kind == "kill":
+            await restart(daemon)
+        elif kind == "freeze":
+            await freeze(daemon, self.rng)
+        elif kind == "partition":
+            self.network.partition(host + 1)
+            try:
+                await asyncio.sleep(self.rng.uniform(0.5, 15))
+            finally:
+                self.network.heal(host + 1)
+        elif kind == "pg-restart":
+            await asyncio.to_thread(self.database.restart)
+        elif kind == "pg-hang":
+            self.database.signal(signal.SIGSTOP)
+            try:
+                await asyncio.sleep(self.rng.uniform(0.5, 4))
+            finally:
+                self.database.signal(signal.SIGCONT)
+        elif kind == "pg-slow":
+            try:
+                for _ in range(int(3 / 0.08)):
+                    self.database.signal(signal.SIGSTOP)
+                    await asyncio.sleep(0.04)
                     self.database.signal(signal.SIGCONT)
-            elif kind == "pg-slow":
-                try:
-                    for _ in range(int(3 / 0.08)):
-                        self.database.signal(signal.SIGSTOP)
-                        await asyncio.sleep(0.04)
-                        self.database.signal(signal.SIGCONT)
-                        await asyncio.sleep(0.04)
-                finally:
-                    self.database.signal(signal.SIGCONT)
-            else:
-                raise ValueError(f"unknown fault {kind}")
-            self.faults.append(FleetFault(kind, began, time.monotonic()))
+                    await asyncio.sleep(0.04)
+            finally:
+                self.database.signal(signal.SIGCONT)
+        else:
+            raise ValueError(f"unknown fault {kind}")
+        self.faults.append(Fault(kind, began, time.monotonic()))
 
 
 def fleet_keys() -> Keys:

@@ -218,10 +218,10 @@ def run_soak(settings: SoakSettings) -> SoakReport:
                     async def faults(injector: Injector = injector, deadline: float = deadline) -> None:
                         # A fault about every `interval` seconds of the soak, each inside a round (a fault's healing
                         # is over before the round's checks): each round gets its share, at a random instant.
+                        if not run.faults:
+                            return
                         share = (deadline - time.monotonic()) / run.interval
                         for _ in range(int(share) + (1 if rng.random() < share % 1 else 0)):
-                            if not run.faults:
-                                return
                             await asyncio.sleep(rng.uniform(0.1, 0.8) * run.interval)
                             if time.monotonic() < deadline - 5:
                                 await injector.inject(rng.choice(run.faults))

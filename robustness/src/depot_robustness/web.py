@@ -29,7 +29,7 @@ from typing import Any
 
 from .connection import Connection
 from .daemon import Daemon
-from .faults import next_fault, process_fault
+from .faults import each_fault, freeze, restart
 from .history import JSON, UNSEEN, Change, History, Operation, canonical, key_of
 from .linearizability import check
 from .model import REFUSED_FROM_LIST, PatchConflict, json_patch, merge_patch
@@ -206,24 +206,27 @@ class APIInjector:
     faults: list[str] = field(default_factory=list)
 
     async def run(self) -> None:
-        if not self.kinds:
-            return
-        while (kind := await next_fault(self.kinds, self.interval, self.rng, self.deadline)) is not None:
-            if await process_fault(kind, self.daemon, self.rng):
-                pass
-            elif kind in ("http-hang", "http-fail", "http-slow", "http-reset"):
-                self.api.set_mode(kind.removeprefix("http-"))
-                try:
-                    await asyncio.sleep(
-                        3 if kind == "http-slow" else 1 if kind == "http-reset" else self.rng.uniform(0.5, 4)
-                    )
-                finally:
-                    self.api.set_mode("normal")
-            elif kind == "http-restart":
-                await asyncio.to_thread(self.api.restart)
-            else:
-                raise ValueError(f"unknown fault {kind}")
-            self.faults.append(kind)
+        await each_fault(self.kinds, self.interval, self.rng, self.deadline, self.inject)
+
+    async def inject(self, kind: str) -> None:
+        """One fault of `kind`, recorded once it has healed."""
+        if kind == "kill":
+            await restart(self.daemon)
+        elif kind == "freeze":
+            await freeze(self.daemon, self.rng)
+        elif kind in ("http-hang", "http-fail", "http-slow", "http-reset"):
+            self.api.set_mode(kind.removeprefix("http-"))
+            try:
+                await asyncio.sleep(
+                    3 if kind == "http-slow" else 1 if kind == "http-reset" else self.rng.uniform(0.5, 4)
+                )
+            finally:
+                self.api.set_mode("normal")
+        elif kind == "http-restart":
+            await asyncio.to_thread(self.api.restart)
+        else:
+            raise ValueError(f"unknown fault {kind}")
+        self.faults.append(kind)
 
 
 async def _converged(daemon: Daemon, api: ItemAPI, problems: list[str]) -> None:
