@@ -29,7 +29,21 @@ package final class PostgresLink: Sendable {
         case lost(reason: String)
     }
 
-    typealias Waiter = CheckedContinuation<PostgresConnection, any Error>
+    /// The server process serving one of depotd's connections: what `settle` ends after the connection was lost. Its
+    /// start time, as the server writes it, tells it apart from a later process given the same pid.
+    package struct Backend: Sendable, Hashable, CustomStringConvertible {
+        package let pid: Int32
+        package let started: String
+        package var description: String { "backend \(pid)" }
+    }
+
+    /// A connection with the server process at its other end.
+    struct Session: Sendable {
+        let connection: PostgresConnection
+        let backend: Backend
+    }
+
+    typealias Waiter = CheckedContinuation<Session, any Error>
 
     package let address: PostgresAddress
     package let sql: ChangeLogSQL
@@ -40,7 +54,7 @@ package final class PostgresLink: Sendable {
     /// the repository's mutations prefer (depotd's), so a query's answer reaches them without a thread hop.
     private let sourceLoop: SourceLoop
     private let logger: Logger
-    private let machine = Locked(LinkStateMachine<PostgresConnection, Waiter>())
+    private let machine = Locked(LinkStateMachine<Session, Waiter>())
 
     package init(
         address: PostgresAddress,
@@ -79,12 +93,22 @@ package final class PostgresLink: Sendable {
     package func withConnection<T: Sendable>(
         _ what: String, _ body: @escaping @Sendable (PostgresConnection, QueryProgress) async throws -> T
     ) async throws -> T {
-        let connection = try await acquire(what)
+        try await withSession(what) { session, progress in try await body(session.connection, progress) }
+    }
+
+    /// Runs `body` on the connection and the server process at its end; `patient`, it waits for the next connection
+    /// however long the link takes to make one (the caller bounds it), rather than failing while the link waits to
+    /// try again.
+    func withSession<T: Sendable>(
+        _ what: String, patient: Bool = false, _ body: @escaping @Sendable (Session, QueryProgress) async throws -> T
+    ) async throws -> T {
+        let session = try await acquire(what, patient: patient)
+        let connection = session.connection
         // Closed under the link before its listener noticed: a query now would be dropped (see `withQueryTimeout`).
         guard !connection.isClosed else { throw notConnected(what, "the connection closed") }
         let progress = QueryProgress()
-        let outcome = await withQueryTimeout(queryTimeout, on: connection, progress: progress) {
-            try await body($0, progress)
+        let outcome = await withQueryTimeout(queryTimeout, on: connection, progress: progress) { _ in
+            try await body(session, progress)
         }
         switch outcome {
         case .success(let value):
@@ -126,9 +150,9 @@ package final class PostgresLink: Sendable {
     }
 
     /// The connection, once up.
-    private func acquire(_ what: String) async throws -> PostgresConnection {
+    private func acquire(_ what: String, patient: Bool) async throws -> Session {
         try await withCheckedThrowingContinuation { (waiter: Waiter) in
-            switch machine.withLock({ $0.query(waiter) }) {
+            switch machine.withLock({ patient ? $0.awaitConnection(waiter) : $0.query(waiter) }) {
             case .run(let connection): waiter.resume(returning: connection)
             case .wait: break
             case .fail(let reason): waiter.resume(throwing: notConnected(what, reason))
@@ -175,9 +199,9 @@ package final class PostgresLink: Sendable {
             try? await Task.sleep(for: delay)
             guard !Task.isCancelled, machine.withLock({ $0.retry() }) else { break }
         }
-        let (waiters, connection) = machine.withLock { $0.shutDown() }
+        let (waiters, session) = machine.withLock { $0.shutDown() }
         for waiter in waiters { waiter.resume(throwing: notConnected("the query", "depotd is stopping")) }
-        try? await connection?.close()
+        try? await session?.connection.close()
     }
 
     /// One connection's life: returns why it ended.
@@ -189,14 +213,22 @@ package final class PostgresLink: Sendable {
             return Self.describe(error)
         }
         do {
-            let installed = await withQueryTimeout(queryTimeout * 3, on: connection) { try await self.installFeedIfNeeded(on: $0) }
-            if case .failure(let error) = installed {
+            let installed = await withQueryTimeout(queryTimeout * 3, on: connection) {
+                try await self.installFeedIfNeeded(on: $0)
+                return try await Self.backend(of: $0, logger: self.logger)
+            }
+            let backend: Backend
+            switch installed {
+            case .success(let found):
+                backend = found
+            case .failure(let error):
                 try? await connection.close()
                 return error is QueryTimedOut ? "setting up took longer than \((queryTimeout * 3).text)" : Self.describe(error)
             }
+            let session = Session(connection: connection, backend: backend)
             try await connection.listen(on: sql.channel) { notifications in
-                guard let waiters = machine.withLock({ $0.connected(connection) }) else { return }
-                for waiter in waiters { waiter.resume(returning: connection) }
+                guard let waiters = machine.withLock({ $0.connected(session) }) else { return }
+                for waiter in waiters { waiter.resume(returning: session) }
                 logger.info("connected to \(address), listening on \(sql.channel)")
                 report(.connected)
                 for try await notification in notifications {
@@ -231,6 +263,63 @@ package final class PostgresLink: Sendable {
         configuration.options.additionalStartupParameters = [("application_name", "depotd"), ("jit", "off")]
         return try await PostgresConnection.connect(
             on: sourceLoop.eventLoop, configuration: configuration, id: number, logger: logger)
+    }
+
+    /// The server process at the other end of `connection`.
+    private static func backend(of connection: PostgresConnection, logger: Logger) async throws -> Backend {
+        let rows = try await connection.query(
+            "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()", logger: logger
+        ).decode((Int32, String).self)
+        for try await (pid, started) in rows { return Backend(pid: pid, started: started) }
+        throw SetupError(message: "pg_stat_activity does not list depotd's own session")
+    }
+
+    // MARK: Settling a write
+
+    /// Ends `lost` — the server process of a connection lost while a write's committing statement was under way —
+    /// and returns true once it is gone: from then on the write is settled, made or not, for good. Until then the
+    /// statement may still reach that process (retransmitted when a partition heals, or held in a buffer on the way)
+    /// and be made after depotd answered. Waits for the link's next connection, tries again when the process does
+    /// not end at once (a stopped server), and gives up after `limit` (false: it may still be made), when depotd
+    /// stops, or when the database refuses to end it (a role may end its own sessions: depotd's are).
+    package func settle(_ lost: Backend, within limit: Duration) async -> Bool {
+        logger.notice("a write's connection was lost as it committed: ending \(lost) of \(address) to settle it before answering")
+        do {
+            return try await withDeadline(limit, on: sourceLoop.clock, preferring: sourceLoop) { [self] in
+                while true {
+                    do {
+                        let ended = try await withSession("end \(lost) after its connection was lost", patient: true) { session, _ in
+                            try await Self.end(lost, on: session.connection, logger: self.logger)
+                        }
+                        if ended {
+                            logger.info("ended \(lost) of \(address), whose connection was lost during a write: the write is settled")
+                            return true
+                        }
+                    } catch let error as SourceError where error.kind == .refused {
+                        logger.warning("cannot end \(lost) of \(address) to settle a write: \(error.message)")
+                        return false
+                    } catch let error as SourceError where error.kind == .unavailable {
+                        // The new connection was lost too, or the server does not answer: the next connection — unless
+                        // depotd is stopping, when there is none.
+                        try Task.checkCancellation()
+                        if machine.withLock({ $0.isShutDown }) { throw error }
+                    }
+                }
+            }
+        } catch {
+            logger.warning("could not end \(lost) of \(address) within \(limit.text): a write lost with its connection may still be made")
+            return false
+        }
+    }
+
+    /// Asks the server to end `backend` and waits up to a second for it to go: true once it is gone (or was already).
+    private static func end(_ backend: Backend, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let query: PostgresQuery = """
+            SELECT pg_terminate_backend(pid, 1000) FROM pg_stat_activity \
+            WHERE pid = \(backend.pid) AND backend_start::text = \(backend.started)
+            """
+        for try await ended in try await connection.query(query, logger: logger).decode(Bool.self) { return ended }
+        return true
     }
 
     /// libpq's sslmode as postgres-nio's TLS: `allow` and `prefer` try TLS without checking the certificate,

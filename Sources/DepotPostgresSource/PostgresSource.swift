@@ -20,11 +20,15 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
     private let catchUpLimit: Int
     /// The table's columns once read, for a table whose whole row is the item.
     private let columns = Locked<[String]?>(nil)
+    /// How long a write whose connection was lost while it committed waits for depotd to end that connection's server
+    /// process (`PostgresLink.settle`) before its answer, `outcomeUnknown`, says it may still be made.
+    private let settleLimit: Duration
 
-    package init(link: PostgresLink, idField: String, catchUpLimit: Int = 10_000, logger: Logger) {
+    package init(link: PostgresLink, idField: String, catchUpLimit: Int = 10_000, settleLimit: Duration = .seconds(60), logger: Logger) {
         self.link = link
         self.idField = idField
         self.catchUpLimit = catchUpLimit
+        self.settleLimit = settleLimit
         self.logger = logger
     }
 
@@ -63,19 +67,34 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         // Set once the statement that commits (the one change, or a batch's COMMIT) is sent: a connection lost after it
         // leaves the write's outcome unknown, one lost before it leaves nothing made.
         let committing = Locked(false)
+        let backend = Locked<PostgresLink.Backend?>(nil)
         let created: [Bool]
         do {
-            created = try await link.withConnection(what) { [self, logger, description] connection in
-                try await write(changes, with: sql, on: connection, committing: committing, logger: logger, description: description)
+            created = try await link.withSession(what) { [self, logger, description] session, _ in
+                backend.withLock { $0 = session.backend }
+                return try await write(
+                    changes, with: sql, on: session.connection, committing: committing, logger: logger, description: description)
             }
         } catch let error as SourceError where error.kind == .unavailable && committing.withLock({ $0 }) {
-            throw SourceError(.outcomeUnknown, "\(error.message): the connection was lost after the change was sent")
+            throw await unknownOutcome("\(error.message): the connection was lost after the change was sent", backend: backend.withLock { $0 })
         } catch let lost as CommitOutcomeUnknown {
-            throw SourceError(
-                .outcomeUnknown,
-                "\(what): \(link.address): \(PostgresErrors.describe(lost.error)), after the change was sent: whether it was committed is unknown")
+            throw await unknownOutcome(
+                "\(what): \(link.address): \(PostgresErrors.describe(lost.error)), after the change was sent: whether it was committed is unknown",
+                backend: backend.withLock { $0 })
         }
         return SourceWriteResult(.changed, created: created)
+    }
+
+    /// The answer to a write lost with its connection while it committed, once settled if it can be: the connection's
+    /// server process ended (`PostgresLink.settle`), so that the statement cannot be made later — after this answer,
+    /// and after a client read the item to learn whether it was made.
+    private func unknownOutcome(_ message: String, backend: PostgresLink.Backend?) async -> SourceError {
+        guard let backend, await link.settle(backend, within: settleLimit) else {
+            return SourceError(
+                .outcomeUnknown,
+                "\(message); depotd could not end that connection's session within \(settleLimit.text), so the change may still be made")
+        }
+        return SourceError(.outcomeUnknown, "\(message); depotd has ended that connection's session, so it is settled")
     }
 
     /// A connection lost (or ended by the server) while the statement that commits was under way.

@@ -59,6 +59,50 @@ struct LinkStateMachineTests {
         #expect(!machine.isConnected)
     }
 
+    @Test("a patient waiter waits through failed attempts and their delays, and is resumed by the next connection")
+    func patientWaiter() {
+        var machine = Machine()
+        _ = machine.connected("c1")
+        guard case .run(let connection) = machine.awaitConnection(1), connection == "c1" else {
+            Issue.record("a patient waiter runs at once on a connection that is up")
+            return
+        }
+        _ = machine.failed(reason: "lost")
+        guard case .wait = machine.awaitConnection(2) else {
+            Issue.record("while the link waits to retry, a patient waiter waits")
+            return
+        }
+        guard case .fail = machine.query(3) else {
+            Issue.record("an ordinary query still fails at once")
+            return
+        }
+        _ = machine.retry()
+        _ = machine.query(4)
+        let failed = machine.failed(reason: "refused")
+        #expect(failed?.waiters == [4], "the attempt's ordinary waiter fails; the patient one waits on")
+        _ = machine.retry()
+        #expect(machine.connected("c2") == [2])
+    }
+
+    @Test("shut down fails patient waiters, whether an attempt is under way or the link waits to retry")
+    func shutDownPatient() {
+        var connecting = Machine()
+        _ = connecting.query(1)
+        _ = connecting.awaitConnection(2)
+        #expect(connecting.shutDown().waiters == [1, 2])
+
+        var waiting = Machine()
+        _ = waiting.failed(reason: "x")
+        _ = waiting.awaitConnection(3)
+        #expect(!waiting.isShutDown)
+        #expect(waiting.shutDown().waiters == [3])
+        #expect(waiting.isShutDown)
+        guard case .fail = waiting.awaitConnection(4) else {
+            Issue.record("no patient waiter after shut down")
+            return
+        }
+    }
+
     @Test("shut down from each state: waiters failed, the connection handed back to close, nothing after")
     func shutDown() {
         var connecting = Machine()

@@ -205,11 +205,41 @@ struct PostgresWriteTests {
         }
     }
 
-    /// Waits until `query` (a count) answers more than zero: the server has no event to wait on, so it is asked again
+    @Test("a write whose connection is lost as it commits is settled before it is answered: its server process is ended")
+    func settledBeforeAnswered() async throws {
+        // A one-second query time-out; the table locked, so that the put's statement waits in its server process as a
+        // statement in flight would: depotd gives up on the connection while the server still holds the statement.
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))], parameters: "connect_timeout=1") { table in
+            let log = LogRecorder()
+            try await table.withSource(logger: log.logger(level: .info)) { source in
+                _ = try await source.fetchItems(ifChangedSince: nil)
+                async let locker = table.cluster.psql("BEGIN; LOCK TABLE items IN SHARE MODE; SELECT pg_sleep(600); COMMIT;")
+                try await Self.waitUntil(
+                    table, "SELECT count(*) FROM pg_locks WHERE mode = 'ShareLock' AND granted AND relation = 'items'::regclass")
+                let lost = try #require(
+                    await #expect(throws: SourceError.self) { try await source.write([try Self.put(#"{"id":"b","n":2}"#)], held: nil) })
+                #expect(lost.kind == .outcomeUnknown)
+                #expect(lost.message.contains("so it is settled"), "\(lost.message)")
+                #expect(log.all.contains { $0.contains("the write is settled") })
+                try await table.cluster.psql(
+                    "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()")
+                _ = try? await locker
+                // Without the settling, the put's server process would make it now that the lock is gone, after the
+                // answer. Wait until no statement of it is left running, then look.
+                try await Self.waitUntil(
+                    table, "SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE 'INSERT INTO \"items\"%' AND state <> 'idle'", equals: "t")
+                #expect(try await Self.rows(table) == "a={\"id\":\"a\",\"n\":1}\n", "the write answered outcomeUnknown was made after its answer")
+            }
+        }
+    }
+
+    /// Waits until `query` (a count) answers more than zero, or `wanted` when given: the server has no event to wait on, so it is asked again
     /// every 20 ms.
-    static func waitUntil(_ table: PostgresTestTable, _ query: String) async throws {
+    static func waitUntil(_ table: PostgresTestTable, _ query: String, equals wanted: String? = nil) async throws {
         try await withTimeout(.seconds(60), query) {
-            while try await table.cluster.psql(query).filter({ !$0.isWhitespace }) == "0" {
+            while true {
+                let answer = try await table.cluster.psql(query).filter { !$0.isWhitespace }
+                if let wanted { if answer == wanted { break } } else if answer != "0" { break }
                 try await Task.sleep(for: .milliseconds(20))
             }
         }

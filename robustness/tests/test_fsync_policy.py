@@ -4,7 +4,6 @@ trusted, with one log line. Needs DEPOT_DEPOTD (a debug build; scripts/test sets
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import time
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from depot_robustness.connection import Connection
+from depot_robustness.connection import call_once
 from depot_robustness.daemon import Daemon
 from depot_robustness.disk import Disk, sync
 from depot_robustness.run import cached_items
@@ -49,11 +48,7 @@ def setup(tmp_path: Path) -> Iterator[tuple[Disk, Path, Callable[[str, bool], Da
 
 
 def call(daemon: Daemon, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    async def once() -> dict[str, Any]:
-        async with await Connection.open(daemon.socket_path, lambda _: None) as connection:
-            return await connection.call(method, params, 30)
-
-    return asyncio.run(once())
+    return call_once(daemon.socket_path, method, params, 30)
 
 
 def wait_for_log(daemon: Daemon, text: str, timeout: float = 30) -> str:

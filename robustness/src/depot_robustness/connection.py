@@ -120,3 +120,13 @@ class Connection:
         finally:
             self._waiting.pop(identifier, None)
             self._hooks.pop(identifier, None)
+
+
+def call_once(path: str, method: str, params: JSONObject, timeout: float = 60) -> JSONObject:
+    """One call on a connection of its own, from code that is not async (a test's steps): the answer."""
+
+    async def once() -> JSONObject:
+        async with await Connection.open(path, lambda _: None) as connection:
+            return await connection.call(method, params, timeout)
+
+    return asyncio.run(once())
