@@ -129,7 +129,8 @@ struct ChangeResolver {
             }
             // A patch is made to the item it was applied to: the source must still hold that one, or it is applied again.
             let patchExpected: SourceChange.Expectation = change.precondition == .none ? .item(current) : expected
-            return SourceChange(.put(try checkedItem(patched, change, index)), expected: patchExpected, patch: patch)
+            return SourceChange(
+                .put(try checkedItem(patched, change, index)), expected: patchExpected, patch: patch, expectsOnlyBase: change.precondition == .none)
         case .remove:
             if current == nil, !(alone && change.precondition == .none) {
                 throw Rejection(

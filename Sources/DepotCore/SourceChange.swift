@@ -20,11 +20,15 @@ public struct SourceChange: Sendable, Equatable {
     public let expected: Expectation
     /// The patch the put was made from; nil for a put or removal the client asked for as such.
     public let patch: ItemPatch?
+    /// True when `expected` is only the item the patch was applied to, not a precondition of the client's: a source that
+    /// applies the patch itself (an HTTP API's PATCH) applies it to what it holds, and need not check it.
+    public let expectsOnlyBase: Bool
 
-    public init(_ write: ItemWrite, expected: Expectation = .anything, patch: ItemPatch? = nil) {
+    public init(_ write: ItemWrite, expected: Expectation = .anything, patch: ItemPatch? = nil, expectsOnlyBase: Bool = false) {
         self.write = write
         self.expected = expected
         self.patch = patch
+        self.expectsOnlyBase = expectsOnlyBase
     }
 
     /// The id of the item changed.

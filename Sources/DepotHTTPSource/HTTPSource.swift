@@ -102,7 +102,10 @@ package struct HTTPSource: WritableSource {
     /// other clients of the API may have changed it too. 2xx succeeds (201: created), 404 and 410 are notFound, 409 and
     /// 412 conflicts. An API applies one change per request, with no transaction across them: a batch of more than one
     /// change is refused. A put that only creates sends `If-None-Match: *` (RFC 9110), which a server may refuse with
-    /// 412; a change made from an item (`ifMatch`, a patch's base) is checked against the list depotd read last.
+    /// 412. A change that must find an item (`ifMatch`; a patch's base, unless the API applies the patch itself) GETs
+    /// the item first: another version there is a conflict at once, the same one's ETag goes with the change as
+    /// `If-Match`, so that the API refuses it (412) if the item changes in between — no update is lost to another user
+    /// of the API. An API that sends no strong ETag for an item gets the change checked against the item just read.
     package func write(_ changes: [SourceChange], held: HeldItems?) async throws -> SourceWriteResult {
         guard changes.count == 1, let change = changes.first else {
             throw SourceError(
@@ -133,6 +136,11 @@ package struct HTTPSource: WritableSource {
                 if change.expected == .absent { headers.append(("If-None-Match", "*")) }
             }
         }
+        if case .item(let expected) = change.expected, !(method == .PATCH && change.expectsOnlyBase),
+            let validator = try await validator(of: expected, at: target)
+        {
+            headers.append(("If-Match", validator))
+        }
         let what = "\(method) \(target)"
         let response = try await perform(method, target, extraHeaders: headers, body: body, what: what, writing: true) { _ in false }
         logger.debug("\(what): \(Self.text(response.status))")
@@ -149,6 +157,41 @@ package struct HTTPSource: WritableSource {
         default:
             throw SourceError(
                 .refused, "\(what) answered \(Self.text(response.status)), so the change was not made; \(Self.advice(for: response.status))")
+        }
+    }
+
+    /// The strong ETag of `expected` at the API, read by a GET of its URL, for a change that must find it there; nil
+    /// when the API sends none (a weak ETag cannot be matched: RFC 9110 §13.1.1). Another version there, or none, is a
+    /// conflict now, naming what the API holds.
+    private func validator(of expected: Item, at target: HTTPAddress) async throws -> String? {
+        let what = "GET \(target)"
+        let response = try await perform(.GET, target, extraHeaders: [], what: what) { (200..<300).contains($0.code) }
+        switch response.status.code {
+        case 200..<300:
+            let current: JSONValue
+            do {
+                current = try JSONParser.parse(response.body)
+            } catch {
+                throw SourceError(
+                    .invalidData, "\(what) answered with a body that is not valid JSON: \(error); check that the URL serves one item")
+            }
+            guard current.jsonEquals(try expected.value) else {
+                throw SourceError(
+                    .conflict, "\(what): the server holds another version of item \"\(expected.id)\"; read it again and redo the change",
+                    conflict: SourceError.Conflict(index: 0, current: Item(id: expected.id, json: current.jsonBytes)))
+            }
+            guard let etag = response.headers.first(name: "ETag"), !etag.hasPrefix("W/") else {
+                logger.debug("\(what): no strong ETag; the change is sent unconditionally, checked against the item just read")
+                return nil
+            }
+            return etag
+        case 404, 410:
+            throw SourceError(
+                .conflict, "\(what) answered \(Self.text(response.status)): the server has no item \"\(expected.id)\" now; read it again",
+                conflict: SourceError.Conflict(index: 0, current: nil))
+        default:
+            throw SourceError(
+                .refused, "\(what) answered \(Self.text(response.status)), so the change was not sent; \(Self.advice(for: response.status))")
         }
     }
 

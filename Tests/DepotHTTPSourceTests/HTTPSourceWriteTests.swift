@@ -64,24 +64,75 @@ struct HTTPSourceWriteTests {
         ])
     func patch(patch: ItemPatch, mediaType: String, body: String) async throws {
         try await withServer({ _ in .respond(status: 200) }) { server in
+            // A client's patch with no precondition: the API applies it to what it holds, so nothing is read first.
             let change = SourceChange(
-                .put(try Self.item(#"{"id":1,"name":"ONE"}"#)), expected: .item(try Self.item(#"{"id":1,"name":"one"}"#)), patch: patch)
+                .put(try Self.item(#"{"id":1,"name":"ONE"}"#)), expected: .item(try Self.item(#"{"id":1,"name":"one"}"#)), patch: patch,
+                expectsOnlyBase: true)
             #expect(try await Self.writable(server).write([change], held: nil) == SourceWriteResult(.relist, created: [false]))
             let request = try #require(server.requests.value.first)
+            #expect(server.requests.value.count == 1)
+            #expect(request.header("If-Match") == nil)
             #expect(request.description == "PATCH /items/1")
             #expect(request.header("Content-Type") == mediaType)
             #expect(request.bodyText == body)
         }
     }
 
-    @Test("without a patch URL, a patch is a PUT of the patched item")
+    @Test("without a patch URL, a patch is a PUT of the patched item, conditional on the item it was applied to")
     func patchAsPut() async throws {
-        try await withServer({ _ in .respond(status: 204) }) { server in
+        try await withServer({ request in
+            request.method == "GET" ? .respond(status: 200, headers: [("ETag", #""v1""#)], body: #"{"name":"one","id":1}"#) : .respond(status: 204)
+        }) { server in
             let change = SourceChange(
-                .put(try Self.item(#"{"id":1,"name":"ONE"}"#)), expected: .item(try Self.item(#"{"id":1,"name":"one"}"#)), patch: Self.merge)
+                .put(try Self.item(#"{"id":1,"name":"ONE"}"#)), expected: .item(try Self.item(#"{"id":1,"name":"one"}"#)), patch: Self.merge,
+                expectsOnlyBase: true)
             _ = try await Self.writable(server, patches: false).write([change], held: nil)
-            #expect(server.requests.value.map(\.description) == ["PUT /items/1"])
-            #expect(server.requests.value.first?.bodyText == #"{"id":1,"name":"ONE"}"#)
+            #expect(server.requests.value.map(\.description) == ["GET /items/1", "PUT /items/1"])
+            #expect(server.requests.value.last?.bodyText == #"{"id":1,"name":"ONE"}"#)
+            #expect(server.requests.value.last?.header("If-Match") == #""v1""#, "members in another order are the same item")
+        }
+    }
+
+    @Test("a change that must find an item reads it first and sends its ETag as If-Match: the API's 412 is a conflict")
+    func ifMatch() async throws {
+        try await withServer({ request in
+            request.method == "GET" ? .respond(status: 200, headers: [("ETag", #""v1""#)], body: #"{"id":1,"n":1}"#) : .respond(status: 412)
+        }) { server in
+            let change = SourceChange(.remove(id: "1"), expected: .item(try Self.item(#"{"id":1,"n":1}"#)))
+            let source = try httpSource(server) { $0.deleteURL = try ItemURLTemplate(parsing: server.url("/items/{id}")) }
+            let error = try #require(await #expect(throws: SourceError.self) { try await source.write([change], held: nil) })
+            #expect(error.kind == .conflict)
+            #expect(server.requests.value.map(\.description) == ["GET /items/1", "DELETE /items/1"])
+            #expect(server.requests.value.last?.header("If-Match") == #""v1""#)
+        }
+    }
+
+    @Test(
+        "another version of the item at the API, or none, is a conflict before anything is sent; without a strong ETag the change goes unconditionally",
+        arguments: [
+            (200, #"{"id":1,"n":2}"#, nil, #"{"id":1,"n":2}"#), (404, "", nil, nil), (200, #"{"id":1,"n":1}"#, #"W/"v1""#, "sent"),
+            (200, #"{"id":1,"n":1}"#, nil, "sent"),
+        ] as [(Int, String, String?, String?)])
+    func itemRead(status: Int, body: String, etag: String?, outcome: String?) async throws {
+        try await withServer({ request in
+            request.method == "GET" ? .respond(status: status, headers: etag.map { [("ETag", $0)] } ?? [], body: body) : .respond(status: 200)
+        }) { server in
+            let change = SourceChange(.put(try Self.item(#"{"id":1,"n":5}"#)), expected: .item(try Self.item(#"{"id":1,"n":1}"#)))
+            var result: SourceError?
+            do {
+                _ = try await Self.writable(server).write([change], held: nil)
+            } catch let error as SourceError {
+                result = error
+            }
+            if outcome == "sent" {
+                #expect(result == nil)
+                #expect(server.requests.value.map(\.description) == ["GET /items/1", "PUT /items/1"])
+                #expect(server.requests.value.last?.header("If-Match") == nil)
+            } else {
+                #expect(result?.kind == .conflict)
+                #expect(result?.conflict?.current?.json == outcome.map { Array($0.utf8) })
+                #expect(server.requests.value.map(\.description) == ["GET /items/1"])
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 """The HTTP run's API held to what depotd's HTTP source expects of one: a listing with an ETag (304 when unchanged),
-PUT, PATCH (merge and JSON Patch) and DELETE of one item with their statuses, If-None-Match: * on a put, its own
+an item with its own, PUT, PATCH (merge and JSON Patch) and DELETE of one item with their statuses, If-Match and
+If-None-Match: * on a put, its own
 changes recorded in the history, and its faults."""
 
 from __future__ import annotations
@@ -45,6 +46,14 @@ def test_the_api_answers_as_an_http_source_expects() -> None:
         assert call(api, "PATCH", "/items/zz", {"note": "x"}, merge) == 404
         failing_test = [{"op": "test", "path": "/v", "value": "nope"}]
         assert call(api, "PATCH", "/items/s1", failing_test, {"Content-Type": "application/json-patch+json"}) == 409
+        # An item has an ETag of its own; a write with If-Match is made only while the item has it.
+        with urllib.request.urlopen(f"http://127.0.0.1:{api.port}/items/2", timeout=10) as response:
+            item_tag = response.headers["ETag"]
+            assert json.load(response) == {"id": 2, "v": "d"}
+        assert call(api, "GET", "/items/zz") == 404
+        assert call(api, "PUT", "/items/2", {"id": 2, "v": "f"}, {"If-Match": '"other"'}) == 412
+        assert call(api, "DELETE", "/items/zz", headers={"If-Match": item_tag}) == 412
+        assert call(api, "PATCH", "/items/2", {"v": "d"}, {**merge, "If-Match": item_tag}) == 200
         assert call(api, "DELETE", "/items/1") == 204
         assert call(api, "DELETE", "/items/1") == 404
         assert api.listing() == [{"id": "s1", "v": "b", "note": "x"}, {"id": 2, "v": "d"}]

@@ -182,10 +182,6 @@ def apply_changes(items: Items, changes: list[Change]) -> Applied:
     return Applied("ok", after, created=tuple(created))
 
 
-REFUSED_FROM_LIST = "refusedFromList"
-"""An HTTP source's write with `ifMatch` answered `conflict`: depotd checks such a precondition against the list it
-read (README, "Each source"), which the model does not hold; nothing was made."""
-
 NO_EFFECT = {
     "changeFailed",
     "loadFailed",
@@ -193,7 +189,6 @@ NO_EFFECT = {
     "invalidItem",
     "invalidChange",
     "forbidden",
-    REFUSED_FROM_LIST,
 }
 """Errors after which a write changed nothing."""
 

@@ -1,14 +1,10 @@
 """One run of the suite against an HTTP source: an API of the suite's own (standard library, on loopback) that serves
-the list, takes a PUT, PATCH and DELETE of one item, and changes items by itself meanwhile, as other users of an API
-do; depotd refreshes the list every second. The traffic and the checks are the file run's, with two differences, by
-design (README, "Each source"):
-
-- reads are left out of linearizability, as in a fleet: depotd's memory follows the API's own changes at its next
-  refresh, a moment later;
-- an `ifMatch` is checked against the list depotd read last, not by the API (HTTP gives no item's validator in a
-  list): so the model takes such a write as one without a precondition — made over whatever the API holds, or
-  refused with nothing made. `ifAbsent` (sent as `If-None-Match: *`) and a JSON Patch's `test` (the API applies the
-  patch) are the API's to check, and held to the model.
+the list and each item with an ETag, takes a PUT, PATCH and DELETE of one item (`If-Match`, `If-None-Match: *`), and
+changes items by itself meanwhile, as other users of an API do; depotd refreshes the list every second. The traffic
+and the checks are the file run's, with one difference, by design (README, "Each source"): reads are left out of
+linearizability, as in a fleet — depotd's memory follows the API's own changes at its next refresh, a moment later.
+Every precondition is the API's to check (`ifMatch` as `If-Match` with the item's ETag, which depotd reads first;
+`ifAbsent` as `If-None-Match: *`; a JSON Patch's `test`), and held to the model.
 
 The API's own changes are writes of the history (client -2), each at the instant it was made under the API's lock."""
 
@@ -32,13 +28,18 @@ from .daemon import Daemon
 from .faults import each_fault, freeze, restart
 from .history import JSON, UNSEEN, Change, History, Operation, canonical, key_of
 from .linearizability import check
-from .model import REFUSED_FROM_LIST, PatchConflict, json_patch, merge_patch
+from .model import PatchConflict, json_patch, merge_patch
 from .run import Report, RunSettings, run_clients, tally
 from .traffic import Keys, Traffic, initial_items
 from .watch import check_watch
 
 API_CLIENT = -2
 """The client number of the API's own changes in the history."""
+
+
+def item_etag(item: JSON) -> str:
+    """An item's strong ETag: a digest of its JSON as the API writes it."""
+    return '"' + hashlib.sha256(json.dumps(item).encode()).hexdigest()[:32] + '"'
 
 
 class ItemAPI:
@@ -119,9 +120,15 @@ class ItemAPI:
             if request.headers.get("If-None-Match") == etag:
                 return self.answer(request, 304, b"", etag)
             return self.answer(request, 200, text, etag)
-        if not path.startswith("/items/") or method == "GET":
+        if not path.startswith("/items/"):
             return self.answer(request, 404, b"{}")
         key = urllib.parse.unquote(path[len("/items/") :])
+        if method == "GET":
+            with self.lock:
+                item = self.items.get(key)
+            if item is None:
+                return self.answer(request, 404, b"{}")
+            return self.answer(request, 200, json.dumps(item).encode(), item_etag(item))
         status = self.write(method, key, body, request.headers.get("Content-Type", ""), request.headers)
         if mode == "reset":
             # Made, but the answer is lost with its connection: the client cannot know which.
@@ -133,6 +140,9 @@ class ItemAPI:
     def write(self, method: str, key: str, body: bytes, media_type: str, headers: Any) -> int:
         with self.lock:
             current = self.items.get(key)
+            condition = headers.get("If-Match")
+            if condition is not None and (current is None or item_etag(current) != condition):
+                return 412
             if method == "DELETE":
                 if current is None:
                     return 404
@@ -284,16 +294,11 @@ def run_http(settings: RunSettings) -> Report:
         if settings.history_path is not None:
             history.save(settings.history_path)
         writes = [operation for operation in history.operations if operation.kind == "write"]
-        checked_against_list = 0
+        conditional = 0
         for operation in writes:
-            if any(change.if_match is not None for change in operation.changes):
-                checked_against_list += 1
-                if operation.outcome == "conflict":
-                    operation.outcome = REFUSED_FROM_LIST
-            for change in operation.changes:
-                change.if_match = None
+            conditional += any(change.if_match is not None for change in operation.changes)
             if operation.client != API_CLIENT:
-                # A conflict's item and a put's `created` come from depotd's list: not held to the model.
+                # A conflict's item and a put's `created` come from depotd's view: not held to the model.
                 operation.created = None
                 if operation.outcome == "conflict":
                     operation.observed = UNSEEN
@@ -304,7 +309,7 @@ def run_http(settings: RunSettings) -> Report:
             seed=seed,
             seconds=settings.seconds,
             clients=settings.clients,
-            layout=f"{checked_against_list} ifMatch checked against depotd's list",
+            layout=f"{conditional} writes with ifMatch, checked by the API",
             calls=traffic.calls,
             counts=traffic.counts,
             outcomes=outcomes,
