@@ -31,19 +31,22 @@ package struct ChangeFeed: Sendable {
     package func run() async {
         let (wakes, continuation) = AsyncStream.makeStream(of: Wake.self)
         let link = source.link
-        let pollInterval = Duration.seconds(link.address.pollInterval)
+        let pollInterval = link.address.pollInterval
         await withDiscardingTaskGroup { group in
             group.addTask {
                 await link.run { continuation.yield(.link($0)) }
                 continuation.finish()
             }
             group.addTask { [clock] in
-                while (try? await clock.sleep(for: pollInterval)) != nil {
+                // Each wait drawn from 80–120 % of the interval: daemons started together (a fleet after the
+                // database or its pooler came back) drift apart rather than poll in lockstep.
+                var generator = SystemRandomNumberGenerator()
+                while (try? await clock.sleep(for: pollInterval * Double.random(in: 0.8...1.2, using: &generator))) != nil {
                     continuation.yield(.poll)
                 }
             }
             var generator = SystemRandomNumberGenerator()
-            let pollsPerPrune = max(1, 3600 / link.address.pollInterval)
+            let pollsPerPrune = max(1, Int(Duration.seconds(3600) / pollInterval))
             var pollsUntilPrune = Int.random(in: 1...pollsPerPrune, using: &generator)
             for await wake in wakes {
                 switch wake {

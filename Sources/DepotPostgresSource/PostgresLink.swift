@@ -226,13 +226,23 @@ package final class PostgresLink: Sendable {
                 return error is QueryTimedOut ? "setting up took longer than \((queryTimeout * 3).text)" : Self.describe(error)
             }
             let session = Session(connection: connection, backend: backend)
-            try await connection.listen(on: sql.channel) { notifications in
-                guard let waiters = machine.withLock({ $0.connected(session) }) else { return }
-                for waiter in waiters { waiter.resume(returning: session) }
-                logger.info("connected to \(address), listening on \(sql.channel)")
-                report(.connected)
-                for try await notification in notifications {
-                    report(.changed(position: Int64(notification.payload)))
+            switch address.feed {
+            case .listen:
+                try await connection.listen(on: sql.channel) { notifications in
+                    guard connected(session, report, "listening on \(sql.channel)") else { return }
+                    for try await notification in notifications {
+                        report(.changed(position: Int64(notification.payload)))
+                    }
+                }
+            case .poll:
+                // Nothing kept in the session: the connection lives until it closes (a query's time-out closes it) or
+                // depotd stops.
+                if connected(session, report, "reading its change log every \(address.pollInterval.text) (feed=poll)") {
+                    try await withTaskCancellationHandler {
+                        try await connection.closeFuture.get()
+                    } onCancel: {
+                        connection.close().whenComplete { _ in }
+                    }
                 }
             }
             try? await connection.close()
@@ -241,6 +251,15 @@ package final class PostgresLink: Sendable {
             try? await connection.close()
             return Self.describe(error)
         }
+    }
+
+    /// The connection is up: the queries that waited for it run, and the feed catches up. False when depotd is stopping.
+    private func connected(_ session: Session, _ report: @Sendable (Event) -> Void, _ how: String) -> Bool {
+        guard let waiters = machine.withLock({ $0.connected(session) }) else { return false }
+        for waiter in waiters { waiter.resume(returning: session) }
+        logger.info("connected to \(address), \(how)")
+        report(.connected)
+        return true
     }
 
     private func connect(number: Int) async throws -> PostgresConnection {

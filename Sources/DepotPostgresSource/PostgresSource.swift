@@ -89,6 +89,12 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
     /// server process ended (`PostgresLink.settle`), so that the statement cannot be made later — after this answer,
     /// and after a client read the item to learn whether it was made.
     private func unknownOutcome(_ message: String, backend: PostgresLink.Backend?) async -> SourceError {
+        guard link.address.feed == .listen else {
+            // Through a pooler in transaction mode (what feed=poll is for) the server process a connection reaches
+            // changes from one transaction to the next: none is the write's to end.
+            return SourceError(
+                .outcomeUnknown, "\(message); with feed=poll depotd cannot end the session that carried it, so the change may still be made")
+        }
         guard let backend, await link.settle(backend, within: settleLimit) else {
             return SourceError(
                 .outcomeUnknown,

@@ -17,8 +17,10 @@
 ///   `doc_column` (`doc` unless said, `json` or `jsonb`) the item, its id member included; `doc_column=*` makes
 ///   each row's columns the item's members instead, in column order.
 /// - `connect_timeout` (seconds, 10), `poll_interval` (seconds between reads of the change log without a wake-up,
-///   which also notice a connection lost silently; 10) and `retention` (seconds a change stays in the log; 86400):
-///   a daemon away longer than that reloads in full.
+///   which also notice a connection lost silently; 10, down to 0.05) and `retention` (seconds a change stays in the
+///   log; 86400): a daemon away longer than that reloads in full.
+/// - `feed`: `listen` (the default) wakes the daemon by LISTEN/NOTIFY on a session of its own; `poll` reads the log
+///   every `poll_interval` only, with nothing kept in the session, so that a pooler in transaction mode can carry it.
 public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     /// Where the server listens.
     public enum Endpoint: Sendable, Hashable {
@@ -37,6 +39,14 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         public static func socketPath(directory: String, port: Int) -> String {
             (directory.hasSuffix("/") ? String(directory.dropLast()) : directory) + "/.s.PGSQL.\(port)"
         }
+    }
+
+    /// How a daemon learns of changes in the table.
+    public enum Feed: String, Sendable, Hashable, CaseIterable {
+        /// LISTEN on a session of its own, and a read of the log every `pollInterval` besides.
+        case listen
+        /// A read of the log every `pollInterval` only: no LISTEN, nothing kept in the session between transactions.
+        case poll
     }
 
     /// libpq's `sslmode`: whether TLS is tried or required, and how much of the server's certificate is checked.
@@ -61,9 +71,11 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     public let docColumn: String?
     /// Seconds to wait for a connection to be set up.
     public let connectTimeout: Int
-    /// Seconds between reads of the change log when no wake-up came; also how soon a silently lost connection is
+    /// The time between reads of the change log when no wake-up came; also how soon a silently lost connection is
     /// noticed.
-    public let pollInterval: Int
+    public let pollInterval: Duration
+    /// How the daemon learns of changes.
+    public let feed: Feed
     /// Seconds a change stays in the log before a daemon prunes it.
     public let retention: Int
 
@@ -71,7 +83,9 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     public static let defaultIDColumn = "id"
     public static let defaultDocColumn = "doc"
     public static let defaultConnectTimeout = 10
-    public static let defaultPollInterval = 10
+    public static let defaultPollInterval = Duration.seconds(10)
+    /// The shortest poll interval: a fleet polling more often would cost the database more than LISTEN does.
+    public static let shortestPollInterval = Duration.milliseconds(50)
     public static let defaultRetention = 86_400
     public static let defaultSocketDirectory = "/run/postgresql"
     public static let defaultTable = "items"
@@ -99,7 +113,8 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         if idColumn != Self.defaultIDColumn { query.append("id_column=" + idColumn) }
         if docColumn != Self.defaultDocColumn { query.append("doc_column=" + (docColumn ?? "*")) }
         if connectTimeout != Self.defaultConnectTimeout { query.append("connect_timeout=\(connectTimeout)") }
-        if pollInterval != Self.defaultPollInterval { query.append("poll_interval=\(pollInterval)") }
+        if feed != .listen { query.append("feed=" + feed.rawValue) }
+        if pollInterval != Self.defaultPollInterval { query.append("poll_interval=" + Self.secondsText(pollInterval)) }
         if retention != Self.defaultRetention { query.append("retention=\(retention)") }
         return text + "?" + query.joined(separator: "&")
     }
@@ -167,6 +182,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         var docColumn: String? = Self.defaultDocColumn
         var connectTimeout = Self.defaultConnectTimeout
         var pollInterval = Self.defaultPollInterval
+        var feed = Feed.listen
         var retention = Self.defaultRetention
         var seen = Set<String>()
         for parameter in (queryText ?? "").split(separator: "&") {
@@ -203,7 +219,14 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
             case "connect_timeout":
                 connectTimeout = try Self.seconds(decoded, parameter: name, range: 1...3600)
             case "poll_interval":
-                pollInterval = try Self.seconds(decoded, parameter: name, range: 1...86_400)
+                pollInterval = try Self.interval(decoded, parameter: name)
+            case "feed":
+                guard let chosen = Feed(rawValue: decoded) else {
+                    throw SettingProblem(
+                        "has feed=\(decoded); it is listen (LISTEN/NOTIFY on a session of its own) or poll (reads of the log only, for a pooler in transaction mode)"
+                    )
+                }
+                feed = chosen
             case "retention":
                 retention = try Self.seconds(decoded, parameter: name, range: 60...31_536_000)
             case "password", "passfile":
@@ -213,7 +236,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
             default:
                 throw SettingProblem(
                     "has the parameter \"\(name)\", which depotd does not take; it takes table, id_column, doc_column, sslmode, host, port, user, dbname, "
-                        + "connect_timeout, poll_interval and retention")
+                        + "connect_timeout, poll_interval, feed and retention")
             }
         }
         if let socketDirectory {
@@ -247,6 +270,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         self.docColumn = docColumn
         self.connectTimeout = connectTimeout
         self.pollInterval = pollInterval
+        self.feed = feed
         self.retention = retention
     }
 
@@ -271,6 +295,31 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
             throw SettingProblem("has \(parameter)=\(text); it is a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
+    }
+
+    /// Seconds, with up to three decimals, from `shortestPollInterval` to a day, given as parameter `parameter`.
+    private static func interval(_ text: String, parameter: Substring) throws(SettingProblem) -> Duration {
+        let shortest = Self.secondsText(Self.shortestPollInterval)
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let digits = parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
+        guard digits, parts[0].count <= 6, parts.count == 1 || parts[1].count <= 3, let whole = Int64(parts[0]),
+            let fraction = Int64((parts.count == 2 ? parts[1] : "") + String(repeating: "0", count: 3 - (parts.count == 2 ? parts[1].count : 0))),
+            case let interval = Duration.milliseconds(whole * 1000 + fraction),
+            interval >= Self.shortestPollInterval, interval <= .seconds(86_400)
+        else {
+            throw SettingProblem("has \(parameter)=\(text); it is a number of seconds (up to three decimals) from \(shortest) to 86400")
+        }
+        return interval
+    }
+
+    /// `interval` as seconds, with the decimals it needs: `10`, `0.5`, `0.05`.
+    public static func secondsText(_ interval: Duration) -> String {
+        let (seconds, attoseconds) = interval.components
+        let milliseconds = attoseconds / 1_000_000_000_000_000
+        guard milliseconds != 0 else { return "\(seconds)" }
+        var decimals = String(milliseconds + 1000).dropFirst()
+        while decimals.hasSuffix("0") { decimals.removeLast() }
+        return "\(seconds).\(decimals)"
     }
 
     /// What follows `postgres://` or `postgresql://` (the scheme in any case); nil for another scheme.

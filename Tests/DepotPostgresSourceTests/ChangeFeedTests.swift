@@ -72,6 +72,25 @@ struct ChangeFeedTests {
         }
     }
 
+    @Test("feed=poll: no LISTEN, nothing kept in the session; outside writes arrive at the next poll, a sub-second one")
+    func pollFeed() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))], parameters: "feed=poll&poll_interval=0.2") { table in
+            try await table.cluster.psql("ALTER SYSTEM SET log_statement = 'all'; SELECT pg_reload_conf();")
+            try await Self.withFeed(table) { repository, recorder in
+                try await table.insert("b", document("b", 2))
+                _ = try await Self.waitFor(recorder, revision: 1)
+                try await table.cluster.psql("DELETE FROM items WHERE id = 'a'")
+                let afterDelete = try await Self.waitFor(recorder, revision: 2)
+                #expect(Self.ids(afterDelete) == ["b"])
+                _ = try await repository.remove(id: "b").result.get()
+                _ = try await Self.waitFor(recorder, revision: 3)
+            }
+            let statements = table.cluster.serverLog.split(separator: "\n").filter { $0.contains("statement:") || $0.contains("execute") }
+            #expect(statements.contains { $0.contains("items_changes") }, "the log was read")
+            #expect(!statements.contains { $0.contains("LISTEN") || $0.contains(" SET ") || $0.contains("PREPARE") }, "\(statements)")
+        }
+    }
+
     @Test("a removal through the repository is one DELETE and one catch-up; its own wake-up costs nothing")
     func removal() async throws {
         try await PostgresTestTable.with(rows: [("a", document("a", 1)), ("b", document("b", 2))]) { table in

@@ -96,10 +96,34 @@ struct PostgresAddressTests {
             ("postgres://db/fl%2", "two hex digits"),
             ("postgres://db/fl%FF", "not UTF-8"),
             ("postgres://db/fleet#x", "fragment"),
+            ("postgres://db/fleet?feed=notify", "it is listen (LISTEN/NOTIFY on a session of its own) or poll"),
+            ("postgres://db/fleet?poll_interval=0.01", "from 0.05 to 86400"),
+            ("postgres://db/fleet?poll_interval=0.0005", "up to three decimals"),
+            ("postgres://db/fleet?poll_interval=1e3", "a number of seconds"),
+            ("postgres://db/fleet?poll_interval=-1", "a number of seconds"),
+            ("postgres://db/fleet?poll_interval=.5", "a number of seconds"),
+            ("postgres://db/fleet?poll_interval=86401", "to 86400"),
         ])
     func malformed(text: String, expected: String) {
         let problem = Self.problem(text)
         #expect(problem?.contains(expected) == true, "\(text): \(problem ?? "accepted")")
+    }
+
+    @Test(
+        "the feed and a poll interval to the millisecond, written back as given",
+        arguments: [
+            ("feed=poll&poll_interval=0.5", PostgresAddress.Feed.poll, Duration.milliseconds(500), "&feed=poll&poll_interval=0.5"),
+            ("poll_interval=0.05", .listen, .milliseconds(50), "&poll_interval=0.05"),
+            ("poll_interval=2.250", .listen, .milliseconds(2250), "&poll_interval=2.25"),
+            ("feed=listen&poll_interval=10", .listen, .seconds(10), ""),
+            ("poll_interval=86400", .listen, .seconds(86_400), "&poll_interval=86400"),
+        ])
+    func feed(query: String, feed: PostgresAddress.Feed, interval: Duration, described: String) throws {
+        let address = try Self.parse("postgres://db/fleet?" + query)
+        #expect(address.feed == feed)
+        #expect(address.pollInterval == interval)
+        #expect(address.description == "postgres://db:5432/fleet?table=items" + described)
+        #expect(try Self.parse(address.description) == address)
     }
 
     @Test("isPostgres tells a postgres:// or postgresql:// URI from any other")
