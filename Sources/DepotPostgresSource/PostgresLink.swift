@@ -210,7 +210,10 @@ package final class PostgresLink: Sendable {
         do {
             connection = try await connect(number: number)
         } catch {
-            return Self.describe(error)
+            let reason = Self.describe(error)
+            // PgBouncer refuses the startup parameter a session of depotd's own sets; LISTEN needs such a session.
+            guard address.feed == .listen, reason.contains("unsupported startup parameter") else { return reason }
+            return reason + "; if that is a pooler (PgBouncer), add feed=poll to the URI: feed=listen needs a session of its own"
         }
         do {
             let installed = await withQueryTimeout(queryTimeout * 3, on: connection) {
@@ -279,7 +282,10 @@ package final class PostgresLink: Sendable {
         // depotd's statements are small lookups by key. Planned for a catch-up of up to 10,000 changes they can cost
         // past jit_above_cost, and compiling them took ~60 ms of every ~1 ms catch-up; a server setting cannot
         // help, since it is the plan's estimate that crosses it.
-        configuration.options.additionalStartupParameters = [("application_name", "depotd"), ("jit", "off")]
+        // A pooler refuses startup parameters it does not know (PgBouncer: "unsupported startup parameter: jit"), and
+        // feed=poll is for poolers: there the DBA turns JIT off for depotd's role (README).
+        configuration.options.additionalStartupParameters =
+            [("application_name", "depotd")] + (address.feed == .listen ? [("jit", "off")] : [])
         return try await PostgresConnection.connect(
             on: sourceLoop.eventLoop, configuration: configuration, id: number, logger: logger)
     }

@@ -91,6 +91,20 @@ struct ChangeFeedTests {
         }
     }
 
+    @Test("the wake trigger dropped (no NOTIFY at commit): daemons follow at their poll interval and do not put it back")
+    func withoutNotify() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))], parameters: "poll_interval=0.2") { table in
+            try await Self.withFeed(table) { _, _ in }  // installs the feed
+            try await table.cluster.psql("DROP TRIGGER depot_wake_listeners ON items")
+            try await Self.withFeed(table) { _, recorder in
+                try await table.insert("b", document("b", 2))
+                #expect(Self.ids(try await Self.waitFor(recorder, revision: 1)) == ["a", "b"])
+            }
+            let triggers = try await table.cluster.psql("SELECT count(*) FROM pg_trigger WHERE tgname = 'depot_wake_listeners'")
+            #expect(triggers.filter { !$0.isWhitespace } == "0")
+        }
+    }
+
     @Test("a removal through the repository is one DELETE and one catch-up; its own wake-up costs nothing")
     func removal() async throws {
         try await PostgresTestTable.with(rows: [("a", document("a", 1)), ("b", document("b", 2))]) { table in

@@ -1,0 +1,72 @@
+import DepotCore
+import DepotJSON
+import DepotPostgresSource
+import DepotSources
+import DepotTestSupport
+import Logging
+import Testing
+
+/// Daemons with `feed=poll` through a real PgBouncer in transaction mode, with fewer server connections than daemons:
+/// loads, catch-ups, removals and writes (a batch's transaction included) all work, and the database sees only the
+/// pool's connections.
+@Suite(
+    "Through PgBouncer in transaction mode: feed=poll",
+    .enabled(if: PgBouncer.unavailableReason == nil || PostgresCluster.mustRun))
+struct PgBouncerTests {
+    @Test("two daemons on one server connection: load, outside writes, a removal, puts, a patch with ifMatch and a batch")
+    func throughTransactionPooling() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            let bouncer = try await PgBouncer.start(in: table.cluster, poolMode: "transaction", poolSize: 1)
+            do {
+                let pooled = PostgresTestTable(
+                    cluster: table.cluster, address: try PostgresAddress(parsing: bouncer.sourceURI(parameters: "feed=poll&poll_interval=0.2")))
+                try await ChangeFeedTests.withFeed(pooled) { first, firstStates in
+                    try await ChangeFeedTests.withFeed(pooled) { second, secondStates in
+                        try await table.insert("b", document("b", 2))
+                        _ = try await ChangeFeedTests.waitFor(firstStates, revision: 1)
+                        _ = try await ChangeFeedTests.waitFor(secondStates, revision: 1)
+                        _ = try await first.remove(id: "a").result.get()
+                        _ = try await second.apply([.put("c", ["n": 3])]).result.get()
+                        let b = try #require(second.item(id: "b"))
+                        _ = try await first.apply([.patch("b", .merge(["n": 20]), .ifMatch(b.etag))]).result.get()
+                        _ = try await second.apply([.put("d", ["n": 4]), .put("e", ["n": 5])]).result.get()
+                        let last = try await table.revision()
+                        let one = try await ChangeFeedTests.waitFor(firstStates, revision: last)
+                        let other = try await ChangeFeedTests.waitFor(secondStates, revision: last)
+                        #expect(ChangeFeedTests.ids(one) == ["b", "c", "d", "e"])
+                        #expect(one.state.items == other.state.items, "both daemons hold the table at its revision")
+                        #expect(try await PostgresWriteTests.rows(table).contains(#"b={"id":"b","n":20}"#))
+                        // The database saw the pool's one connection (and psql's own), never a daemon's.
+                        let sessions = try await table.cluster.psql(
+                            "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
+                        #expect(sessions.filter { !$0.isWhitespace } == "1")
+                    }
+                }
+            } catch {
+                Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
+            }
+            await bouncer.remove()
+        }
+    }
+
+    @Test("feed=listen through PgBouncer is refused at connection, and the log says to use feed=poll")
+    func listenThroughPooler() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            let bouncer = try await PgBouncer.start(in: table.cluster)
+            do {
+                let pooled = PostgresTestTable(cluster: table.cluster, address: try PostgresAddress(parsing: bouncer.sourceURI()))
+                let log = LogRecorder()
+                try await pooled.withSource(logger: log.logger(level: .warning)) { source in
+                    let line = try await withTimeout(.seconds(30), "the refusal") {
+                        await log.waitForLine(containing: "unsupported startup parameter")
+                    }
+                    #expect(line.contains("add feed=poll to the URI"), "\(line)")
+                    await #expect(throws: SourceError.self) { try await source.fetchItems() }
+                }
+            } catch {
+                Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
+            }
+            await bouncer.remove()
+        }
+    }
+}
