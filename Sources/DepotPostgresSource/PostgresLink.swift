@@ -325,9 +325,10 @@ package final class PostgresLink: Sendable {
                         return false
                     } catch let error as SourceError where error.kind == .unavailable {
                         // The new connection was lost too, or the server does not answer: the next connection — unless
-                        // depotd is stopping, when there is none.
-                        try Task.checkCancellation()
+                        // depotd is stopping, when there is none. (A connection closed before the link noticed is
+                        // handed out again until it does: a moment, not a spin.)
                         if machine.withLock({ $0.isShutDown }) { throw error }
+                        try await sourceLoop.clock.sleep(for: .milliseconds(20))
                     }
                 }
             }
@@ -337,11 +338,12 @@ package final class PostgresLink: Sendable {
         }
     }
 
-    /// Asks the server to end `backend` and waits up to a second for it to go: true once it is gone (or was already).
+    /// Asks the server to end `backend` and waits up to a second for it to go: true once it is gone (or was already, or
+    /// is the session asking — whose statements are all answered).
     private static func end(_ backend: Backend, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let query: PostgresQuery = """
             SELECT pg_terminate_backend(pid, 1000) FROM pg_stat_activity \
-            WHERE pid = \(backend.pid) AND backend_start::text = \(backend.started)
+            WHERE pid = \(backend.pid) AND backend_start::text = \(backend.started) AND pid <> pg_backend_pid()
             """
         for try await ended in try await connection.query(query, logger: logger).decode(Bool.self) { return ended }
         return true
