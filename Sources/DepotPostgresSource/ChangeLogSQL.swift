@@ -14,7 +14,7 @@ package import DepotSources
 package struct ChangeLogSQL: Sendable {
     /// Bumped when the installed objects change: `setup` replaces older ones, and depotd runs it only when the
     /// installed function carries another version.
-    package static let version = "depot change feed 1"
+    package static let version = "depot change feed 2"
 
     package let address: PostgresAddress
 
@@ -31,6 +31,8 @@ package struct ChangeLogSQL: Sendable {
     package var log: String { name("_changes") }
     /// `TABLE_revision`: one row, the last position given.
     package var counter: String { name("_revision") }
+    /// `TABLE_writes`: the id of each write a `feed=poll` daemon made, and of each it fenced off (`fence`).
+    package var writes: String { name("_writes") }
     /// The trigger function that records a change.
     package var recordFunction: String { name("_record_change") }
     /// The trigger function that wakes the listeners.
@@ -67,6 +69,12 @@ package struct ChangeLogSQL: Sendable {
             CREATE TABLE IF NOT EXISTS \(log) (
                 position bigint PRIMARY KEY,
                 id text,
+                recorded_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(writes) (
+                id uuid PRIMARY KEY,
                 recorded_at timestamptz NOT NULL DEFAULT now()
             )
             """,
@@ -162,5 +170,27 @@ package struct ChangeLogSQL: Sendable {
     /// Drops the changes older than $1 seconds.
     package var prune: String {
         "DELETE FROM \(log) WHERE recorded_at < now() - make_interval(secs => $1)"
+    }
+
+    /// Drops the write ids older than $1 seconds: a write is settled long before.
+    package var pruneWrites: String {
+        "DELETE FROM \(writes) WHERE recorded_at < now() - make_interval(secs => $1)"
+    }
+
+    /// `statement`, made only if the write id $`parameter` is not in `writes` yet — it records it — so that once
+    /// `fence` recorded the id first, the statement fails whenever it reaches the server (unique violation).
+    package func fenced(_ statement: String, parameter: Int) -> String {
+        "WITH depot_fence AS (INSERT INTO \(writes) (id) VALUES ($\(parameter)::uuid)) " + statement
+    }
+
+    /// Records the write id $1, as a write's transaction does: a batch's first statement.
+    package var recordWrite: String {
+        "INSERT INTO \(writes) (id) VALUES ($1::uuid)"
+    }
+
+    /// Records the write id $1 unless the write did: from then on the write cannot be made, whenever it reaches the
+    /// server. Settles a write whose connection was lost as it committed, through any pooler.
+    package var fence: String {
+        "INSERT INTO \(writes) (id) VALUES ($1::uuid) ON CONFLICT DO NOTHING"
     }
 }

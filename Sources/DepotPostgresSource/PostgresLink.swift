@@ -301,27 +301,45 @@ package final class PostgresLink: Sendable {
 
     // MARK: Settling a write
 
-    /// Ends `lost` — the server process of a connection lost while a write's committing statement was under way —
-    /// and returns true once it is gone: from then on the write is settled, made or not, for good. Until then the
-    /// statement may still reach that process (retransmitted when a partition heals, or held in a buffer on the way)
-    /// and be made after depotd answered. Waits for the link's next connection, tries again when the process does
-    /// not end at once (a stopped server), and gives up after `limit` (false: it may still be made), when depotd
-    /// stops, or when the database refuses to end it (a role may end its own sessions: depotd's are).
-    package func settle(_ lost: Backend, within limit: Duration) async -> Bool {
-        logger.notice("a write's connection was lost as it committed: ending \(lost) of \(address) to settle it before answering")
+    /// What settles a write whose connection was lost as it committed: until then its statement may still reach the
+    /// server (retransmitted when a partition heals, or held in a buffer on the way) and be made after depotd answered.
+    package enum Settlement: Sendable, CustomStringConvertible {
+        /// End the connection's server process (a session of depotd's own: `feed=listen`).
+        case endBackend(Backend)
+        /// Record the write's id first (`ChangeLogSQL.fence`): the statement, which records it too, then fails
+        /// whatever server process it reaches — what works through a pooler (`feed=poll`).
+        case fenceWrite(id: String)
+
+        package var description: String {
+            switch self {
+            case .endBackend(let backend): "ending \(backend)"
+            case .fenceWrite(let id): "fencing off write \(id)"
+            }
+        }
+    }
+
+    /// Settles a write whose connection was lost as it committed (`Settlement`) and returns true once done: from then
+    /// on the write is made or not, for good. Waits for the link's next connection, tries again while the server does
+    /// not let it (a stopped server), and gives up after `limit` (false: it may still be made), when depotd stops, or
+    /// when the database refuses (a role may end its own sessions; `fence` needs INSERT on the writes table).
+    package func settle(_ settlement: Settlement, within limit: Duration) async -> Bool {
+        logger.notice("a write's connection was lost as it committed: \(settlement) at \(address) to settle it before answering")
         do {
             return try await withDeadline(limit, on: sourceLoop.clock, preferring: sourceLoop) { [self] in
                 while true {
                     do {
-                        let ended = try await withSession("end \(lost) after its connection was lost", patient: true) { session, _ in
-                            try await Self.end(lost, on: session.connection, logger: self.logger)
+                        let settled = try await withSession("settle a write: \(settlement)", patient: true) { session, _ in
+                            switch settlement {
+                            case .endBackend(let backend): try await Self.end(backend, on: session.connection, logger: self.logger)
+                            case .fenceWrite(let id): try await Self.fence(id, with: self.sql, on: session.connection, logger: self.logger)
+                            }
                         }
-                        if ended {
-                            logger.info("ended \(lost) of \(address), whose connection was lost during a write: the write is settled")
+                        if settled {
+                            logger.info("\(settlement) at \(address) done: the write is settled")
                             return true
                         }
                     } catch let error as SourceError where error.kind == .refused {
-                        logger.warning("cannot end \(lost) of \(address) to settle a write: \(error.message)")
+                        logger.warning("cannot settle a write at \(address) (\(settlement)): \(error.message)")
                         return false
                     } catch let error as SourceError where error.kind == .unavailable {
                         // The new connection was lost too, or the server does not answer: the next connection — unless
@@ -333,9 +351,17 @@ package final class PostgresLink: Sendable {
                 }
             }
         } catch {
-            logger.warning("could not end \(lost) of \(address) within \(limit.text): a write lost with its connection may still be made")
+            logger.warning("could not settle a write at \(address) within \(limit.text) (\(settlement)): it may still be made")
             return false
         }
+    }
+
+    /// Records write `id` as fenced off unless its statement recorded it first: true, either way it is settled.
+    private static func fence(_ id: String, with sql: ChangeLogSQL, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        var binds = PostgresBindings()
+        binds.append(id)
+        _ = try await connection.query(PostgresQuery(unsafeSQL: sql.fence, binds: binds), logger: logger).collect()
+        return true
     }
 
     /// Asks the server to end `backend` and waits up to a second for it to go: true once it is gone (or was already, or

@@ -5,6 +5,12 @@ import DepotSources
 package import Logging
 import PostgresNIO
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A table in PostgreSQL as depotd's source (`--source postgres://…`): a load reads every row, in id order, with
 /// the change-log position it reflects; a removal deletes the row; and, given the version held, a load reads only
 /// the changes since it — one statement that returns the changed rows as they are now — so a change of one row
@@ -68,19 +74,23 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         // leaves the write's outcome unknown, one lost before it leaves nothing made.
         let committing = Locked(false)
         let backend = Locked<PostgresLink.Backend?>(nil)
+        // Through a pooler (feed=poll) the write carries an id of its own, which settles it if its connection is lost.
+        let writeID = link.address.feed == .poll ? UUID().uuidString : nil
         let created: [Bool]
         do {
             created = try await link.withSession(what) { [self, logger, description] session, _ in
                 backend.withLock { $0 = session.backend }
                 return try await write(
-                    changes, with: sql, on: session.connection, committing: committing, logger: logger, description: description)
+                    changes, with: sql, writeID: writeID, on: session.connection, committing: committing, logger: logger,
+                    description: description)
             }
         } catch let error as SourceError where error.kind == .unavailable && committing.withLock({ $0 }) {
-            throw await unknownOutcome("\(error.message): the connection was lost after the change was sent", backend: backend.withLock { $0 })
+            throw await unknownOutcome(
+                "\(error.message): the connection was lost after the change was sent", settlement(writeID, backend.withLock { $0 }))
         } catch let lost as CommitOutcomeUnknown {
             throw await unknownOutcome(
                 "\(what): \(link.address): \(PostgresErrors.describe(lost.error)), after the change was sent: whether it was committed is unknown",
-                backend: backend.withLock { $0 })
+                settlement(writeID, backend.withLock { $0 }))
         }
         return SourceWriteResult(.changed, created: created)
     }
@@ -88,19 +98,19 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
     /// The answer to a write lost with its connection while it committed, once settled if it can be: the connection's
     /// server process ended (`PostgresLink.settle`), so that the statement cannot be made later — after this answer,
     /// and after a client read the item to learn whether it was made.
-    private func unknownOutcome(_ message: String, backend: PostgresLink.Backend?) async -> SourceError {
-        guard link.address.feed == .listen else {
-            // Through a pooler in transaction mode (what feed=poll is for) the server process a connection reaches
-            // changes from one transaction to the next: none is the write's to end.
+    private func unknownOutcome(_ message: String, _ settlement: PostgresLink.Settlement?) async -> SourceError {
+        guard let settlement, await link.settle(settlement, within: settleLimit) else {
             return SourceError(
-                .outcomeUnknown, "\(message); with feed=poll depotd cannot end the session that carried it, so the change may still be made")
+                .outcomeUnknown, "\(message); depotd could not settle it within \(settleLimit.text), so the change may still be made")
         }
-        guard let backend, await link.settle(backend, within: settleLimit) else {
-            return SourceError(
-                .outcomeUnknown,
-                "\(message); depotd could not end that connection's session within \(settleLimit.text), so the change may still be made")
-        }
-        return SourceError(.outcomeUnknown, "\(message); depotd has ended that connection's session, so it is settled")
+        return SourceError(.outcomeUnknown, "\(message); depotd has settled it (\(settlement)): what the table holds now stays")
+    }
+
+    /// How a write cut off as it committed is settled: by its id through a pooler (a pooler's server process changes
+    /// from one transaction to the next: none is the write's to end), else by ending its session's server process.
+    private func settlement(_ writeID: String?, _ backend: PostgresLink.Backend?) -> PostgresLink.Settlement? {
+        if let writeID { return .fenceWrite(id: writeID) }
+        return backend.map { .endBackend($0) }
     }
 
     /// A connection lost (or ended by the server) while the statement that commits was under way.
@@ -117,8 +127,8 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
     }
 
     private func write(
-        _ changes: [SourceChange], with sql: ItemWriteSQL, on connection: PostgresConnection, committing: Locked<Bool>, logger: Logger,
-        description: String
+        _ changes: [SourceChange], with sql: ItemWriteSQL, writeID: String?, on connection: PostgresConnection, committing: Locked<Bool>,
+        logger: Logger, description: String
     ) async throws -> [Bool] {
         // One statement needs no transaction of its own; a batch is one. (A prune of the log that the change feed
         // sends meanwhile on this connection joins it: it is retried within the hour if rolled back.)
@@ -133,12 +143,20 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         }
         if batch { _ = try await connection.query("BEGIN", logger: logger).collect() }
         do {
+            // A batch records its id first; one statement records it in itself (ChangeLogSQL.fenced).
+            let log = link.sql
+            if batch, let writeID {
+                var binds = PostgresBindings()
+                binds.append(writeID)
+                _ = try await connection.query(PostgresQuery(unsafeSQL: log.recordWrite, binds: binds), logger: logger).collect()
+            }
+            let fence = batch ? nil : writeID.map { (log, $0) }
             var created: [Bool] = []
             for (index, change) in changes.enumerated() {
                 let made =
                     batch
                     ? try await Self.make(change, with: sql, on: connection, logger: logger)
-                    : try await committingStatement { try await Self.make(change, with: sql, on: connection, logger: logger) }
+                    : try await committingStatement { try await Self.make(change, with: sql, fence: fence, on: connection, logger: logger) }
                 if let made {
                     created.append(made)
                     continue
@@ -166,9 +184,12 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         }
     }
 
-    /// Runs `change`'s statement: whether it created its item, or nil when the row was not what it expected.
-    private static func make(_ change: SourceChange, with sql: ItemWriteSQL, on connection: PostgresConnection, logger: Logger) async throws -> Bool?
-    {
+    /// Runs `change`'s statement — made only while write id `fence` is not recorded, when given — whether it created
+    /// its item, or nil when the row was not what it expected.
+    private static func make(
+        _ change: SourceChange, with sql: ItemWriteSQL, fence: (log: ChangeLogSQL, id: String)? = nil, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> Bool? {
         var binds = PostgresBindings()
         binds.append(change.id)
         let statement: String
@@ -191,7 +212,12 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         case (.remove, .absent):
             return nil
         }
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger).collect()
+        var query = PostgresQuery(unsafeSQL: statement, binds: binds)
+        if let fence {
+            binds.append(fence.id)
+            query = PostgresQuery(unsafeSQL: fence.log.fenced(statement, parameter: binds.count), binds: binds)
+        }
+        let rows = try await connection.query(query, logger: logger).collect()
         guard let row = rows.first else { return nil }
         if case .put = change.write, let created = try? row.decode(Bool.self) { return created }
         return false
@@ -221,14 +247,17 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         return found
     }
 
-    /// Deletes the changes older than the retention from the log. Any daemon may; it costs one statement.
+    /// Deletes the changes older than the retention from the log, and with `feed=poll` the write ids as old. Any daemon
+    /// may; it costs a statement each.
     package func pruneLog() async throws {
-        let sql = link.sql.prune
+        let statements = [link.sql.prune] + (link.address.feed == .poll ? [link.sql.pruneWrites] : [])
         let retention = link.address.retention
         try await link.withConnection("prune \(link.sql.log)") { [logger] connection in
-            var binds = PostgresBindings()
-            binds.append(Double(retention))
-            _ = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect()
+            for statement in statements {
+                var binds = PostgresBindings()
+                binds.append(Double(retention))
+                _ = try await connection.query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger).collect()
+            }
         }
     }
 

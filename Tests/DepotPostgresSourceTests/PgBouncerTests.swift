@@ -49,6 +49,41 @@ struct PgBouncerTests {
         }
     }
 
+    @Test("a write cut off as it commits, through the pooler: fenced off by its id before it is answered, never made after")
+    func fencedThroughPooler() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            let bouncer = try await PgBouncer.start(in: table.cluster, poolMode: "transaction", poolSize: 3)
+            do {
+                let pooled = PostgresTestTable(
+                    cluster: table.cluster, address: try PostgresAddress(parsing: bouncer.sourceURI(parameters: "feed=poll&connect_timeout=1")))
+                let log = LogRecorder()
+                try await pooled.withSource(logger: log.logger(level: .info)) { source in
+                    _ = try await source.fetchItems(ifChangedSince: nil)
+                    // The table locked: the put's statement waits in a server process, as one in flight would.
+                    let lost = try await table.withWritesLocked {
+                        try #require(
+                            await #expect(throws: SourceError.self) {
+                                try await source.write([try PostgresWriteTests.put(#"{"id":"b","n":2}"#)], held: nil)
+                            })
+                    }
+                    #expect(lost.kind == .outcomeUnknown)
+                    #expect(lost.message.contains("depotd has settled it (fencing off write"), "\(lost.message)")
+                    // The statement goes on once the lock is gone — and fails on the fenced id.
+                    try await table.waitUntil(
+                        "SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE '%depot_fence%' AND state <> 'idle' AND pid <> pg_backend_pid()",
+                        equals: "t")
+                    #expect(try await PostgresWriteTests.rows(table) == "a={\"id\":\"a\",\"n\":1}\n", "made after its answer")
+                    // A write that is not cut off records its id and is made.
+                    _ = try await source.write([try PostgresWriteTests.put(#"{"id":"c","n":3}"#)], held: nil)
+                    #expect(try await table.cluster.psql("SELECT count(*) FROM items_writes").filter { !$0.isWhitespace } == "2")
+                }
+            } catch {
+                Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
+            }
+            await bouncer.remove()
+        }
+    }
+
     @Test("feed=listen through PgBouncer is refused at connection, and the log says to use feed=poll")
     func listenThroughPooler() async throws {
         try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in

@@ -43,6 +43,41 @@ struct PostgresTestTable {
         Int64(try await cluster.psql("SELECT position FROM items_revision").trimmingCharacters(in: .whitespacesAndNewlines))!
     }
 
+    /// Runs `body` while another session holds the table locked against writes (SHARE mode): a write's statement
+    /// waits in its server process meanwhile, as one still on its way would. The lock goes when `body` returns.
+    func withWritesLocked<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        async let locker = cluster.psql("BEGIN; LOCK TABLE items IN SHARE MODE; SELECT pg_sleep(600); COMMIT;")
+        let value: T
+        do {
+            try await waitUntil("SELECT count(*) FROM pg_locks WHERE mode = 'ShareLock' AND granted AND relation = 'items'::regclass")
+            value = try await body()
+        } catch {
+            try? await unlock()
+            _ = try? await locker
+            throw error
+        }
+        try await unlock()
+        _ = try? await locker  // cancelled: psql fails, and the lock goes with its transaction
+        return value
+    }
+
+    private func unlock() async throws {
+        try await cluster.psql(
+            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()")
+    }
+
+    /// Waits until `query` (a count) answers more than zero, or `wanted` when given: the server has no event to wait on,
+    /// so it is asked again every 20 ms.
+    func waitUntil(_ query: String, equals wanted: String? = nil) async throws {
+        try await withTimeout(.seconds(60), query) {
+            while true {
+                let answer = try await cluster.psql(query).filter { !$0.isWhitespace }
+                if let wanted { if answer == wanted { break } } else if answer != "0" { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
     static func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }

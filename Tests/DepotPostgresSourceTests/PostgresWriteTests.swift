@@ -181,21 +181,18 @@ struct PostgresWriteTests {
                     _ = try await writer.apply([.put("b", ["n": 2])]).result.get()
                     #expect(lagging.item(id: "b") == nil, "it has not read the log since")
                     // The table locked against writes, so that the lagging daemon's optimistic put stays pending.
-                    async let locker = table.cluster.psql("BEGIN; LOCK TABLE items IN SHARE MODE; SELECT pg_sleep(600); COMMIT;")
-                    try await Self.waitUntil(
-                        table, "SELECT count(*) FROM pg_locks WHERE mode = 'ShareLock' AND granted AND relation = 'items'::regclass")
-                    let pending = lagging.apply([.put("d", ["n": 4])], optimistic: true)
-                    try await withTimeout(.seconds(60), "the put to be shown") { await log.waitForLine(containing: "pending as write") }
-                    // An optimistic patch of the item the other daemon made: not answered notFound from the items held
-                    // while the put is pending, but made once the put is, after the log was read.
-                    let patched = lagging.apply([.patch("b", .merge(["n": 20]))], optimistic: true)
-                    // (Before the fix it was answered notFound at once, and this line never came.)
-                    try await withTimeout(.seconds(60), "the patch to wait for the pending put") {
-                        await log.waitForLine(containing: "reading the change log once the pending writes are made")
+                    let (pending, patched) = try await table.withWritesLocked {
+                        let pending = lagging.apply([.put("d", ["n": 4])], optimistic: true)
+                        try await withTimeout(.seconds(60), "the put to be shown") { await log.waitForLine(containing: "pending as write") }
+                        // An optimistic patch of the item the other daemon made: not answered notFound from the items held
+                        // while the put is pending, but made once the put is, after the log was read.
+                        let patched = lagging.apply([.patch("b", .merge(["n": 20]))], optimistic: true)
+                        // (Before the fix it was answered notFound at once, and this line never came.)
+                        try await withTimeout(.seconds(60), "the patch to wait for the pending put") {
+                            await log.waitForLine(containing: "reading the change log once the pending writes are made")
+                        }
+                        return (pending, patched)
                     }
-                    try await table.cluster.psql(
-                        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()")
-                    _ = try? await locker  // cancelled: psql fails, and the lock goes with its transaction
                     _ = try await pending.result.get()
                     _ = try await patched.result.get()
                     #expect(try await Self.rows(table).contains(#"b={"id":"b","n":20}"#))
@@ -213,34 +210,18 @@ struct PostgresWriteTests {
             let log = LogRecorder()
             try await table.withSource(logger: log.logger(level: .info)) { source in
                 _ = try await source.fetchItems(ifChangedSince: nil)
-                async let locker = table.cluster.psql("BEGIN; LOCK TABLE items IN SHARE MODE; SELECT pg_sleep(600); COMMIT;")
-                try await Self.waitUntil(
-                    table, "SELECT count(*) FROM pg_locks WHERE mode = 'ShareLock' AND granted AND relation = 'items'::regclass")
-                let lost = try #require(
-                    await #expect(throws: SourceError.self) { try await source.write([try Self.put(#"{"id":"b","n":2}"#)], held: nil) })
+                let lost = try await table.withWritesLocked {
+                    try #require(
+                        await #expect(throws: SourceError.self) { try await source.write([try Self.put(#"{"id":"b","n":2}"#)], held: nil) })
+                }
                 #expect(lost.kind == .outcomeUnknown)
-                #expect(lost.message.contains("so it is settled"), "\(lost.message)")
+                #expect(lost.message.contains("depotd has settled it (ending backend"), "\(lost.message)")
                 #expect(log.all.contains { $0.contains("the write is settled") })
-                try await table.cluster.psql(
-                    "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600)%' AND pid <> pg_backend_pid()")
-                _ = try? await locker
                 // Without the settling, the put's server process would make it now that the lock is gone, after the
                 // answer. Wait until no statement of it is left running, then look.
-                try await Self.waitUntil(
-                    table, "SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE 'INSERT INTO \"items\"%' AND state <> 'idle'", equals: "t")
+                try await table.waitUntil(
+                    "SELECT count(*) = 0 FROM pg_stat_activity WHERE query LIKE 'INSERT INTO \"items\"%' AND state <> 'idle'", equals: "t")
                 #expect(try await Self.rows(table) == "a={\"id\":\"a\",\"n\":1}\n", "the write answered outcomeUnknown was made after its answer")
-            }
-        }
-    }
-
-    /// Waits until `query` (a count) answers more than zero, or `wanted` when given: the server has no event to wait on, so it is asked again
-    /// every 20 ms.
-    static func waitUntil(_ table: PostgresTestTable, _ query: String, equals wanted: String? = nil) async throws {
-        try await withTimeout(.seconds(60), query) {
-            while true {
-                let answer = try await table.cluster.psql(query).filter { !$0.isWhitespace }
-                if let wanted { if answer == wanted { break } } else if answer != "0" { break }
-                try await Task.sleep(for: .milliseconds(20))
             }
         }
     }
