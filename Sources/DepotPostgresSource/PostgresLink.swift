@@ -338,6 +338,7 @@ package final class PostgresLink: Sendable {
                             logger.info("\(settlement) at \(address) done: the write is settled")
                             return true
                         }
+                        try await sourceLoop.clock.sleep(for: .milliseconds(50))  // a process signalled, not yet gone
                     } catch let error as SourceError where error.kind == .refused {
                         logger.warning("cannot settle a write at \(address) (\(settlement)): \(error.message)")
                         return false
@@ -364,14 +365,15 @@ package final class PostgresLink: Sendable {
         return true
     }
 
-    /// Asks the server to end `backend` and waits up to a second for it to go: true once it is gone (or was already, or
-    /// is the session asking — whose statements are all answered).
+    /// Asks the server to end `backend`: true once it is gone (or is the session asking, whose statements are all
+    /// answered), false while it is still there — signalled now, looked for again. (pg_terminate_backend's own wait,
+    /// PostgreSQL 14's, is not used: older servers have none.)
     private static func end(_ backend: Backend, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let query: PostgresQuery = """
-            SELECT pg_terminate_backend(pid, 1000) FROM pg_stat_activity \
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
             WHERE pid = \(backend.pid) AND backend_start::text = \(backend.started) AND pid <> pg_backend_pid()
             """
-        for try await ended in try await connection.query(query, logger: logger).decode(Bool.self) { return ended }
+        for try await _ in try await connection.query(query, logger: logger).decode(Bool.self) { return false }
         return true
     }
 
