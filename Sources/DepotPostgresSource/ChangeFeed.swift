@@ -37,6 +37,10 @@ package struct ChangeFeed: Sendable {
                 await link.run { continuation.yield(.link($0)) }
                 continuation.finish()
             }
+            // Replicas wake nobody: their links only keep a connection to read from.
+            for replica in source.replicas {
+                group.addTask { await replica.run { _ in } }
+            }
             group.addTask { [clock] in
                 // Each wait drawn from 80–120 % of the interval: daemons started together (a fleet after the
                 // database or its pooler came back) drift apart rather than poll in lockstep.
@@ -54,6 +58,7 @@ package struct ChangeFeed: Sendable {
                     _ = await repository.follow().result
                 case .link(.changed(let position)):
                     if let position, let held = repository.sourceVersion?.revision, held >= position { continue }
+                    if let position { source.require(position) }
                     _ = await repository.follow(through: position).result
                 case .link(.lost(let reason)):
                     _ = await repository.markStale(because: "the connection to \(link.address) was lost (\(reason))").result

@@ -167,6 +167,11 @@ package struct ChangeLogSQL: Sendable {
         """
     }
 
+    /// The newest position given: after a write commits, at least the write's.
+    package var revision: String {
+        "SELECT position FROM \(counter)"
+    }
+
     /// Drops the changes older than $1 seconds.
     package var prune: String {
         "DELETE FROM \(log) WHERE recorded_at < now() - make_interval(secs => $1)"

@@ -19,6 +19,10 @@ import Foundation
 /// It reads with the change log `ChangeLogSQL` describes, which `PostgresLink` installs when it connects.
 package struct PostgresSource: WritableSource, ChangeFeedSource {
     package let link: PostgresLink
+    /// Hot standbys that loads and catch-ups read from, in order of preference (`--postgres-replica`); the primary when
+    /// none is connected and up to what depotd must see (`ReplicaReads`).
+    package let replicas: [PostgresLink]
+    private let replicaReads = Locked(ReplicaReads())
     /// The member of each item that holds its id: it must equal the row's id column.
     private let idField: String
     private let logger: Logger
@@ -30,8 +34,12 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
     /// process (`PostgresLink.settle`) before its answer, `outcomeUnknown`, says it may still be made.
     private let settleLimit: Duration
 
-    package init(link: PostgresLink, idField: String, catchUpLimit: Int = 10_000, settleLimit: Duration = .seconds(60), logger: Logger) {
+    package init(
+        link: PostgresLink, replicas: [PostgresLink] = [], idField: String, catchUpLimit: Int = 10_000, settleLimit: Duration = .seconds(60),
+        logger: Logger
+    ) {
         self.link = link
+        self.replicas = replicas
         self.idField = idField
         self.catchUpLimit = catchUpLimit
         self.settleLimit = settleLimit
@@ -45,15 +53,63 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
     package var othersWrite: Bool { true }
 
     package func fetchItems() async throws -> [JSONValue] {
-        try await load().values
+        switch try await fetchItems(ifChangedSince: nil) {
+        case .items(let values, _): values
+        default: preconditionFailure("a read without a version held is every item")
+        }
     }
 
+    /// Reads from the first replica that is connected and has replayed up to what depotd must see — the revision held,
+    /// and anything it wrote or was woken for since (`ReplicaReads.required`) — else from the primary.
     package func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
-        if let revision = version?.revision, let listing = try await changes(since: revision) {
-            return listing
+        let needed = max(version?.revision ?? 0, replicaReads.withLock { $0.required })
+        for (index, replica) in replicas.enumerated() where replica.isConnected && replicaReads.withLock({ $0.mayRead(index) }) {
+            do {
+                if let listing = try await read(since: version?.revision, from: replica, needing: needed) {
+                    noteReader(replica.address.description)
+                    return listing
+                }
+                replicaReads.withLock { $0.skipOnce(index) }
+                logger.info("\(replica.address) has not replayed revision \(needed) yet; reading from the primary")
+            } catch {
+                replicaReads.withLock { $0.skipOnce(index) }
+                logger.info("cannot read from \(replica.address): \(error); reading from the primary")
+            }
         }
-        let (values, revision) = try await load()
-        return .items(values, version: SourceVersion(revision: revision))
+        noteReader(link.address.description)
+        guard let listing = try await read(since: version?.revision, from: link, needing: 0) else {
+            preconditionFailure("the primary needs no revision")
+        }
+        return listing
+    }
+
+    /// What `reader` holds: the changes since `revision` when it can tell them, else every item; nil when it has not
+    /// reached `needed` (a replica behind).
+    private func read(since revision: Int64?, from reader: PostgresLink, needing needed: Int64) async throws -> SourceListing? {
+        if let revision {
+            let (listing, newest) = try await changes(since: revision, from: reader)
+            if newest < needed { return nil }
+            if let listing { return listing }
+        }
+        let (values, loaded) = try await load(from: reader)
+        if loaded < needed { return nil }
+        return .items(values, version: SourceVersion(revision: loaded))
+    }
+
+    /// Where reads go now, as `stats` shows it; the first read from elsewhere is logged.
+    package var reading: String {
+        replicaReads.withLock { $0.reader ?? link.address.description }
+    }
+
+    private func noteReader(_ reader: String) {
+        guard !replicas.isEmpty, replicaReads.withLock({ $0.read(from: reader) }) else { return }
+        logger.notice("reading \(link.sql.table) from \(reader)")
+    }
+
+    /// Raises what a replica must have replayed before depotd reads from it: a wake-up's position (the primary's log
+    /// reached it).
+    package func require(_ revision: Int64) {
+        replicaReads.withLock { $0.require(revision) }
     }
 
     /// A table read in id order: a new item goes where its id sorts.
@@ -80,9 +136,15 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         do {
             created = try await link.withSession(what) { [self, logger, description] session, _ in
                 backend.withLock { $0 = session.backend }
-                return try await write(
+                let created = try await write(
                     changes, with: sql, writeID: writeID, on: session.connection, committing: committing, logger: logger,
                     description: description)
+                if !replicas.isEmpty {
+                    // Reads its own write: no replica is read from until it has replayed this far.
+                    let rows = try await session.connection.query(PostgresQuery(unsafeSQL: link.sql.revision), logger: logger).collect()
+                    if let position = try rows.first?.decode(Int64.self) { replicaReads.withLock { $0.require(position) } }
+                }
+                return created
             }
         } catch let error as SourceError where error.kind == .unavailable && committing.withLock({ $0 }) {
             throw await unknownOutcome(
@@ -274,9 +336,9 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
     }
 
     /// Every item in id order, and the revision they are at.
-    private func load() async throws -> (values: [JSONValue], revision: Int64) {
-        let sql = link.sql.load
-        let rows = try await link.withConnection("read \(link.sql.table)") { [logger] connection, progress in
+    private func load(from reader: PostgresLink) async throws -> (values: [JSONValue], revision: Int64) {
+        let sql = reader.sql.load
+        let rows = try await reader.withConnection("read \(reader.sql.table)") { [logger] connection, progress in
             try await Self.collect(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger), progress: progress)
         }
         var revision: Int64 = 0
@@ -291,12 +353,13 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         return (values, revision)
     }
 
-    /// What changed after `revision`, or nil when only a full load can tell (the log no longer reaches back that
-    /// far, the table was truncated, the log is behind it, or there are more changes than a catch-up reads).
-    private func changes(since revision: Int64) async throws -> SourceListing? {
-        let sql = link.sql.changes
+    /// What changed after `revision` at `reader`, or nil when only a full load can tell (the log no longer reaches back
+    /// that far, the table was truncated, the log is behind it, or there are more changes than a catch-up reads); and
+    /// the newest revision there.
+    private func changes(since revision: Int64, from reader: PostgresLink) async throws -> (SourceListing?, newest: Int64) {
+        let sql = reader.sql.changes
         let limit = catchUpLimit
-        let rows = try await link.withConnection("read the changes of \(link.sql.table) after \(revision)") { [logger] connection, progress in
+        let rows = try await reader.withConnection("read the changes of \(reader.sql.table) after \(revision)") { [logger] connection, progress in
             var binds = PostgresBindings()
             binds.append(revision)
             binds.append(Int64(limit))
@@ -313,32 +376,35 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
             guard position == expected else {
                 logger.notice(
                     "the change log of \(link.sql.table) no longer holds revision \(expected) (older than its retention); reading the whole table")
-                return nil
+                return (nil, head)
             }
             expected += 1
             guard let id else {
                 logger.notice("\(link.sql.table) was truncated at revision \(position); reading the whole table")
-                return nil
+                return (nil, head)
             }
             if final[id] == nil { order.append(id) }
             final[id] = present ? .some(try item(id: id, document: document)) : .some(nil)
         }
         if newest < revision {
-            logger.warning(
-                "the change log of \(link.sql.table) is at \(newest), behind the revision held (\(revision)): was the database restored? Reading the whole table"
-            )
-            return nil
+            // A replica behind is the caller's to judge; the primary behind was restored from a backup.
+            if reader.role == .primary {
+                logger.warning(
+                    "the change log of \(link.sql.table) is at \(newest), behind the revision held (\(revision)): was the database restored? Reading the whole table"
+                )
+            }
+            return (nil, newest)
         }
         if expected - 1 < newest {
             logger.notice("more than \(limit) changes of \(link.sql.table) since revision \(revision); reading the whole table")
-            return nil
+            return (nil, newest)
         }
-        guard newest > revision, let version = SourceVersion(revision: newest) else { return .unchanged }
+        guard newest > revision, let version = SourceVersion(revision: newest) else { return (.unchanged, newest) }
         var changes = SourceChanges()
         for id in order {
             if case .some(.some(let value)) = final[id] { changes.changed.append(value) } else { changes.removed.append(id) }
         }
-        return .changes(changes, version: version)
+        return (.changes(changes, version: version), newest)
     }
 
     /// A row's item: its document parsed, holding its id as the id column does.

@@ -62,6 +62,34 @@ package final class PostgresCluster: Sendable {
         return cluster
     }
 
+    /// A hot standby of `primary`, streaming its WAL: `pg_basebackup -R` into a cluster of its own, started on its own
+    /// socket. It serves reads once it has replayed the primary's state (`waitUntilReplayed`).
+    package static func startStandby(of primary: PostgresCluster) async throws -> PostgresCluster {
+        let standby = PostgresCluster(listenAddresses: [], namespace: nil)
+        do {
+            guard let uid = UserDatabase.uid(ofUser: "postgres"), let gid = UserDatabase.gid(ofGroup: "postgres"),
+                chown(standby.directory.path, uid, gid) == 0
+            else { throw PostgresClusterError(description: "cannot give \(standby.directory.path) to postgres") }
+            try await standby.runAsPostgres(
+                "pg_basebackup", ["-D", standby.dataDirectory, "-R", "-X", "stream", "-h", primary.socketDirectory, "-p", "\(port)", "-U", user])
+            try await standby.startServer()
+        } catch {
+            standby.directory.remove()
+            throw error
+        }
+        return standby
+    }
+
+    /// Waits until this standby has replayed everything `primary` has written so far.
+    package func waitUntilReplayed(from primary: PostgresCluster) async throws {
+        let target = try await primary.psql("SELECT pg_current_wal_lsn()").filter { !$0.isWhitespace }
+        try await withTimeout(.seconds(60), "the standby to replay \(target)") {
+            while try await self.psql("SELECT pg_last_wal_replay_lsn() >= '\(target)'::pg_lsn").filter({ !$0.isWhitespace }) != "t" {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
     private init(listenAddresses: [String], namespace: String?) {
         directory = TemporaryDirectory(prefix: "depot-pg")
         self.listenAddresses = listenAddresses
