@@ -21,7 +21,7 @@ package enum StatsFormatter {
         if let cache = stats.cacheBytes { process.append("cache \(bytes(cache))") }
         lines.append("seq \(stats.seq) \(stats.status)\(items) · epoch \(stats.epoch) · " + process.joined(separator: " · "))
         lines.append(
-            "source \(stats.source) · fetches \(calls(stats.fetches)) · deletes \(calls(stats.deletes)) · writes \(calls(stats.writes))"
+            "source \(stats.source)\(stats.readsFrom.map { " (reads from \($0))" } ?? "") · fetches \(calls(stats.fetches)) · deletes \(calls(stats.deletes)) · writes \(calls(stats.writes))"
                 + (stats.pendingWrites > 0 ? " · \(stats.pendingWrites) pending" : ""))
         if let refresh = stats.refresh {
             lines.append(Self.refresh(refresh, now: now))

@@ -12,6 +12,9 @@ public protocol Source: Sendable {
     /// Must never contain a secret.
     var description: String { get }
 
+    /// Where reads go now, for a source that reads from replicas (`stats`); nil for one that has none (the default).
+    var readsFrom: String? { get }
+
     /// Every item, in the source's order. Each element should be a JSON object; the repository
     /// checks that, and the ids, when it builds the collection.
     func fetchItems() async throws -> [JSONValue]
@@ -34,6 +37,8 @@ public protocol Source: Sendable {
 }
 
 extension Source {
+    public var readsFrom: String? { nil }
+
     public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
         .items(try await fetchItems(), version: nil)
     }

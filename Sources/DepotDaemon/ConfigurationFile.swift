@@ -65,6 +65,7 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var maxRedirects: Int?
     /// A PostgreSQL source's password file; relative to the config file.
     public var postgresPasswordFile: String?
+    public var postgresReplicas: [String]?
     /// Principals by access level (`read`, `write`, `admin`) and by method granted alone (`remove`, `put`, `patch`,
     /// `apply`), as given.
     public var access: [String: [String]] = [:]
@@ -85,7 +86,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         "startupStrategy", "cache", "refreshInterval", "refreshJitter", "refreshWhen", "retryMax", "watchFile",
         "itemsPath", "deleteURL", "putURL", "patchURL", "itemSchema", "maxItemBytes", "headers", "headerFiles", "headerCredentials", "connectTimeout",
         "requestTimeout", "maxResponseBytes",
-        "maxRedirects", "postgresPasswordFile", "access",
+        "maxRedirects", "postgresPasswordFile", "postgresReplicas", "access",
     ]
 
     public init() {}
@@ -157,6 +158,7 @@ public struct ConfigurationFile: Sendable, Equatable {
         maxResponseBytes = try members.integer("maxResponseBytes", .maxResponseBytes)
         maxRedirects = try members.integer("maxRedirects", .maxRedirects)
         postgresPasswordFile = try members.string("postgresPasswordFile")
+        postgresReplicas = try members.strings("postgresReplicas")
         initialLoad = try members.flag("initialLoad")
         startupStrategy = try members.string("startupStrategy")
         cache = try members.flag("cache")

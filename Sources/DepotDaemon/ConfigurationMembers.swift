@@ -83,6 +83,20 @@ struct ConfigurationMembers {
         return access
     }
 
+    /// An array of strings; nil when the key is absent.
+    func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+        guard let member = object[key] else { return nil }
+        guard case .array(let elements) = member else {
+            throw ConfigurationError("config file \(path): \"\(key)\" must be an array of strings, not \(member.typeName)")
+        }
+        return try elements.map { element throws(ConfigurationError) in
+            guard case .string(let text) = element else {
+                throw ConfigurationError("config file \(path): \"\(key)\" must hold strings only, not \(element.typeName)")
+            }
+            return text
+        }
+    }
+
     func namedStrings(_ key: String) throws(ConfigurationError) -> [ConfigurationFile.NamedString] {
         guard let member = object[key] else { return [] }
         guard case .object(let members) = member else {

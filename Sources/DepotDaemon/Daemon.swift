@@ -225,7 +225,10 @@ public struct Daemon: Sendable {
             return try ScriptSource(path: path, idField: settings.idField)
         case .postgres(let address)?:
             let link = PostgresLink(address: address, password: settings.postgresPassword, sourceLoop: sourceLoop, logger: logger)
-            return PostgresSource(link: link, idField: settings.idField, logger: logger)
+            let replicas = settings.postgresReplicas.map { replica in
+                PostgresLink(address: replica, password: settings.postgresPassword, role: .replica, sourceLoop: sourceLoop, logger: logger)
+            }
+            return PostgresSource(link: link, replicas: replicas, idField: settings.idField, logger: logger)
         case nil:
             let (path, seeded) = try DemoSeeding.prepareDefaultFile(in: settings.stateDirectory)
             if seeded {

@@ -27,7 +27,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, putURL, patchURL, itemSchema, maxItemBytes, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […], \"put\": […], …} as the --…-access flags.",
+            "A JSON config file; its keys are the long flag names in camelCase (socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, putURL, patchURL, itemSchema, maxItemBytes, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, postgresReplicas), and, for an HTTP source, headers, headerFiles and headerCredentials; \"access\": {\"read\": [principal…], \"write\": […], \"admin\": […], \"put\": […], …} as the --…-access flags.",
             discussion:
                 "A relative path is read from the working directory. A relative file: source in the file is resolved against the file's own directory, so the file can sit next to its collection; --source and DEPOT_SOURCE stay relative to the working directory.",
             valueName: "file"
@@ -221,6 +221,13 @@ public struct DaemonOptions: ParsableArguments, Sendable {
             "PostgreSQL source: a file whose first line is the password (a relative path is read from the working directory). Default: the systemd credential postgres-password (LoadCredential=), else none.",
             valueName: "path"))
     public var postgresPasswordFile: String?
+
+    @Option(
+        name: .customLong("postgres-replica"),
+        help: ArgumentHelp(
+            "PostgreSQL source: a hot standby of the source's database that loads and catch-ups read from (postgres://…, the same table and columns; the same password); repeat for several, in order of preference. Writes go to the source; a replica behind what depotd must see, or down, is passed over for the next or the primary.",
+            valueName: "uri"))
+    public var postgresReplicas: [String] = []
 
     @Flag(
         name: .customLong("print-postgres-setup"),

@@ -55,6 +55,8 @@ public struct DaemonSettings: Sendable, Equatable {
     package var http = HTTPSourceOptions()
     /// Where a `postgres://` source's password comes from; used only by a PostgreSQL source.
     package var postgresPassword = PostgresPassword.none
+    /// Hot standbys of a PostgreSQL source that loads and catch-ups read from.
+    package var postgresReplicas: [PostgresAddress] = []
     /// `/tmp/depot-$UID` when the socket, or the state directory of the default collection, is inside it:
     /// a directory in a shared place, which depotd must make sure is its own before using it. nil otherwise.
     public var privateDirectory: String?
@@ -92,6 +94,7 @@ public struct DaemonSettings: Sendable, Equatable {
         settings.socketConfigured = socket != nil
         settings.http = try lookup.http(credentialsDirectory: paths.environment["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 })
         settings.postgresPassword = lookup.postgresPassword(workingDirectory: workingDirectory)
+        settings.postgresReplicas = try lookup.postgresReplicas(for: source)
         settings.startupStrategy = try lookup.startupStrategy()
         settings.cacheEnabled = cacheEnabled
         settings.refresh = try lookup.refresh(for: source)

@@ -77,6 +77,7 @@ final class Reloader: Service {
             let new = try DaemonSettings.resolve(options: options, paths: .current, workingDirectory: workingDirectory)
             let sourceChanged =
                 new.source != old.source || new.idField != old.idField || new.http != old.http || new.postgresPassword != old.postgresPassword
+                || new.postgresReplicas != old.postgresReplicas
             // Everything that can fail is done before anything changes.
             let source = sourceChanged ? try makeSource(new) : nil
             apply(new, old: old, source: source)

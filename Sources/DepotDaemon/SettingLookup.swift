@@ -113,6 +113,35 @@ struct SettingLookup {
         }
     }
 
+    /// The hot standbys a PostgreSQL source reads from: --postgres-replica (each), else "postgresReplicas". Each is a
+    /// postgres:// URI naming the source's table and columns; none for another source.
+    func postgresReplicas(for source: SourceLocation?) throws(ConfigurationError) -> [PostgresAddress] {
+        let given =
+            flag(options.postgresReplicas.isEmpty ? nil : options.postgresReplicas, "--postgres-replica")
+            ?? file(file.postgresReplicas, "postgresReplicas")
+        guard let given, !given.value.isEmpty else { return [] }
+        guard case .postgres(let primary)? = source else {
+            throw ConfigurationError(
+                "\(given.origin.subject) names replicas, which only a postgres:// source reads from; remove it or give a postgres:// --source")
+        }
+        return try given.value.map { text throws(ConfigurationError) in
+            let replica: PostgresAddress
+            do {
+                replica = try PostgresAddress(parsing: text)
+            } catch {
+                throw ConfigurationError("\(given.origin.quoting(PostgresAddress.redacted(text))) \(error)")
+            }
+            guard replica.schema == primary.schema, replica.table == primary.table, replica.idColumn == primary.idColumn,
+                replica.docColumn == primary.docColumn
+            else {
+                throw ConfigurationError(
+                    "\(given.origin.quoting(replica.description)) names another table or other columns than the source (\(primary)); a replica serves the same table: give it the same table, id_column and doc_column"
+                )
+            }
+            return replica
+        }
+    }
+
     /// Where a PostgreSQL source's password comes from: --postgres-password-file (relative to the working
     /// directory), "postgresPasswordFile" (relative to the config file), else the systemd credential, else none.
     func postgresPassword(workingDirectory: String) -> PostgresPassword {

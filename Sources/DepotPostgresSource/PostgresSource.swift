@@ -96,9 +96,14 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         return .items(values, version: SourceVersion(revision: loaded))
     }
 
-    /// Where reads go now, as `stats` shows it; the first read from elsewhere is logged.
+    /// Where reads go now; the first read from elsewhere is logged.
     package var reading: String {
         replicaReads.withLock { $0.reader ?? link.address.description }
+    }
+
+    /// Where reads go, for `stats`: nil without replicas.
+    package var readsFrom: String? {
+        replicas.isEmpty ? nil : reading
     }
 
     private func noteReader(_ reader: String) {

@@ -68,6 +68,7 @@ final class ServerStatistics: Sendable {
             unfinishedLineBytes: memory.unfinished,
             limitsHit: limits.all.map { DepotStatistics.LimitHit(limit: $0.0.rawValue, count: $0.1) })
         statistics.staleReason = current.state.provenance?.staleReason
+        statistics.readsFrom = repository.source.readsFrom
         statistics.writes = Self.calls(calls.writes)
         statistics.pendingWrites = repository.pendingWrites
         statistics.refresh = Self.refresh(freshness(), repository.sourceHealth)

@@ -148,6 +148,9 @@ public struct DepotStatistics: Sendable, Equatable {
     public var users: [User]
     public var subscriptions: [Subscription]
     public var source: String
+    /// Where the source's loads and catch-ups go when it has replicas (a PostgreSQL hot standby, or the primary when
+    /// none is up to date); nil when it has none.
+    public var readsFrom: String?
     public var fetches: SourceCalls
     /// Writes that only removed items.
     public var deletes: SourceCalls
@@ -236,8 +239,10 @@ public struct DepotStatistics: Sendable, Equatable {
             (
                 "source",
                 Self.object(
-                    [("name", .string(source)), ("fetches", Self.json(fetches)), ("deletes", Self.json(deletes)), ("writes", Self.json(writes))]
-                        + Self.members(refresh))
+                    [
+                        ("name", .string(source)), ("readsFrom", readsFrom.map(JSONValue.string)), ("fetches", Self.json(fetches)),
+                        ("deletes", Self.json(deletes)), ("writes", Self.json(writes)),
+                    ] + Self.members(refresh))
             ),
             ("pendingWrites", Self.number(pendingWrites)),
             ("pipelines", Self.number(pipelines)),
@@ -324,6 +329,7 @@ public struct DepotStatistics: Sendable, Equatable {
         self.subscriptions = subscriptions
         let source = try members.members("source")
         self.source = try source.string("name")
+        readsFrom = try source.optionalString("readsFrom")
         fetches = try calls(try source.members("fetches"))
         deletes = try calls(try source.members("deletes"))
         if source.object["writes"] != nil { writes = try calls(try source.members("writes")) }

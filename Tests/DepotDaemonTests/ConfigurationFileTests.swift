@@ -8,7 +8,7 @@ import Testing
 struct ConfigurationFileTests {
     static let keysList =
         "socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, "
-        + "refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, putURL, patchURL, itemSchema, maxItemBytes, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, access"
+        + "refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, putURL, patchURL, itemSchema, maxItemBytes, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, postgresReplicas, access"
 
     @Test("all keys are parsed")
     func allKeys() throws {
@@ -192,6 +192,18 @@ struct ConfigurationFileTests {
         #expect(throws: ConfigurationError("config file \(path): \"logLevel\" must be a string, not number")) {
             try ConfigurationFile(contentsOf: path)
         }
+    }
+
+    @Test("postgresReplicas is an array of strings, in order; anything else is refused, saying what it must be")
+    func postgresReplicas() throws {
+        let file = try ConfigurationFile(parsing: Array(#"{"postgresReplicas": ["postgres://r1/db", "postgres://r2/db"]}"#.utf8), path: "/etc/d.json")
+        #expect(file.postgresReplicas == ["postgres://r1/db", "postgres://r2/db"])
+        #expect(
+            parseError(#"{"postgresReplicas": "postgres://r1/db"}"#, path: "/etc/d.json")
+                == ConfigurationError(#"config file /etc/d.json: "postgresReplicas" must be an array of strings, not string"#))
+        #expect(
+            parseError(#"{"postgresReplicas": ["postgres://r1/db", 2]}"#, path: "/etc/d.json")
+                == ConfigurationError(#"config file /etc/d.json: "postgresReplicas" must hold strings only, not number"#))
     }
 
     @Test("the documented keys")

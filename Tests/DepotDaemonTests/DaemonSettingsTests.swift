@@ -447,8 +447,27 @@ struct DaemonSettingsTests {
         #expect(
             configurationError(["--config", typo, "--socket", "/flag.sock"])
                 == ConfigurationError(
-                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, putURL, patchURL, itemSchema, maxItemBytes, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, access"#
+                    #"config file \#(typo) has an unknown key "sockett"; the keys are socket, source, idField, maxMessageBytes, maxBatchRequests, maxBatchAnswerBytes, maxConnections, maxConnectionsPerUser, partialLineTimeout, maxPendingRequests, maxSubscriptions, maxUnreadAnswerBytes, maxMemoryPerUser, maxUnfinishedLineBytes, subscriberQueue, subscriberQueueBytes, replayStates, replayBytes, socketMode, logLevel, initialLoad, startupStrategy, cache, refreshInterval, refreshJitter, refreshWhen, retryMax, watchFile, itemsPath, deleteURL, putURL, patchURL, itemSchema, maxItemBytes, headers, headerFiles, headerCredentials, connectTimeout, requestTimeout, maxResponseBytes, maxRedirects, postgresPasswordFile, postgresReplicas, access"#
                 ))
+    }
+
+    @Test("--postgres-replica: repeated, in order, for a postgres:// source of the same table; refused otherwise, saying why")
+    func postgresReplicas() throws {
+        let source = "postgres://depot@db/fleet?table=items"
+        let settings = try resolve([
+            "--source", source, "--postgres-replica", "postgres://depot@r1/fleet", "--postgres-replica", "postgres://depot@r2/fleet",
+        ])
+        #expect(
+            settings.postgresReplicas.map(\.description) == [
+                "postgres://depot@r1:5432/fleet?table=items", "postgres://depot@r2:5432/fleet?table=items",
+            ])
+        #expect(try resolve(["--source", source]).postgresReplicas.isEmpty)
+        let wrongSource = configurationError(["--source", "file:/srv/items.json", "--postgres-replica", "postgres://depot@r1/fleet"])
+        #expect(wrongSource?.description.contains("only a postgres:// source reads from") == true, "\(String(describing: wrongSource))")
+        let otherTable = configurationError(["--source", source, "--postgres-replica", "postgres://depot@r1/fleet?table=other"])
+        #expect(otherTable?.description.contains("a replica serves the same table") == true, "\(String(describing: otherTable))")
+        let malformed = configurationError(["--source", source, "--postgres-replica", "postgres://depot:secret@r1/fleet"])
+        #expect(malformed?.description.contains("password") == true && malformed?.description.contains("secret") == false)
     }
 
     @Test("a relative --config is read from the given working directory, like a relative source")
