@@ -42,10 +42,11 @@ package struct ChangeFeed: Sendable {
                 group.addTask { await replica.run { _ in } }
             }
             group.addTask { [clock] in
-                // Each wait drawn from 80–120 % of the interval: daemons started together (a fleet after the
-                // database or its pooler came back) drift apart rather than poll in lockstep.
+                // Each wait drawn from 75–100 % of the interval: daemons started together (a fleet after the
+                // database or its pooler came back) drift apart rather than poll in lockstep, and no change waits
+                // longer than the interval for the next poll.
                 var generator = SystemRandomNumberGenerator()
-                while (try? await clock.sleep(for: pollInterval * Double.random(in: 0.8...1.2, using: &generator))) != nil {
+                while (try? await clock.sleep(for: pollInterval * Double.random(in: 0.75...1.0, using: &generator))) != nil {
                     continuation.yield(.poll)
                 }
             }

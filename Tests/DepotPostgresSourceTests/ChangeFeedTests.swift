@@ -91,6 +91,37 @@ struct ChangeFeedTests {
         }
     }
 
+    @Test("each poll waits 75–100 % of poll_interval, drawn anew: never longer than the interval, not in lockstep")
+    func pollJitter() async throws {
+        try await PostgresTestTable.with(parameters: "feed=poll&poll_interval=1") { table in
+            try await withSourceLoop { sourceLoop in
+                let link = PostgresLink(address: table.address, password: .none, sourceLoop: sourceLoop, logger: quiet)
+                let source = PostgresSource(link: link, idField: "id", logger: quiet)
+                let repository = Repository(source: source, logger: quiet).running()
+                let clock = ManualClock()
+                let feed = ChangeFeed(repository: repository, source: source, clock: clock, logger: quiet)
+                try await withThrowingDiscardingTaskGroup { group in
+                    group.addTask { await feed.run() }
+                    var waits: [Duration] = []
+                    var previous = clock.now
+                    for _ in 0..<20 {
+                        let after = previous
+                        let armed = try await withTimeout(.seconds(30), "the next poll's timer") {
+                            await clock.sleepers.wait { $0.contains { $0 > after } }
+                        }
+                        let deadline = try #require(armed.first { $0 > previous })
+                        waits.append(previous.duration(to: deadline))
+                        clock.advance(to: deadline)
+                        previous = deadline
+                    }
+                    #expect(waits.allSatisfy { $0 >= .milliseconds(750) && $0 <= .seconds(1) }, "\(waits)")
+                    #expect(Set(waits).count > 10, "drawn anew each time: \(waits)")
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+
     @Test("the wake trigger dropped (no NOTIFY at commit): daemons follow at their poll interval and do not put it back")
     func withoutNotify() async throws {
         try await PostgresTestTable.with(rows: [("a", document("a", 1))], parameters: "poll_interval=0.2") { table in
