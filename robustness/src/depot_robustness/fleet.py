@@ -40,6 +40,27 @@ def _postgres_bin() -> str:
     return found[-1]
 
 
+def cluster_processes(data: str) -> list[int]:
+    """The processes of the cluster in `data`: its postmaster and every backend and worker it started; none while it
+    is stopped."""
+    try:
+        with open(os.path.join(data, "postmaster.pid")) as file:
+            postmaster = int(file.readline())
+    except (FileNotFoundError, ValueError):
+        return []
+    found = [postmaster]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    # The parent's pid is the second field after the command's closing parenthesis.
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == postmaster:
+                        found.append(int(entry))
+            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+                continue
+    return found
+
+
 class Postgres:
     """A cluster initdb'd in `directory` and run as `postgres` in the network's database namespace, listening on the
     database's end of every host's link (and on its socket in `directory`, for the run's own statements)."""
@@ -90,19 +111,7 @@ class Postgres:
 
     def processes(self) -> list[int]:
         """The server's processes: the postmaster and every backend and worker it started."""
-        with open(os.path.join(self.data, "postmaster.pid")) as file:
-            postmaster = int(file.readline())
-        found = [postmaster]
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    with open(f"/proc/{entry}/stat") as stat:
-                        # The parent's pid is the second field after the command's closing parenthesis.
-                        if int(stat.read().rsplit(")", 1)[1].split()[1]) == postmaster:
-                            found.append(int(entry))
-                except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-                    continue
-        return found
+        return cluster_processes(self.data)
 
     def signal(self, number: int) -> None:
         for pid in self.processes():
