@@ -362,7 +362,7 @@ let package = Package(
             name: "DepotPostgresSourceTests",
             dependencies: [
                 "DepotPostgresSource", "DepotCore", "DepotJSON", "DepotPlatform", "DepotSources", "DepotTestSupport",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

@@ -295,12 +295,18 @@ package final class PostgresLink: Sendable {
         // depotd's statements are small lookups by key. Planned for a catch-up of up to 10,000 changes they can cost
         // past jit_above_cost, and compiling them took ~60 ms of every ~1 ms catch-up; a server setting cannot
         // help, since it is the plan's estimate that crosses it.
-        // A pooler refuses startup parameters it does not know (PgBouncer: "unsupported startup parameter: jit"), and
-        // feed=poll is for poolers: there the DBA turns JIT off for depotd's role (README).
-        configuration.options.additionalStartupParameters =
-            [("application_name", "depotd")] + (address.feed == .listen ? [("jit", "off")] : [])
-        return try await PostgresConnection.connect(
-            on: sourceLoop.eventLoop, configuration: configuration, id: number, logger: logger)
+        configuration.options.additionalStartupParameters = [("application_name", "depotd"), ("jit", "off")]
+        do {
+            return try await PostgresConnection.connect(
+                on: sourceLoop.eventLoop, configuration: configuration, id: number, logger: logger)
+        } catch  where address.feed == .poll && Self.describe(error).contains("unsupported startup parameter") {
+            // A pooler refuses startup parameters it does not know (PgBouncer: "unsupported startup parameter: jit"),
+            // and feed=poll is for poolers: connect without it; the DBA turns JIT off for depotd's role (README).
+            logger.debug("\(address) refused the jit startup parameter (a pooler); connecting without it")
+            configuration.options.additionalStartupParameters = [("application_name", "depotd")]
+            return try await PostgresConnection.connect(
+                on: sourceLoop.eventLoop, configuration: configuration, id: number, logger: logger)
+        }
     }
 
     /// The server process at the other end of `connection`.

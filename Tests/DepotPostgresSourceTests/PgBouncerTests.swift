@@ -4,6 +4,7 @@ import DepotPostgresSource
 import DepotSources
 import DepotTestSupport
 import Logging
+import PostgresNIO
 import Testing
 
 /// Daemons with `feed=poll` through a real PgBouncer in transaction mode, with fewer server connections than daemons:
@@ -76,6 +77,28 @@ struct PgBouncerTests {
                     // A write that is not cut off records its id and is made.
                     _ = try await source.write([try PostgresWriteTests.put(#"{"id":"c","n":3}"#)], held: nil)
                     #expect(try await table.cluster.psql("SELECT count(*) FROM items_writes").filter { !$0.isWhitespace } == "2")
+                }
+            } catch {
+                Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
+            }
+            await bouncer.remove()
+        }
+    }
+
+    @Test("feed=poll sets JIT off for its session where the server takes it, and connects without it through PgBouncer")
+    func jitOff() async throws {
+        try await PostgresTestTable.with(parameters: "feed=poll") { table in
+            let bouncer = try await PgBouncer.start(in: table.cluster)
+            do {
+                let pooled = PostgresTestTable(
+                    cluster: table.cluster, address: try PostgresAddress(parsing: bouncer.sourceURI(parameters: "feed=poll")))
+                for (place, expected) in [(table, "off"), (pooled, "on")] {
+                    try await place.withSource { source in
+                        let jit = try await source.link.withConnection("show jit") { connection in
+                            try await connection.query("SHOW jit", logger: quiet).collect().first?.decode(String.self)
+                        }
+                        #expect(jit == expected, "\(place.address)")
+                    }
                 }
             } catch {
                 Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
