@@ -14,13 +14,25 @@ import Testing
     "Through PgBouncer in transaction mode: feed=poll",
     .enabled(if: PgBouncer.unavailableReason == nil || PostgresCluster.mustRun))
 struct PgBouncerTests {
+    /// Runs `body` with the table as reached through a PgBouncer in transaction mode of `poolSize` server connections,
+    /// its URI given `parameters`; a failure adds PgBouncer's log. PgBouncer is stopped and removed after.
+    static func withPooled(
+        _ table: PostgresTestTable, poolSize: Int = 5, parameters: String = "", _ body: (PostgresTestTable) async throws -> Void
+    ) async throws {
+        let bouncer = try await PgBouncer.start(in: table.cluster, poolMode: "transaction", poolSize: poolSize)
+        do {
+            try await body(
+                PostgresTestTable(cluster: table.cluster, address: try PostgresAddress(parsing: bouncer.sourceURI(parameters: parameters))))
+        } catch {
+            Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
+        }
+        await bouncer.remove()
+    }
+
     @Test("two daemons on one server connection: load, outside writes, a removal, puts, a patch with ifMatch and a batch")
     func throughTransactionPooling() async throws {
         try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
-            let bouncer = try await PgBouncer.start(in: table.cluster, poolMode: "transaction", poolSize: 1)
-            do {
-                let pooled = PostgresTestTable(
-                    cluster: table.cluster, address: try PostgresAddress(parsing: bouncer.sourceURI(parameters: "feed=poll&poll_interval=0.2")))
+            try await Self.withPooled(table, poolSize: 1, parameters: "feed=poll&poll_interval=0.2") { pooled in
                 try await ChangeFeedTests.withFeed(pooled) { first, firstStates in
                     try await ChangeFeedTests.withFeed(pooled) { second, secondStates in
                         try await table.insert("b", document("b", 2))
@@ -43,20 +55,14 @@ struct PgBouncerTests {
                         #expect(sessions.filter { !$0.isWhitespace } == "1")
                     }
                 }
-            } catch {
-                Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
             }
-            await bouncer.remove()
         }
     }
 
     @Test("a write cut off as it commits, through the pooler: fenced off by its id before it is answered, never made after")
     func fencedThroughPooler() async throws {
         try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
-            let bouncer = try await PgBouncer.start(in: table.cluster, poolMode: "transaction", poolSize: 3)
-            do {
-                let pooled = PostgresTestTable(
-                    cluster: table.cluster, address: try PostgresAddress(parsing: bouncer.sourceURI(parameters: "feed=poll&connect_timeout=1")))
+            try await Self.withPooled(table, poolSize: 3, parameters: "feed=poll&connect_timeout=1") { pooled in
                 let log = LogRecorder()
                 try await pooled.withSource(logger: log.logger(level: .info)) { source in
                     _ = try await source.fetchItems(ifChangedSince: nil)
@@ -78,20 +84,14 @@ struct PgBouncerTests {
                     _ = try await source.write([try PostgresWriteTests.put(#"{"id":"c","n":3}"#)], held: nil)
                     #expect(try await table.cluster.psql("SELECT count(*) FROM items_writes").filter { !$0.isWhitespace } == "2")
                 }
-            } catch {
-                Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
             }
-            await bouncer.remove()
         }
     }
 
     @Test("feed=poll sets JIT off for its session where the server takes it, and connects without it through PgBouncer")
     func jitOff() async throws {
         try await PostgresTestTable.with(parameters: "feed=poll") { table in
-            let bouncer = try await PgBouncer.start(in: table.cluster)
-            do {
-                let pooled = PostgresTestTable(
-                    cluster: table.cluster, address: try PostgresAddress(parsing: bouncer.sourceURI(parameters: "feed=poll")))
+            try await Self.withPooled(table, parameters: "feed=poll") { pooled in
                 for (place, expected) in [(table, "off"), (pooled, "on")] {
                     try await place.withSource { source in
                         let jit = try await source.link.withConnection("show jit") { connection in
@@ -100,19 +100,14 @@ struct PgBouncerTests {
                         #expect(jit == expected, "\(place.address)")
                     }
                 }
-            } catch {
-                Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
             }
-            await bouncer.remove()
         }
     }
 
     @Test("feed=listen through PgBouncer is refused at connection, and the log says to use feed=poll")
     func listenThroughPooler() async throws {
         try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
-            let bouncer = try await PgBouncer.start(in: table.cluster)
-            do {
-                let pooled = PostgresTestTable(cluster: table.cluster, address: try PostgresAddress(parsing: bouncer.sourceURI()))
+            try await Self.withPooled(table) { pooled in
                 let log = LogRecorder()
                 try await pooled.withSource(logger: log.logger(level: .warning)) { source in
                     let line = try await withTimeout(.seconds(30), "the refusal") {
@@ -121,10 +116,7 @@ struct PgBouncerTests {
                     #expect(line.contains("add feed=poll to the URI"), "\(line)")
                     await #expect(throws: SourceError.self) { try await source.fetchItems() }
                 }
-            } catch {
-                Issue.record("\(error)\n--- PgBouncer's log ---\n\(bouncer.log.suffix(3000))")
             }
-            await bouncer.remove()
         }
     }
 }
