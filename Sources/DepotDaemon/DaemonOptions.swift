@@ -225,7 +225,7 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     @Option(
         name: .customLong("postgres-replica"),
         help: ArgumentHelp(
-            "PostgreSQL source: a hot standby of the source's database that loads and catch-ups read from (postgres://…, the same table and columns; the same password); repeat for several, in order of preference. Writes go to the source; a replica behind what depotd must see, or down, is passed over for the next or the primary.",
+            "PostgreSQL source: a hot standby of the source's database that loads and catch-ups read from (postgres://…, the same table and columns; the same password); repeat for several, in order of preference. Writes go to the source; a replica behind what depotd must see, further behind its primary than its max_lag (seconds, a parameter of its URI: 5 unless said), not receiving, promoted or down is passed over for the next or the primary.",
             valueName: "uri"))
     public var postgresReplicas: [String] = []
 

@@ -105,12 +105,19 @@ struct SettingLookup {
         if case .configFile(let path, _) = uri.origin {
             base = Directories.parent(of: path)
         }
+        let location: SourceLocation
         do {
-            return try SourceLocation(parsing: uri.value, workingDirectory: base)
+            location = try SourceLocation(parsing: uri.value, workingDirectory: base)
         } catch {
             let subject = error.uri.isEmpty ? uri.origin.subject : uri.origin.quoting(error.uri)
             throw ConfigurationError("\(subject) \(error.problem)")
         }
+        if case .postgres(let address) = location, address.maxLag != nil {
+            throw ConfigurationError(
+                "\(uri.origin.quoting(address.description)) has max_lag, which bounds a replica's lag: give it in a --postgres-replica URI, or remove it"
+            )
+        }
+        return location
     }
 
     /// The hot standbys a PostgreSQL source reads from: --postgres-replica (each), else "postgresReplicas". Each is a

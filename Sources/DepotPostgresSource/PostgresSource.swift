@@ -22,10 +22,10 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
     /// Hot standbys that loads and catch-ups read from, in order of preference (`--postgres-replica`); the primary when
     /// none is connected and up to what depotd must see (`ReplicaReads`).
     package let replicas: [PostgresLink]
-    private let replicaReads = Locked(ReplicaReads())
+    let replicaReads = Locked(ReplicaReads())
     /// The member of each item that holds its id: it must equal the row's id column.
     private let idField: String
-    private let logger: Logger
+    let logger: Logger
     /// The most changes one catch-up reads; past it, a full load is cheaper.
     private let catchUpLimit: Int
     /// The table's columns once read, for a table whose whole row is the item.
@@ -59,24 +59,32 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         }
     }
 
-    /// Reads from the first replica that is connected and has replayed up to what depotd must see — the revision held,
-    /// and anything it wrote or was woken for since (`ReplicaReads.required`) — else from the primary.
+    /// Reads from the first replica that is connected, within its `max_lag` (`ReplicaLag`), and has replayed up to
+    /// what depotd must see — the revision held, and anything it wrote or was woken for since
+    /// (`ReplicaReads.required`) — else from the primary.
     package func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
         let needed = max(version?.revision ?? 0, replicaReads.withLock { $0.required })
+        var passedOver: String?
         for (index, replica) in replicas.enumerated() where replica.isConnected && replicaReads.withLock({ $0.mayRead(index) }) {
+            var why: String
             do {
-                if let listing = try await read(since: version?.revision, from: replica, needing: needed) {
+                let bound = replica.address.maxLag ?? PostgresAddress.defaultMaxLag
+                if let excess = try await lag(of: replica).excess(over: bound) {
+                    why = excess
+                } else if let listing = try await read(since: version?.revision, from: replica, needing: needed) {
                     noteReader(replica.address.description)
                     return listing
+                } else {
+                    why = "it has not replayed revision \(needed) yet"
                 }
-                replicaReads.withLock { $0.skipOnce(index) }
-                logger.info("\(replica.address) has not replayed revision \(needed) yet; reading from the primary")
             } catch {
-                replicaReads.withLock { $0.skipOnce(index) }
-                logger.info("cannot read from \(replica.address): \(error); reading from the primary")
+                why = "\(error)"
             }
+            replicaReads.withLock { $0.skipOnce(index) }
+            logger.debug("not reading from \(replica.address): \(why)")
+            passedOver = passedOver ?? "\(replica.address) is passed over: \(why)"
         }
-        noteReader(link.address.description)
+        noteReader(link.address.description, because: passedOver)
         guard let listing = try await read(since: version?.revision, from: link, needing: 0) else {
             preconditionFailure("the primary needs no revision")
         }
@@ -94,27 +102,6 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
         let (values, loaded) = try await load(from: reader)
         if loaded < needed { return nil }
         return .items(values, version: SourceVersion(revision: loaded))
-    }
-
-    /// Where reads go now; the first read from elsewhere is logged.
-    package var reading: String {
-        replicaReads.withLock { $0.reader ?? link.address.description }
-    }
-
-    /// Where reads go, for `stats`: nil without replicas.
-    package var readsFrom: String? {
-        replicas.isEmpty ? nil : reading
-    }
-
-    private func noteReader(_ reader: String) {
-        guard !replicas.isEmpty, replicaReads.withLock({ $0.read(from: reader) }) else { return }
-        logger.notice("reading \(link.sql.table) from \(reader)")
-    }
-
-    /// Raises what a replica must have replayed before depotd reads from it: a wake-up's position (the primary's log
-    /// reached it).
-    package func require(_ revision: Int64) {
-        replicaReads.withLock { $0.require(revision) }
     }
 
     /// A table read in id order: a new item goes where its id sorts.

@@ -21,6 +21,8 @@
 ///   log; 86400): a daemon away longer than that reloads in full.
 /// - `feed`: `listen` (the default) wakes the daemon by LISTEN/NOTIFY on a session of its own; `poll` reads the log
 ///   every `poll_interval` only, with nothing kept in the session, so that a pooler in transaction mode can carry it.
+/// - `max_lag` (a replica's only, `--postgres-replica`): seconds of replay lag past which the replica is passed over
+///   for the next one or the primary; 5, from 0 to 86400, up to three decimals.
 public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     /// Where the server listens.
     public enum Endpoint: Sendable, Hashable {
@@ -78,6 +80,9 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     public let feed: Feed
     /// Seconds a change stays in the log before a daemon prunes it.
     public let retention: Int
+    /// A replica's bound on its replay lag (`max_lag`); nil when not given (`defaultMaxLag` for a replica; a
+    /// primary takes none).
+    public let maxLag: Duration?
 
     public static let defaultPort = 5432
     public static let defaultIDColumn = "id"
@@ -87,6 +92,9 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
     /// The shortest poll interval: a fleet polling more often would cost the database more than LISTEN does.
     public static let shortestPollInterval = Duration.milliseconds(50)
     public static let defaultRetention = 86_400
+    /// How far behind its primary a replica may be read from: a change reaches a daemon reading it at most this much
+    /// later than one reading the primary.
+    public static let defaultMaxLag = Duration.seconds(5)
     public static let defaultSocketDirectory = "/run/postgresql"
     public static let defaultTable = "items"
 
@@ -116,6 +124,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         if feed != .listen { query.append("feed=" + feed.rawValue) }
         if pollInterval != Self.defaultPollInterval { query.append("poll_interval=" + Self.secondsText(pollInterval)) }
         if retention != Self.defaultRetention { query.append("retention=\(retention)") }
+        if let maxLag { query.append("max_lag=" + Self.secondsText(maxLag)) }
         return text + "?" + query.joined(separator: "&")
     }
 
@@ -184,6 +193,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         var pollInterval = Self.defaultPollInterval
         var feed = Feed.listen
         var retention = Self.defaultRetention
+        var maxLag: Duration?
         var seen = Set<String>()
         for parameter in (queryText ?? "").split(separator: "&") {
             let (name, value) = Self.split(parameter, at: "=")
@@ -219,7 +229,9 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
             case "connect_timeout":
                 connectTimeout = try Self.seconds(decoded, parameter: name, range: 1...3600)
             case "poll_interval":
-                pollInterval = try Self.interval(decoded, parameter: name)
+                pollInterval = try Self.interval(decoded, parameter: name, shortest: Self.shortestPollInterval)
+            case "max_lag":
+                maxLag = try Self.interval(decoded, parameter: name, shortest: .zero)
             case "feed":
                 guard let chosen = Feed(rawValue: decoded) else {
                     throw SettingProblem(
@@ -236,7 +248,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
             default:
                 throw SettingProblem(
                     "has the parameter \"\(name)\", which depotd does not take; it takes table, id_column, doc_column, sslmode, host, port, user, dbname, "
-                        + "connect_timeout, poll_interval, feed and retention")
+                        + "connect_timeout, poll_interval, feed, retention and, for a replica, max_lag")
             }
         }
         if let socketDirectory {
@@ -272,6 +284,7 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         self.pollInterval = pollInterval
         self.feed = feed
         self.retention = retention
+        self.maxLag = maxLag
     }
 
     /// A column, double-quoted for SQL.
@@ -297,17 +310,17 @@ public struct PostgresAddress: Sendable, Hashable, CustomStringConvertible {
         return value
     }
 
-    /// Seconds, with up to three decimals, from `shortestPollInterval` to a day, given as parameter `parameter`.
-    private static func interval(_ text: String, parameter: Substring) throws(SettingProblem) -> Duration {
-        let shortest = Self.secondsText(Self.shortestPollInterval)
+    /// Seconds, with up to three decimals, from `shortest` to a day, given as parameter `parameter`.
+    private static func interval(_ text: String, parameter: Substring, shortest: Duration) throws(SettingProblem) -> Duration {
+        let shortestText = Self.secondsText(shortest)
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let digits = parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }
         guard digits, parts[0].count <= 6, parts.count == 1 || parts[1].count <= 3, let whole = Int64(parts[0]),
             let fraction = Int64((parts.count == 2 ? parts[1] : "") + String(repeating: "0", count: 3 - (parts.count == 2 ? parts[1].count : 0))),
             case let interval = Duration.milliseconds(whole * 1000 + fraction),
-            interval >= Self.shortestPollInterval, interval <= .seconds(86_400)
+            interval >= shortest, interval <= .seconds(86_400)
         else {
-            throw SettingProblem("has \(parameter)=\(text); it is a number of seconds (up to three decimals) from \(shortest) to 86400")
+            throw SettingProblem("has \(parameter)=\(text); it is a number of seconds (up to three decimals) from \(shortestText) to 86400")
         }
         return interval
     }

@@ -468,6 +468,12 @@ struct DaemonSettingsTests {
         #expect(otherTable?.description.contains("a replica serves the same table") == true, "\(String(describing: otherTable))")
         let malformed = configurationError(["--source", source, "--postgres-replica", "postgres://depot:secret@r1/fleet"])
         #expect(malformed?.description.contains("password") == true && malformed?.description.contains("secret") == false)
+        let bounded = try resolve(["--source", source, "--postgres-replica", "postgres://depot@r1/fleet?max_lag=0.5"])
+        #expect(bounded.postgresReplicas.map(\.maxLag) == [.milliseconds(500)])
+        let lagOnSource = configurationError(["--source", source + "&max_lag=2", "--postgres-replica", "postgres://depot@r1/fleet"])
+        #expect(
+            lagOnSource?.description.contains("has max_lag, which bounds a replica's lag: give it in a --postgres-replica URI") == true,
+            "\(String(describing: lagOnSource))")
     }
 
     @Test("a relative --config is read from the given working directory, like a relative source")

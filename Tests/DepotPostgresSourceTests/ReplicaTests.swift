@@ -29,6 +29,27 @@ struct ReplicaReadsTests {
     }
 }
 
+/// ReplicaLag from what a standby tells: read from only while within the bound.
+@Suite("ReplicaLag: whether a standby is near enough to read from")
+struct ReplicaLagTests {
+    @Test(
+        "a standby within max_lag is read; one further behind, not receiving, not telling, or promoted is passed over, saying why",
+        arguments: [
+            (true, true, Double?.some(0), Duration.zero, String?.none),
+            (true, true, 0.25, .milliseconds(250), nil),
+            (true, true, 0.2504, .milliseconds(250), nil),
+            (true, true, 0.251, .milliseconds(250), "it is 0.251 s behind its primary, more than max_lag=0.25"),
+            (true, true, 7200, .seconds(5), "it is 7200 s behind its primary, more than max_lag=5"),
+            (true, true, -0.5, .zero, nil),
+            (true, false, 0, .seconds(5), "it is not receiving from its primary (no WAL receiver)"),
+            (true, true, nil, .seconds(5), "it has WAL to replay and has replayed no transaction since it started"),
+            (false, true, 0, .seconds(5), "it is not a standby (promoted?), so its table may differ from the primary's"),
+        ])
+    func excess(inRecovery: Bool, receiving: Bool, seconds: Double?, bound: Duration, expected: String?) {
+        #expect(ReplicaLag(inRecovery: inRecovery, receiving: receiving, seconds: seconds).excess(over: bound) == expected)
+    }
+}
+
 /// A PostgreSQL source with a real hot standby (`pg_basebackup -R`, streaming): loads and catch-ups read from it; a
 /// write is read back from the primary until the standby has replayed it; a standby paused or down is passed over.
 @Suite("PostgresSource: reads from a hot standby", .enabled(if: PostgresTestTable.enabled))
@@ -84,6 +105,108 @@ struct ReplicaTests {
                         _ = try await repository.load().result.get()
                         #expect(source.reading == table.address.description)
                         #expect(repository.item(id: "c") != nil)
+                        group.cancelAll()
+                    }
+                }
+            } catch {
+                Issue.record("\(error)\n--- the standby's log ---\n\(standby.serverLog.suffix(3000))")
+            }
+            await standby.remove()
+        }
+    }
+    /// `sql`'s one value at `cluster`, trimmed.
+    static func value(_ sql: String, at cluster: PostgresCluster) async throws -> String {
+        try await cluster.psql(sql).filter { !$0.isWhitespace }
+    }
+
+    /// Waits until `sql` at `cluster` answers `t`.
+    static func wait(_ what: String, at cluster: PostgresCluster, until sql: String) async throws {
+        try await withTimeout(.seconds(60), what) {
+            while try await value(sql, at: cluster) != "t" { try await Task.sleep(for: .milliseconds(20)) }
+        }
+    }
+
+    @Test("a standby further behind than max_lag, cut off from its primary, or promoted is passed over; one within it is read, stale")
+    func lagBound() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            let standby = try await PostgresCluster.startStandby(of: table.cluster)
+            do {
+                let backoff = ReconnectBackoff(firstWindow: .milliseconds(100), cap: .milliseconds(400))
+                try await withSourceLoop { loop in
+                    // Two daemons' sources on the same standby: one bounds its lag at 0.5 s, the other at an hour.
+                    func source(_ parameters: String) throws -> (PostgresSource, PostgresLink) {
+                        let primary = PostgresLink(address: table.address, password: .none, backoff: backoff, sourceLoop: loop, logger: Self.quiet)
+                        let replica = PostgresLink(
+                            address: try PostgresAddress(parsing: standby.sourceURI(parameters: parameters)), password: .none, backoff: backoff,
+                            role: .replica, sourceLoop: loop, logger: Self.quiet)
+                        return (PostgresSource(link: primary, replicas: [replica], idField: "id", logger: Self.quiet), replica)
+                    }
+                    let (strict, lenient) = (try source("max_lag=0.5"), try source("max_lag=3600"))
+                    try await withThrowingDiscardingTaskGroup { group in
+                        // What a change feed runs: each link keeps its connection.
+                        for link in [strict.0.link, strict.1, lenient.0.link, lenient.1] {
+                            group.addTask(executorPreference: loop) { await link.run { _ in } }
+                        }
+                        let repositories = [strict.0, lenient.0].map { Repository(source: $0, logger: Self.quiet).running() }
+                        func loadBoth() async throws {
+                            for repository in repositories { _ = try await repository.load().result.get() }
+                        }
+                        func readers() -> [Bool] {
+                            [strict, lenient].map { $0.0.reading == $0.1.address.description }
+                        }
+                        try await Self.wait("the standby to be connected") { strict.1.isConnected && lenient.1.isConnected }
+                        // The feed's objects are made by the primary's link on its first read; a transaction replayed
+                        // since the standby started gives its lag a time to count from.
+                        _ = try await strict.0.fetchItems(ifChangedSince: nil)
+                        try await table.insert("b", document("b", 2))
+                        try await standby.waitUntilReplayed(from: table.cluster)
+                        try await loadBoth()
+                        #expect(readers() == [true, true], "both read from the standby")
+
+                        // Replay paused, a row written straight to the table, and the standby more than 0.5 s behind.
+                        try await standby.psql("SELECT pg_wal_replay_pause()")
+                        try await table.insert("c", document("c", 3))
+                        try await Self.wait(
+                            "the standby to be 0.5 s behind", at: standby,
+                            until:
+                                "SELECT extract(epoch FROM now() - pg_last_xact_replay_timestamp()) > 0.6 AND pg_last_wal_receive_lsn() > pg_last_wal_replay_lsn()"
+                        )
+                        try await loadBoth()
+                        #expect(readers() == [false, true], "the strict one reads the primary")
+                        #expect(repositories[0].item(id: "c") != nil, "the strict one sees the row")
+                        #expect(repositories[1].item(id: "c") == nil, "the lenient one reads the standby, stale within its bound")
+
+                        // Replay resumed: back to the standby (after the once it was passed over).
+                        try await standby.psql("SELECT pg_wal_replay_resume()")
+                        try await standby.waitUntilReplayed(from: table.cluster)
+                        try await loadBoth()
+                        try await loadBoth()
+                        #expect(readers() == [true, true])
+                        #expect(repositories.allSatisfy { $0.item(id: "c") != nil })
+
+                        // Cut off from the primary (no WAL receiver): how far behind is unknown, so neither reads it.
+                        let conninfo = try await standby.psql("SHOW primary_conninfo").split(separator: "\n").first.map(String.init) ?? ""
+                        try await standby.psql("ALTER SYSTEM SET primary_conninfo = ''; SELECT pg_reload_conf()")
+                        try await Self.wait("the WAL receiver to stop", at: standby, until: "SELECT NOT EXISTS (SELECT FROM pg_stat_wal_receiver)")
+                        try await table.insert("d", document("d", 4))
+                        try await loadBoth()
+                        #expect(readers() == [false, false])
+                        #expect(repositories.allSatisfy { $0.item(id: "d") != nil })
+
+                        // Receiving again, then promoted: not a standby, so passed over however lenient.
+                        let quoted = conninfo.replacing("'", with: "''")
+                        try await standby.psql("ALTER SYSTEM SET primary_conninfo = '\(quoted)'; SELECT pg_reload_conf()")
+                        try await Self.wait("the WAL receiver to start", at: standby, until: "SELECT EXISTS (SELECT FROM pg_stat_wal_receiver)")
+                        try await standby.waitUntilReplayed(from: table.cluster)
+                        try await loadBoth()
+                        try await loadBoth()
+                        #expect(readers() == [true, true])
+                        try await standby.psql("SELECT pg_promote()")
+                        try await Self.wait("the standby to be promoted", at: standby, until: "SELECT NOT pg_is_in_recovery()")
+                        try await standby.psql("INSERT INTO items (id, doc) VALUES ('split', '{\"id\": \"split\"}')")
+                        try await loadBoth()
+                        #expect(readers() == [false, false])
+                        #expect(repositories.allSatisfy { $0.item(id: "split") == nil }, "the promoted server's own row is never read")
                         group.cancelAll()
                     }
                 }

@@ -103,6 +103,9 @@ struct PostgresAddressTests {
             ("postgres://db/fleet?poll_interval=-1", "a number of seconds"),
             ("postgres://db/fleet?poll_interval=.5", "a number of seconds"),
             ("postgres://db/fleet?poll_interval=86401", "to 86400"),
+            ("postgres://db/fleet?max_lag=-1", "from 0 to 86400"),
+            ("postgres://db/fleet?max_lag=86400.5", "from 0 to 86400"),
+            ("postgres://db/fleet?max_lag=1s", "a number of seconds"),
         ])
     func malformed(text: String, expected: String) {
         let problem = Self.problem(text)
@@ -122,6 +125,21 @@ struct PostgresAddressTests {
         let address = try Self.parse("postgres://db/fleet?" + query)
         #expect(address.feed == feed)
         #expect(address.pollInterval == interval)
+        #expect(address.description == "postgres://db:5432/fleet?table=items" + described)
+        #expect(try Self.parse(address.description) == address)
+    }
+
+    @Test(
+        "a replica's max_lag, to the millisecond and down to 0, written back as given; left out, nil",
+        arguments: [
+            ("max_lag=0", Duration?.some(.zero), "&max_lag=0"),
+            ("max_lag=0.25", .milliseconds(250), "&max_lag=0.25"),
+            ("max_lag=30", .seconds(30), "&max_lag=30"),
+            ("feed=poll", nil, "&feed=poll"),
+        ])
+    func maxLag(query: String, lag: Duration?, described: String) throws {
+        let address = try Self.parse("postgres://db/fleet?" + query)
+        #expect(address.maxLag == lag)
         #expect(address.description == "postgres://db:5432/fleet?table=items" + described)
         #expect(try Self.parse(address.description) == address)
     }
