@@ -134,14 +134,19 @@ struct ReplicaTests {
                 let backoff = ReconnectBackoff(firstWindow: .milliseconds(100), cap: .milliseconds(400))
                 try await withSourceLoop { loop in
                     // Two daemons' sources on the same standby: one bounds its lag at 0.5 s, the other at an hour.
-                    func source(_ parameters: String) throws -> (PostgresSource, PostgresLink) {
+                    func source(_ parameters: String, as user: String) throws -> (PostgresSource, PostgresLink) {
                         let primary = PostgresLink(address: table.address, password: .none, backoff: backoff, sourceLoop: loop, logger: Self.quiet)
                         let replica = PostgresLink(
-                            address: try PostgresAddress(parsing: standby.sourceURI(parameters: parameters)), password: .none, backoff: backoff,
+                            address: try PostgresAddress(
+                                parsing: standby.sourceURI(parameters: parameters).replacing("\(PostgresCluster.user)@", with: "\(user)@")),
+                            password: .none, backoff: backoff,
                             role: .replica, sourceLoop: loop, logger: Self.quiet)
                         return (PostgresSource(link: primary, replicas: [replica], idField: "id", logger: Self.quiet), replica)
                     }
-                    let (strict, lenient) = (try source("max_lag=0.5"), try source("max_lag=3600"))
+                    // The lenient one reads the standby as a role with no privilege but SELECT: what it asks a standby
+                    // about its lag, any role may.
+                    try await table.cluster.psql("CREATE ROLE reader LOGIN")
+                    let (strict, lenient) = (try source("max_lag=0.5", as: PostgresCluster.user), try source("max_lag=3600", as: "reader"))
                     try await withThrowingDiscardingTaskGroup { group in
                         // What a change feed runs: each link keeps its connection.
                         for link in [strict.0.link, strict.1, lenient.0.link, lenient.1] {
@@ -158,6 +163,7 @@ struct ReplicaTests {
                         // The feed's objects are made by the primary's link on its first read; a transaction replayed
                         // since the standby started gives its lag a time to count from.
                         _ = try await strict.0.fetchItems(ifChangedSince: nil)
+                        try await table.cluster.psql("GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
                         try await table.insert("b", document("b", 2))
                         try await standby.waitUntilReplayed(from: table.cluster)
                         try await loadBoth()
