@@ -1,5 +1,6 @@
 """PgBouncer (Debian's) in transaction mode in front of the suite's PostgreSQL clusters, for the fleet benchmarks:
-its own configuration in a directory, run as `postgres` (it refuses root), on a Unix socket there, trusting `depot`."""
+its own configuration in a directory, run as `postgres` (it refuses root), on a Unix socket there and on 127.0.0.1,
+trusting `depot`."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ class PgBouncer:
         with open(self.configuration, "w") as ini:
             ini.write(
                 f"[databases]\n{entries}\n"
-                f"[pgbouncer]\nlisten_addr =\nlisten_port = {PORT}\nunix_socket_dir = {directory}\n"
+                f"[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {PORT}\nunix_socket_dir = {directory}\n"
                 f"auth_type = trust\nauth_file = {directory}/users.txt\nadmin_users = depot\npool_mode = transaction\n"
                 f"default_pool_size = {pool}\nmax_client_conn = {2 * clients + 100}\n"
                 f"logfile = {directory}/pgbouncer.log\npidfile = {directory}/pgbouncer.pid\n"
@@ -80,6 +81,8 @@ class PgBouncer:
         while os.path.exists(f"/proc/{pid}"):
             time.sleep(0.02)
 
-    def uri(self, database: str, parameters: str) -> str:
-        """A depotd source through PgBouncer to `database`, table `items`."""
+    def uri(self, database: str, parameters: str, tcp: bool = False) -> str:
+        """A depotd source through PgBouncer to `database`, table `items`: on its Unix socket, or by TCP on loopback."""
+        if tcp:
+            return f"postgres://depot@127.0.0.1:{PORT}/{database}?table=items&sslmode=disable&{parameters}"
         return f"postgres://depot@/{database}?host={self.directory}&port={PORT}&table=items&{parameters}"
