@@ -114,6 +114,7 @@ struct ReplicaTests {
             await standby.remove()
         }
     }
+
     /// `sql`'s one value at `cluster`, trimmed.
     static func value(_ sql: String, at cluster: PostgresCluster) async throws -> String {
         try await cluster.psql(sql).filter { !$0.isWhitespace }
@@ -220,6 +221,54 @@ struct ReplicaTests {
                 Issue.record("\(error)\n--- the standby's log ---\n\(standby.serverLog.suffix(3000))")
             }
             await standby.remove()
+        }
+    }
+    @Test("a standby further behind than max_lag is passed over for the next one, not the primary")
+    func nextReplica() async throws {
+        try await PostgresTestTable.with(rows: [("a", document("a", 1))]) { table in
+            let first = try await PostgresCluster.startStandby(of: table.cluster)
+            let second = try await PostgresCluster.startStandby(of: table.cluster)
+            do {
+                let backoff = ReconnectBackoff(firstWindow: .milliseconds(100), cap: .milliseconds(400))
+                try await withSourceLoop { loop in
+                    let primary = PostgresLink(address: table.address, password: .none, backoff: backoff, sourceLoop: loop, logger: Self.quiet)
+                    let replicas = try [first, second].map { standby in
+                        PostgresLink(
+                            address: try PostgresAddress(parsing: standby.sourceURI(parameters: "max_lag=0.5")), password: .none, backoff: backoff,
+                            role: .replica, sourceLoop: loop, logger: Self.quiet)
+                    }
+                    let source = PostgresSource(link: primary, replicas: replicas, idField: "id", logger: Self.quiet)
+                    let repository = Repository(source: source, logger: Self.quiet).running()
+                    try await withThrowingDiscardingTaskGroup { group in
+                        for link in [primary] + replicas {
+                            group.addTask(executorPreference: loop) { await link.run { _ in } }
+                        }
+                        try await Self.wait("both standbys to be connected") { replicas.allSatisfy(\.isConnected) }
+                        _ = try await source.fetchItems(ifChangedSince: nil)
+                        try await table.insert("b", document("b", 2))
+                        for standby in [first, second] { try await standby.waitUntilReplayed(from: table.cluster) }
+                        _ = try await repository.load().result.get()
+                        #expect(source.reading == replicas[0].address.description, "the first in order of preference")
+
+                        try await first.psql("SELECT pg_wal_replay_pause()")
+                        try await table.insert("c", document("c", 3))
+                        try await second.waitUntilReplayed(from: table.cluster)
+                        try await Self.wait(
+                            "the first standby to be 0.5 s behind", at: first,
+                            until:
+                                "SELECT extract(epoch FROM now() - pg_last_xact_replay_timestamp()) > 0.6 AND pg_last_wal_receive_lsn() > pg_last_wal_replay_lsn()"
+                        )
+                        _ = try await repository.load().result.get()
+                        #expect(source.reading == replicas[1].address.description)
+                        #expect(repository.item(id: "c") != nil)
+                        group.cancelAll()
+                    }
+                }
+            } catch {
+                Issue.record("\(error)\n--- the first standby's log ---\n\(first.serverLog.suffix(3000))")
+            }
+            await first.remove()
+            await second.remove()
         }
     }
 }
