@@ -21,7 +21,7 @@ package enum StatsFormatter {
         if let cache = stats.cacheBytes { process.append("cache \(bytes(cache))") }
         lines.append("seq \(stats.seq) \(stats.status)\(items) · epoch \(stats.epoch) · " + process.joined(separator: " · "))
         lines.append(
-            "source \(stats.source)\(stats.readsFrom.map { " (reads from \($0))" } ?? "") · fetches \(calls(stats.fetches)) · deletes \(calls(stats.deletes)) · writes \(calls(stats.writes))"
+            "source \(stats.source)\(stats.readsFrom.map { " (reads from \($0)\(Self.lag(stats.readLagSeconds)))" } ?? "") · fetches \(calls(stats.fetches)) · deletes \(calls(stats.deletes)) · writes \(calls(stats.writes))"
                 + (stats.pendingWrites > 0 ? " · \(stats.pendingWrites) pending" : ""))
         if let refresh = stats.refresh {
             lines.append(Self.refresh(refresh, now: now))
@@ -107,6 +107,12 @@ package enum StatsFormatter {
             }
         }
         metric("source_call_duration_seconds", "summary", "How long the source's calls took (the latest 1024; quantile 1 is the longest).", durations)
+        if let reader = stats.readsFrom {
+            metric(
+                "source_read_lag_seconds", "gauge",
+                "How far behind its primary the replica read last was, as it told; 0 when reads go to the source itself.",
+                [([("reader", reader)], stats.readLagSeconds.map { "\($0)" } ?? "0")])
+        }
         metric("pending_writes", "gauge", "Optimistic writes shown that the source has not confirmed yet.", [([], "\(stats.pendingWrites)")])
         if let refresh = stats.refresh {
             func timestamp(_ text: String?) -> [(labels: [(String, String)], value: String)] {
@@ -184,6 +190,14 @@ package enum StatsFormatter {
         if hours > 0 { return "\(hours)h\(minutes)m" }
         if minutes > 0 { return "\(minutes)m\(seconds % 60)s" }
         return "\(seconds)s"
+    }
+
+    /// `, 250 ms behind` / `, 7.2 s behind` after a replica's address; nothing when the lag is not told.
+    static func lag(_ seconds: Double?) -> String {
+        guard let seconds else { return "" }
+        let milliseconds = Int((seconds * 1000).rounded())
+        if milliseconds < 1000 { return ", \(milliseconds) ms behind" }
+        return ", \(milliseconds / 1000).\(milliseconds % 1000 / 100) s behind"
     }
 
     private static func calls(_ calls: DepotStatistics.SourceCalls) -> String {

@@ -15,6 +15,10 @@ public protocol Source: Sendable {
     /// Where reads go now, for a source that reads from replicas (`stats`); nil for one that has none (the default).
     var readsFrom: String? { get }
 
+    /// How far behind its primary the replica read last was, as it told; nil when reads go to the source itself, or
+    /// for a source without replicas (the default).
+    var readLag: Duration? { get }
+
     /// Every item, in the source's order. Each element should be a JSON object; the repository
     /// checks that, and the ids, when it builds the collection.
     func fetchItems() async throws -> [JSONValue]
@@ -38,6 +42,8 @@ public protocol Source: Sendable {
 
 extension Source {
     public var readsFrom: String? { nil }
+
+    public var readLag: Duration? { nil }
 
     public func fetchItems(ifChangedSince version: SourceVersion?) async throws -> SourceListing {
         .items(try await fetchItems(), version: nil)

@@ -27,9 +27,15 @@ extension PostgresSource {
         replicas.isEmpty ? nil : reading
     }
 
-    /// Records where a read went; a change of reader is logged, with why a replica was passed over.
-    func noteReader(_ reader: String, because why: String? = nil) {
-        guard !replicas.isEmpty, replicaReads.withLock({ $0.read(from: reader) }) else { return }
+    /// How far behind its primary the replica read last was, for `stats`: nil after a read from the primary.
+    package var readLag: Duration? {
+        replicaReads.withLock { $0.lag }
+    }
+
+    /// Records where a read went, `lag` behind the primary (a replica's); a change of reader is logged, with why a
+    /// replica was passed over.
+    func noteReader(_ reader: String, lag: Duration? = nil, because why: String? = nil) {
+        guard !replicas.isEmpty, replicaReads.withLock({ $0.read(from: reader, lag: lag) }) else { return }
         logger.notice("reading \(link.sql.table) from \(reader)\(why.map { " (\($0))" } ?? "")")
     }
 

@@ -69,10 +69,11 @@ package struct PostgresSource: WritableSource, ChangeFeedSource {
             var why: String
             do {
                 let bound = replica.address.maxLag ?? PostgresAddress.defaultMaxLag
-                if let excess = try await lag(of: replica).excess(over: bound) {
+                let lag = try await lag(of: replica)
+                if let excess = lag.excess(over: bound) {
                     why = excess
                 } else if let listing = try await read(since: version?.revision, from: replica, needing: needed) {
-                    noteReader(replica.address.description)
+                    noteReader(replica.address.description, lag: lag.behind)
                     return listing
                 } else {
                     why = "it has not replayed revision \(needed) yet"

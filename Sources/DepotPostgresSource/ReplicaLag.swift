@@ -35,6 +35,11 @@ package enum ReplicaLag: Sendable, Equatable {
         }
     }
 
+    /// How far behind it is, when it can tell.
+    package var behind: Duration? {
+        if case .behind(let lag) = self { lag } else { nil }
+    }
+
     /// Why a replica this far behind is not read from under `bound`; nil when it may be.
     package func excess(over bound: Duration) -> String? {
         switch self {

@@ -11,6 +11,8 @@ package struct ReplicaReads: Sendable {
     private var skipped: Set<Int> = []
     /// Where reads went last: a replica's or the primary's address.
     package private(set) var reader: String?
+    /// How far behind its primary the replica read last was; nil after a read from the primary.
+    package private(set) var lag: Duration?
 
     package init() {}
 
@@ -29,9 +31,10 @@ package struct ReplicaReads: Sendable {
         skipped.insert(index)
     }
 
-    /// Records that a read went to `reader`: true when the last one went elsewhere.
-    package mutating func read(from reader: String) -> Bool {
-        defer { self.reader = reader }
+    /// Records that a read went to `reader`, `lag` behind its primary (nil: the primary): true when the last one went
+    /// elsewhere.
+    package mutating func read(from reader: String, lag: Duration? = nil) -> Bool {
+        defer { (self.reader, self.lag) = (reader, lag) }
         return self.reader != reader
     }
 }

@@ -69,6 +69,7 @@ final class ServerStatistics: Sendable {
             limitsHit: limits.all.map { DepotStatistics.LimitHit(limit: $0.0.rawValue, count: $0.1) })
         statistics.staleReason = current.state.provenance?.staleReason
         statistics.readsFrom = repository.source.readsFrom
+        statistics.readLagSeconds = repository.source.readLag?.secondsValue
         statistics.writes = Self.calls(calls.writes)
         statistics.pendingWrites = repository.pendingWrites
         statistics.refresh = Self.refresh(freshness(), repository.sourceHealth)

@@ -151,6 +151,9 @@ public struct DepotStatistics: Sendable, Equatable {
     /// Where the source's loads and catch-ups go when it has replicas (a PostgreSQL hot standby, or the primary when
     /// none is up to date); nil when it has none.
     public var readsFrom: String?
+    /// How far behind its primary the replica read last was, in seconds, as it told; nil when reads go to the source
+    /// itself, or it has no replicas.
+    public var readLagSeconds: Double?
     public var fetches: SourceCalls
     /// Writes that only removed items.
     public var deletes: SourceCalls
@@ -240,7 +243,8 @@ public struct DepotStatistics: Sendable, Equatable {
                 "source",
                 Self.object(
                     [
-                        ("name", .string(source)), ("readsFrom", readsFrom.map(JSONValue.string)), ("fetches", Self.json(fetches)),
+                        ("name", .string(source)), ("readsFrom", readsFrom.map(JSONValue.string)), ("readLag", readLagSeconds.flatMap(Self.seconds)),
+                        ("fetches", Self.json(fetches)),
                         ("deletes", Self.json(deletes)), ("writes", Self.json(writes)),
                     ] + Self.members(refresh))
             ),
@@ -254,16 +258,19 @@ public struct DepotStatistics: Sendable, Equatable {
         ])
     }
 
+    /// Seconds to the millisecond, as few digits as they need.
+    private static func seconds(_ seconds: Double) -> JSONValue? {
+        let milliseconds = Int64((seconds * 1000).rounded())
+        let literal = milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
+        return JSONNumber(literal: literal).map(JSONValue.number)
+    }
+
     /// The refresh's members of the `source` object; none when there is nothing to say.
     private static func members(_ refresh: Refresh?) -> [(String, JSONValue?)] {
         guard let refresh else { return [] }
-        let interval = refresh.intervalSeconds.flatMap { seconds -> JSONValue? in
-            let milliseconds = Int64((seconds * 1000).rounded())
-            let literal = milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
-            return JSONNumber(literal: literal).map(JSONValue.number)
-        }
         return [
-            ("interval", interval), ("intervalFrom", .string(refresh.intervalFrom)), ("nextRefreshAt", refresh.nextRefreshAt.map(JSONValue.string)),
+            ("interval", refresh.intervalSeconds.flatMap(seconds)), ("intervalFrom", .string(refresh.intervalFrom)),
+            ("nextRefreshAt", refresh.nextRefreshAt.map(JSONValue.string)),
             ("retrying", .bool(refresh.retrying)), ("paused", .bool(refresh.paused)),
             ("lastAttemptAt", refresh.lastAttemptAt.map(JSONValue.string)), ("lastSuccessAt", refresh.lastSuccessAt.map(JSONValue.string)),
             ("consecutiveFailures", number(refresh.consecutiveFailures)), ("failingSince", refresh.failingSince.map(JSONValue.string)),
@@ -330,6 +337,7 @@ public struct DepotStatistics: Sendable, Equatable {
         let source = try members.members("source")
         self.source = try source.string("name")
         readsFrom = try source.optionalString("readsFrom")
+        readLagSeconds = source.object["readLag"]?.numberValue?.doubleValue
         fetches = try calls(try source.members("fetches"))
         deletes = try calls(try source.members("deletes"))
         if source.object["writes"] != nil { writes = try calls(try source.members("writes")) }

@@ -54,6 +54,27 @@ struct StatsFormatterTests {
                 """)
     }
 
+    @Test("a source reading a replica: where, and how far behind, in the text and as a gauge; the primary, 0 behind")
+    func replica() throws {
+        var stats = Self.stats
+        stats.source = "postgres://depot@db:5432/fleet?table=items"
+        stats.readsFrom = "postgres://depot@standby:5432/fleet?table=items"
+        for (lag, text, gauge) in [(0.25, "250 ms", "0.25"), (7.2, "7.2 s", "7.2"), (0, "0 ms", "0.0")] {
+            stats.readLagSeconds = lag
+            #expect(try DepotStatistics(decoding: JSONParser.parse(stats.json.jsonText)) == stats)
+            #expect(StatsFormatter.text(stats).contains("(reads from postgres://depot@standby:5432/fleet?table=items, \(text) behind) · fetches"))
+            #expect(
+                StatsFormatter.prometheus(stats).contains(
+                    #"depot_source_read_lag_seconds{reader="postgres://depot@standby:5432/fleet?table=items"} \#(gauge)"#))
+        }
+        stats.readsFrom = stats.source
+        stats.readLagSeconds = nil
+        #expect(!stats.json.jsonText.contains("readLag"))
+        #expect(StatsFormatter.text(stats).contains("(reads from postgres://depot@db:5432/fleet?table=items) · fetches"))
+        #expect(StatsFormatter.prometheus(stats).contains(#"depot_source_read_lag_seconds{reader="postgres://depot@db:5432/fleet?table=items"} 0"#))
+        #expect(!StatsFormatter.prometheus(Self.stats).contains("read_lag"), "without replicas, no gauge")
+    }
+
     @Test("for Prometheus: every figure a depot_ metric with HELP and TYPE, labels escaped")
     func prometheus() {
         let text = StatsFormatter.prometheus(Self.stats)

@@ -23,11 +23,12 @@ struct PostgresReplicaEndToEndTests {
                     while true {
                         _ = try await connection.call("load")
                         let stats = try DepotStatistics(decoding: try await connection.call("stats"))
-                        if stats.readsFrom?.contains(replica.socketDirectory) == true { return stats.readsFrom }
+                        if stats.readsFrom?.contains(replica.socketDirectory) == true { return stats }
                         try await Task.sleep(for: .milliseconds(100))
                     }
                 }
-                #expect(reading != nil)
+                #expect(
+                    reading.readLagSeconds.map { $0 >= 0 } == true, "how far behind the standby is: \(String(describing: reading.readLagSeconds))")
                 let put = try await connection.call("put", params: ["id": "b", "item": ["id": "b", "n": 2]])
                 #expect(put["state"]?["count"] == .number(JSONNumber(2)), "\(put)")
                 let held = try await connection.call("get", params: ["id": "b"])

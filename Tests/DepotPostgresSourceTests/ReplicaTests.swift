@@ -23,9 +23,12 @@ struct ReplicaReadsTests {
         let other = reads.mayRead(1)
         #expect(first && !skipped && again, "skipped once, then read again")
         #expect(other)
-        let (toReplica, same, toPrimary) = (reads.read(from: "replica"), reads.read(from: "replica"), reads.read(from: "primary"))
+        let toReplica = reads.read(from: "replica", lag: .milliseconds(300))
+        #expect(reads.lag == .milliseconds(300))
+        let (same, toPrimary) = (reads.read(from: "replica", lag: .zero), reads.read(from: "primary"))
         #expect(toReplica && !same && toPrimary)
         #expect(reads.reader == "primary")
+        #expect(reads.lag == nil, "the primary is behind nothing")
     }
 }
 
@@ -182,6 +185,9 @@ struct ReplicaTests {
                         #expect(readers() == [false, true], "the strict one reads the primary")
                         #expect(repositories[0].item(id: "c") != nil, "the strict one sees the row")
                         #expect(repositories[1].item(id: "c") == nil, "the lenient one reads the standby, stale within its bound")
+                        #expect(strict.0.readLag == nil)
+                        #expect(
+                            (lenient.0.readLag ?? .zero) > .milliseconds(500), "stats tells how far behind: \(String(describing: lenient.0.readLag))")
 
                         // Replay resumed: back to the standby (after the once it was passed over).
                         try await standby.psql("SELECT pg_wal_replay_resume()")
