@@ -192,12 +192,12 @@ package enum StatsFormatter {
         return "\(seconds)s"
     }
 
-    /// `, 250 ms behind` / `, 7.2 s behind` after a replica's address; nothing when the lag is not told.
+    /// `, 250 ms behind` / `, 7.2 s behind` / `, 2 h behind` after a replica's address (past a second, as depotctl
+    /// shows an interval); nothing when the lag is not told.
     static func lag(_ seconds: Double?) -> String {
         guard let seconds else { return "" }
         let milliseconds = Int((seconds * 1000).rounded())
-        if milliseconds < 1000 { return ", \(milliseconds) ms behind" }
-        return ", \(milliseconds / 1000).\(milliseconds % 1000 / 100) s behind"
+        return ", \(milliseconds < 1000 ? "\(milliseconds) ms" : RelativeTime.interval(seconds: seconds)) behind"
     }
 
     private static func calls(_ calls: DepotStatistics.SourceCalls) -> String {

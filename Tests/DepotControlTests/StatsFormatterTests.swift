@@ -59,7 +59,7 @@ struct StatsFormatterTests {
         var stats = Self.stats
         stats.source = "postgres://depot@db:5432/fleet?table=items"
         stats.readsFrom = "postgres://depot@standby:5432/fleet?table=items"
-        for (lag, text, gauge) in [(0.25, "250 ms", "0.25"), (7.2, "7.2 s", "7.2"), (0, "0 ms", "0.0")] {
+        for (lag, text, gauge) in [(0.25, "250 ms", "0.25"), (7.2, "7.2 s", "7.2"), (7200, "2 h", "7200.0"), (0, "0 ms", "0.0")] {
             stats.readLagSeconds = lag
             #expect(try DepotStatistics(decoding: JSONParser.parse(stats.json.jsonText)) == stats)
             #expect(StatsFormatter.text(stats).contains("(reads from postgres://depot@standby:5432/fleet?table=items, \(text) behind) · fetches"))
