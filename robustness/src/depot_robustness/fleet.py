@@ -40,6 +40,25 @@ def _postgres_bin() -> str:
     return found[-1]
 
 
+def as_postgres(*command: str) -> list[str]:
+    """`command`, run as the `postgres` user (PostgreSQL's and PgBouncer's programs refuse root)."""
+    return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", *command]
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU of `pids` so far, in seconds (those gone are left out)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+            continue
+    return total / ticks
+
+
 def cluster_processes(data: str) -> list[int]:
     """The processes of the cluster in `data`: its postmaster and every backend and worker it started; none while it
     is stopped."""
@@ -82,15 +101,7 @@ class Postgres:
         self.start()
 
     def _as_postgres(self, program: str, *arguments: str, check: bool = True) -> None:
-        command = [
-            *self.network.enter(self.network.database),
-            "setpriv",
-            "--reuid=postgres",
-            "--regid=postgres",
-            "--init-groups",
-            f"{self.bin}/{program}",
-            *arguments,
-        ]
+        command = [*self.network.enter(self.network.database), *as_postgres(f"{self.bin}/{program}", *arguments)]
         subprocess.run(
             command, check=check, capture_output=True, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
         )

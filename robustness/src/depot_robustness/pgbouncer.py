@@ -9,26 +9,9 @@ import shutil
 import subprocess
 import time
 
+from .fleet import as_postgres
+
 PORT = 6432
-
-
-def as_postgres(*command: str) -> list[str]:
-    """`command`, run as the `postgres` user."""
-    return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", *command]
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User and system CPU of `pids` so far, in seconds (those gone are left out)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-            continue
-    return total / ticks
 
 
 class PgBouncer:
