@@ -17,7 +17,8 @@ public typealias MutationResult = Result<PublishedState, RepositoryError>
 /// is also a load or refresh, `Joining` allows it (`queued`: only one that has not started), and the requester has
 /// nothing queued before it: callers share one source call and one result. A load queued by another requester then
 /// also waits in the joiner's lane and runs at the first of their turns. It never joins a load that other mutations
-/// were submitted after.
+/// were submitted after. A load that joins a refresh not yet started takes it over (it runs as the load: see `Work`),
+/// and never joins a refresh under way.
 ///
 /// `withdraw` drops what a requester queued and did not start (its connection closed): a mutation another
 /// requester joined stays.
@@ -38,6 +39,17 @@ final class MutationQueue: Sendable {
         case queued
     }
 
+    /// What a joinable submission does, which decides what a load that joins it gets.
+    enum Work: Sendable {
+        /// A load: the collection is loaded, whatever the state when its turn comes.
+        case load
+        /// A refresh in the background, which may find nothing to do when its turn comes (nothing held: a wipe went
+        /// before it) and end having loaded nothing. So a load that joins one not yet started takes it over — the job
+        /// runs as the load, and the refresh's caller gets the load's result — and a load never joins one under way
+        /// (it may have decided already); it queues its own.
+        case refresh
+    }
+
     /// One mutation; every lane that waits for it holds it, and it runs at the first of their turns.
     /// Touched only under the queue's lock.
     private final class Job {
@@ -45,31 +57,41 @@ final class MutationQueue: Sendable {
         let joinable: Mutation<MutationResult>?
         /// Runs the mutation; returns what finishes it, which the queue calls once it has taken the job off its books
         /// (so a load that joins after the result is out is never handed this finished one), or nil when the job finishes
-        /// it itself (now, or later: a write handed on to the source finishes when it answers).
-        let run: @Sendable () async -> (@Sendable () -> Void)?
+        /// it itself (now, or later: a write handed on to the source finishes when it answers). Replaced when a load
+        /// takes over a refresh that has not started.
+        var run: Run
         /// Finishes the mutation without running it, for the reason given.
         let refuse: @Sendable (String) -> Void
         let joining: Joining
+        /// What it does, when it is joinable.
+        var work: Work?
         var started = false
         /// Lanes holding it; when the last is withdrawn before it started, it is dropped.
         var lanes = 1
 
         init(
-            joinable: Mutation<MutationResult>?, joining: Joining, run: @escaping @Sendable () async -> (@Sendable () -> Void)?,
+            joinable: Mutation<MutationResult>?, joining: Joining, work: Work?, run: @escaping Run,
             refuse: @escaping @Sendable (String) -> Void
         ) {
             self.joinable = joinable
             self.joining = joining
+            self.work = work
             self.run = run
             self.refuse = refuse
         }
 
-        /// Whether a submission that joins as `joining` may share this job's run now.
-        func mayBeJoined(as joining: Joining) -> Bool {
+        /// Whether a submission that joins as `joining`, doing `work`, may share this job's run now.
+        func mayBeJoined(as joining: Joining, doing work: Work) -> Bool {
             guard joining != .never, self.joining != .never, joinable != nil else { return false }
-            return !started || (joining == .queuedOrRunning && self.joining == .queuedOrRunning)
+            guard started else { return true }
+            // Under way, a refresh may have decided to load nothing: a load never shares its run.
+            if work == .load && self.work == .refresh { return false }
+            return joining == .queuedOrRunning && self.joining == .queuedOrRunning
         }
     }
+
+    /// What a job runs (see `Job.run`).
+    private typealias Run = @Sendable () async -> (@Sendable () -> Void)?
 
     private struct State {
         var jobs = FairQueue<Job>()
@@ -94,18 +116,23 @@ final class MutationQueue: Sendable {
         self.refusal = refusal
     }
 
-    /// Queues `body` in `requester`'s lane, or joins the last submission as `joining` allows. Once stopped, the
-    /// mutation returned has already failed (`cancelled`).
-    func submit(_ joining: Joining, from requester: Requester, _ body: @escaping Body) -> Mutation<MutationResult> {
+    /// Queues `body` in `requester`'s lane, or joins the last submission as `joining` allows (a load taking over a
+    /// refresh not yet started: `Work`). Once stopped, the mutation returned has already failed (`cancelled`).
+    func submit(_ joining: Joining, doing work: Work = .refresh, from requester: Requester, _ body: @escaping Body) -> Mutation<MutationResult> {
         let mutation = Mutation<MutationResult>()
         let refusal = refusal
         return enqueue(
-            joining, from: requester, joinable: joining == .never ? nil : mutation,
-            run: {
-                let result = await body()
-                return { mutation.finish(with: result) }
-            }, refuse: { mutation.finish(with: refusal($0)) }
+            joining, doing: joining == .never ? nil : work, from: requester, joinable: joining == .never ? nil : mutation,
+            body: body, run: Self.running(body, finishing: mutation), refuse: { mutation.finish(with: refusal($0)) }
         ) ?? mutation
+    }
+
+    /// A run of `body` that finishes `mutation` with its result.
+    private static func running(_ body: @escaping Body, finishing mutation: Mutation<MutationResult>) -> Run {
+        {
+            let result = await body()
+            return { mutation.finish(with: result) }
+        }
     }
 
     /// Queues a mutation of any result in `requester`'s lane; it joins nothing and nothing joins it. `body` finishes the
@@ -116,7 +143,7 @@ final class MutationQueue: Sendable {
     ) -> Mutation<Value> {
         let mutation = Mutation<Value>()
         _ = enqueue(
-            .never, from: requester, joinable: nil,
+            .never, doing: nil, from: requester, joinable: nil, body: nil,
             run: {
                 await body(mutation)
                 return nil
@@ -124,28 +151,31 @@ final class MutationQueue: Sendable {
         return mutation
     }
 
-    /// Queues a job, or joins the last one; returns the mutation joined, if one was.
+    /// Queues a job, or joins the last one; returns the mutation joined, if one was. `body` is what a joinable
+    /// submission runs, for a load to take over a refresh with.
     private func enqueue(
-        _ joining: Joining, from requester: Requester, joinable: Mutation<MutationResult>?,
-        run: @escaping @Sendable () async -> (@Sendable () -> Void)?, refuse: @escaping @Sendable (String) -> Void
+        _ joining: Joining, doing work: Work?, from requester: Requester, joinable: Mutation<MutationResult>?, body: Body?,
+        run: @escaping Run, refuse: @escaping @Sendable (String) -> Void
     ) -> Mutation<MutationResult>? {
         let accepted = state.withLock { state -> (joined: Mutation<MutationResult>?, accepted: Bool) in
             guard !state.stopped else { return (nil, false) }
-            if let last = state.joinable, last.mayBeJoined(as: joining), let shared = last.joinable {
+            if let work, let last = state.joinable, last.mayBeJoined(as: joining, doing: work), let shared = last.joinable {
                 let lane = state.jobs.queued(from: requester)
-                if lane.isEmpty {
+                if lane.isEmpty || lane.last === last {
+                    if work == .load, last.work == .refresh, let body {
+                        // Not started (`mayBeJoined`): it runs as this load, and its callers get the load's result.
+                        last.run = Self.running(body, finishing: shared)
+                        last.work = .load
+                    }
                     // Nothing of this requester's comes before it: wait for it in this lane too, if it has not started.
-                    if !last.started {
+                    if lane.isEmpty && !last.started {
                         last.lanes += 1
                         state.jobs.append(last, from: requester)
                     }
                     return (shared, true)
                 }
-                if lane.last === last {
-                    return (shared, true)
-                }
             }
-            let job = Job(joinable: joinable, joining: joining, run: run, refuse: refuse)
+            let job = Job(joinable: joinable, joining: joining, work: work, run: run, refuse: refuse)
             state.jobs.append(job, from: requester)
             state.joinable = joining != .never ? job : nil
             return (nil, true)
@@ -203,13 +233,13 @@ final class MutationQueue: Sendable {
         // However it ends, nothing waits for a turn that will not come.
         defer { stop() }
         while !Task.isCancelled {
-            guard let job = nextJob() else {
+            guard let (job, run) = nextJob() else {
                 if state.withLock(\.stopped) { return }
                 await arrivals.wait(until: nil, on: clock)
                 _ = arrivals.take()
                 continue
             }
-            let finish = await perform(job.run, grace: grace, on: clock, graceOver: graceOver)
+            let finish = await perform(run, grace: grace, on: clock, graceOver: graceOver)
             state.withLock { state in
                 state.underWay = false
                 if state.joinable === job {
@@ -277,16 +307,16 @@ final class MutationQueue: Sendable {
         }
     }
 
-    /// The next job in turn, marked started; a job already started from another lane is passed over. Nil when none
-    /// waits or the queue is stopped.
-    private func nextJob() -> Job? {
+    /// The next job in turn, marked started, and what it runs (read under the lock: a load may have taken it over);
+    /// a job already started from another lane is passed over. Nil when none waits or the queue is stopped.
+    private func nextJob() -> (Job, Run)? {
         state.withLock { state in
             guard !state.stopped else { return nil }
             while let job = state.jobs.popFirst() {
                 guard !job.started else { continue }
                 job.started = true
                 state.underWay = true
-                return job
+                return (job, job.run)
             }
             return nil
         }

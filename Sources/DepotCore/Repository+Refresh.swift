@@ -31,10 +31,11 @@ extension Repository {
     ///   items held (a failure state) nothing is published, and the first success publishes the items.
     /// With nothing held at all (idle: never loaded, or wiped) it does nothing: a wipe stays until someone loads.
     ///
-    /// One load at a time: a scheduled refresh joins a load or refresh queued or under way, and a `load` joins it
-    /// (and gets its outcome). A file's change joins a load or refresh only while it has not started (one under way
-    /// may have read the file before the change), else it queues one, which later changes and loads join while it
-    /// waits; once that one reads, a `load` queues after it: a client that wrote the file and then loads reads its write.
+    /// One load at a time: a scheduled refresh joins a load or refresh queued or under way. A file's change joins a
+    /// load or refresh only while it has not started (one under way may have read the file before the change), else it
+    /// queues one, which later changes join while it waits. A `load` takes over a refresh that has not started (it runs
+    /// as the load, and the refresh's caller gets the load's result) and queues after one under way: a refresh may end
+    /// having loaded nothing (a wipe went before it), and a client that wrote the file and then loads reads its write.
     ///
     /// `failureStands`, for a file's change, is asked before a failure is recorded or shown; a failure it withdraws
     /// leaves everything as it was.
@@ -46,7 +47,7 @@ extension Repository {
             case .fileChanged, .writeConflict: .queued
             case .fileDeleted: .never
             }
-        return queue.submit(joining, from: .daemon) { [self] in
+        return queue.submit(joining, doing: .refresh, from: .daemon) { [self] in
             await exclusively { await performRefresh(trigger, failureStands: failureStands) }
         }
     }

@@ -210,16 +210,17 @@ public final class Repository: Service, Sendable {
     /// When items are held and the source gave a version with them, the source is asked only for changes
     /// since that version; if it answers unchanged, success is published again with the same items.
     ///
-    /// A load submitted while the last submitted mutation is a load or a refresh that has not finished joins it,
-    /// unless `requester` queued something before: one source call, and every caller gets the same result (the
-    /// refresh's, when it joined one). `fastestAvailable` with a success in memory answers at once, taking no turn,
+    /// A load submitted while the last submitted mutation is a load that has not finished, or a refresh that has not
+    /// started, joins it, unless `requester` queued something before: one source call, and every caller gets the same
+    /// result — the load's, even when it joined a refresh, which it takes over (a refresh after a wipe would load
+    /// nothing). It queues after a refresh under way. `fastestAvailable` with a success in memory answers at once, taking no turn,
     /// unless `requester` has mutations waiting (its answer then comes after theirs, in its order).
     @discardableResult
     public func load(strategy: RetrievalStrategy = .defaultForLoad, by requester: Requester = .daemon) -> Mutation<MutationResult> {
         if strategy == .fastestAvailable, case let held = current, case .success = held.state, !queue.hasQueued(from: requester) {
             return .finished(with: .success(held))
         }
-        return queue.submit(.queuedOrRunning, from: requester) { [self] in
+        return queue.submit(.queuedOrRunning, doing: .load, from: requester) { [self] in
             await exclusively { await performLoad(strategy) }
         }
     }

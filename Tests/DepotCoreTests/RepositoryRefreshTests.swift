@@ -131,16 +131,37 @@ struct RepositoryRefreshTests {
         #expect(fixture.source.calls.value.fetchesStarted == 1)
     }
 
-    @Test("a load joins a refresh under way and gets its outcome")
-    func loadJoinsRefresh() async throws {
+    @Test("a load never joins a refresh under way, which may load nothing: it queues after it and loads")
+    func loadAfterRefreshUnderWay() async throws {
         let fixture = try await Self.loadedFixture()
         fixture.source.failNextFetch()
         let (refresh, gate) = await Self.underWay(fixture) { $0.refresh(.schedule) }
         let load = fixture.repository.load(by: Requester(user: 1000, connection: 1))
-        #expect(load === refresh)
+        #expect(load !== refresh)
         gate.open()
-        #expect(await load.result.failureValue?.state.state.provenance?.stale == true, "the refresh's outcome: stale, no loading")
-        #expect(!fixture.trace.dropFirst(2).contains("loading"))
+        #expect(await refresh.result.failureValue?.state.state.provenance?.stale == true, "the refresh's outcome: stale, no loading")
+        #expect(try await load.result.get().state.provenance?.stale == false, "the load's own: fresh items")
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "success[1,2,3]", "loading", "success[1,2,3]"])
+        #expect(fixture.source.calls.value.fetchesStarted == 3)
+    }
+
+    @Test(
+        "a load that joins a refresh not yet started takes it over: after a wipe it loads, and the refresh's caller gets its result",
+        arguments: [Repository.RefreshTrigger.schedule, .fileChanged, .writeConflict])
+    func loadTakesOverQueuedRefresh(trigger: Repository.RefreshTrigger) async throws {
+        let fixture = try await Self.loadedFixture()
+        let (underWay, gate) = await Self.underWay(fixture) { $0.load(strategy: .upToDateWithFallback, by: Requester(user: 1000, connection: 1)) }
+        let wipe = fixture.repository.wipe()
+        let refresh = fixture.repository.refresh(trigger)  // queued after the wipe: alone, it would find nothing held
+        let load = fixture.repository.load(by: Requester(user: 1000, connection: 2))
+        #expect(load === refresh, "one run for both")
+        gate.open()
+        _ = try await underWay.result.get()
+        _ = try await wipe.result.get()
+        #expect(try await load.result.get().state.items?.count == 3, "the load's outcome: the items loaded again")
+        #expect(fixture.trace == ["idle", "loading", "success[1,2,3]", "loading", "success[1,2,3]", "idle", "loading", "success[1,2,3]"])
+        #expect(fixture.source.calls.value.fetchesStarted == 3)
+        #expect(fixture.seqsAreConsecutive)
     }
 
     @Test("a file's change joins a load that has not started, never one under way: that one may have read the file before")
